@@ -1,0 +1,52 @@
+# The SIMD backends: src/kernels/kernels.c compiled once per ISA as its own
+# object library with its own flags, linked into crowdsteer. The dispatcher
+# learns which exist through CROWDSTEER_HAVE_<ISA>.
+set(CROWDSTEER_BACKENDS "")
+# Testing aid for machines without AVX-512 (such as the development VM): the
+# 16-lane backend is built through SIMDe's portable AVX-512 emulation on AVX2
+# and reported as available wherever AVX2 is, so its lane logic (masks,
+# tails, 16-wide hashing) is checked bit for bit. Never for production.
+option(CROWDSTEER_AVX512_EMULATED "Build the avx512 backend emulated on AVX2 (tests only)" OFF)
+set(_cs_avx512_flags "-mavx512f -mavx512dq -mavx512bw -mavx512vl")
+if(CROWDSTEER_AVX512_EMULATED)
+  set(_cs_avx512_flags "-mavx2")
+endif()
+if(CROWDSTEER_SIMD)
+  find_path(SIMDE_INCLUDE_DIR simde/x86/sse4.1.h)
+  if(NOT SIMDE_INCLUDE_DIR)
+    message(FATAL_ERROR "SIMDe not found: apt-get install libsimde-dev, "
+                        "or configure with -DCROWDSTEER_SIMD=OFF for the scalar build")
+  endif()
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+    list(APPEND CROWDSTEER_BACKENDS "sse4\;4\;-msse4.1"
+         "avx2\;8\;-mavx2"
+         "avx512\;16\;${_cs_avx512_flags}")
+  elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$")
+    list(APPEND CROWDSTEER_BACKENDS "neon\;4\;")
+  else()
+    message(STATUS "crowdsteer: no SIMD backend for ${CMAKE_SYSTEM_PROCESSOR}; scalar only")
+  endif()
+endif()
+
+set(CROWDSTEER_ISAS scalar)
+foreach(backend IN LISTS CROWDSTEER_BACKENDS)
+  list(GET backend 0 isa)
+  list(GET backend 1 lanes)
+  list(GET backend 2 flags)
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  set(target crowdsteer_kernels_${isa})
+  add_library(${target} OBJECT src/kernels/kernels.c)
+  crowdsteer_use_flags(${target})
+  target_include_directories(${target} SYSTEM PRIVATE ${SIMDE_INCLUDE_DIR})
+  target_compile_definitions(${target} PRIVATE CS_LANES=${lanes}
+                             CS_BACKEND=cs_backend_${isa})
+  target_compile_options(${target} PRIVATE ${flags})
+  target_sources(crowdsteer PRIVATE $<TARGET_OBJECTS:${target}>)
+  string(TOUPPER ${isa} ISA)
+  target_compile_definitions(crowdsteer PRIVATE CROWDSTEER_HAVE_${ISA})
+  list(APPEND CROWDSTEER_ISAS ${isa})
+endforeach()
+if(CROWDSTEER_AVX512_EMULATED)
+  target_compile_definitions(crowdsteer PRIVATE CROWDSTEER_AVX512_EMULATED)
+endif()
+message(STATUS "crowdsteer backends: ${CROWDSTEER_ISAS}")

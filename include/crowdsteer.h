@@ -1,0 +1,328 @@
+/* crowdsteer: batch steering behaviours for very large crowds, stored as
+ * structure-of-arrays and computed with SIMD, bit-identical on every ISA. */
+#ifndef CROWDSTEER_H
+#define CROWDSTEER_H
+
+/*
+ * What this header offers
+ * -----------------------
+ *  Version      CROWDSTEER_VERSION_{MAJOR,MINOR,PATCH}, crowdsteer_version()
+ *  Status       crowdsteer_status, crowdsteer_status_string()
+ *  Data views   crowdsteer_agents (positions and velocities), crowdsteer_vectors
+ *               (any other per-agent vector: steering, targets, wander state)
+ *  Targets      crowdsteer_target: a shared point, per-agent arrays, or indices
+ *               of other agents in the same batch
+ *  Parameters   crowdsteer_params (uniform values or per-agent arrays; zero
+ *               means the documented default)
+ *  Output       crowdsteer_output (overwrite, or accumulate out += weight * s)
+ *  Behaviours   crowdsteer_seek, _flee, _arrive, _leave, _pursuit, _evade,
+ *               _wander (2D and 3D, chosen by crowdsteer_agents.dims)
+ *  Integrator   crowdsteer_integrate
+ *  Random       crowdsteer_random (wander's counter-based generator)
+ *  ISA          crowdsteer_isa, crowdsteer_active_isa, crowdsteer_force_isa,
+ *               crowdsteer_isa_supported, crowdsteer_isa_name, crowdsteer_isa_from_name
+ *
+ * Every entry point works on the agent sub-range [begin, end) of a batch of
+ * `count` agents; arrays are always indexed by the agent's index in the whole
+ * batch, so a host can split one batch across threads and gets the same bits
+ * as from one call. Every entry point validates all of its input before it
+ * writes anything: a call that returns an error has changed no array.
+ *
+ * Units are the caller's. With the defaults (dt = 1, mass = 1, unlimited
+ * force, time_to_target = 1) the formulas are the per-frame form of the
+ * classic steering articles: s = desired - v, v' = truncate(v + s, max_speed),
+ * p' = p + v'. The exact semantics are in docs/behaviours.md.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CROWDSTEER_VERSION_MAJOR 0
+#define CROWDSTEER_VERSION_MINOR 1
+#define CROWDSTEER_VERSION_PATCH 0
+/** The version as one comparable number: major * 10000 + minor * 100 + patch. */
+#define CROWDSTEER_VERSION_NUMBER                                             \
+  (CROWDSTEER_VERSION_MAJOR * 10000 + CROWDSTEER_VERSION_MINOR * 100 +         \
+   CROWDSTEER_VERSION_PATCH)
+
+/* Public symbols are exported; everything else in the library is hidden. */
+#if defined(_WIN32) && !defined(CROWDSTEER_STATIC_DEFINE)
+#if defined(CROWDSTEER_BUILDING)
+#define CROWDSTEER_API __declspec(dllexport)
+#else
+#define CROWDSTEER_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define CROWDSTEER_API __attribute__((visibility("default")))
+#else
+#define CROWDSTEER_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Status returned by every entry point. */
+typedef enum crowdsteer_status {
+  CROWDSTEER_OK = 0,
+  /** A pointer the call needs is NULL (a struct, or an array the call reads
+   *  or writes for a non-empty range). */
+  CROWDSTEER_ERROR_NULL_POINTER = 1,
+  /** crowdsteer_agents.dims is neither 2 nor 3. */
+  CROWDSTEER_ERROR_DIMS = 2,
+  /** begin > end, or end > count. */
+  CROWDSTEER_ERROR_RANGE = 3,
+  /** A parameter in effect (uniform or per-agent) is NaN or out of its
+   *  documented range, or an enum field holds an unknown value. */
+  CROWDSTEER_ERROR_PARAMETER = 4,
+  /** A target agent index is not smaller than count. */
+  CROWDSTEER_ERROR_AGENT_INDEX = 5,
+  /** The ISA name or value is not one crowdsteer knows. */
+  CROWDSTEER_ERROR_UNKNOWN_ISA = 6,
+  /** The ISA is known but this build or this CPU cannot run it. */
+  CROWDSTEER_ERROR_UNSUPPORTED_ISA = 7
+} crowdsteer_status;
+
+/** A short English sentence for a status; never NULL (unknown values get a
+ *  generic string). */
+CROWDSTEER_API const char *crowdsteer_status_string(crowdsteer_status status);
+
+/** The library's version number (CROWDSTEER_VERSION_NUMBER of the build). */
+CROWDSTEER_API unsigned crowdsteer_version(void);
+/** The library's version as "major.minor.patch". */
+CROWDSTEER_API const char *crowdsteer_version_string(void);
+
+/**
+ * A batch of agents in structure-of-arrays form. The arrays belong to the
+ * caller; crowdsteer never copies or keeps them. In 2D, pz and vz are ignored
+ * and may be NULL.
+ */
+typedef struct crowdsteer_agents {
+  size_t count; /**< number of agents in the batch */
+  int dims;     /**< 2 or 3 */
+  float *px, *py, *pz; /**< positions */
+  float *vx, *vy, *vz; /**< velocities */
+} crowdsteer_agents;
+
+/** Per-agent vectors in structure-of-arrays form, `count` elements each
+ *  (z unused, may be NULL, in 2D). */
+typedef struct crowdsteer_vectors {
+  float *x, *y, *z;
+} crowdsteer_vectors;
+
+/** How a behaviour's target is given. */
+typedef enum crowdsteer_target_kind {
+  /** One point (and, for pursuit and evade, one velocity) for the batch. */
+  CROWDSTEER_TARGET_POINT = 0,
+  /** Per-agent arrays: agent i's target is position[i] (velocity[i]). */
+  CROWDSTEER_TARGET_ARRAYS = 1,
+  /** Per-agent indices: agent i's target is agent index[i] of the same batch
+   *  (its position and velocity as they were before the call). */
+  CROWDSTEER_TARGET_AGENTS = 2
+} crowdsteer_target_kind;
+
+/**
+ * A target for seek, flee, arrive, leave, pursuit and evade. A zeroed struct
+ * is the point at the origin, at rest. Only the fields of `kind` are read;
+ * `velocity` and `point_velocity` only by pursuit and evade.
+ */
+typedef struct crowdsteer_target {
+  crowdsteer_target_kind kind;
+  float point[3];          /**< POINT: position (z ignored in 2D) */
+  float point_velocity[3]; /**< POINT: velocity, for pursuit and evade */
+  crowdsteer_vectors position; /**< ARRAYS: per-agent target positions */
+  crowdsteer_vectors velocity; /**< ARRAYS: per-agent target velocities */
+  const uint32_t *index;       /**< AGENTS: index of each agent's target */
+} crowdsteer_target;
+
+/**
+ * Parameters of behaviours and of the integrator. Zero-initialise, then set
+ * what you need. A uniform field left at 0 means its default (listed per
+ * field); a per-agent array, when not NULL, replaces the uniform field for
+ * every agent and its elements are taken literally (no default applies).
+ * Each call validates only the fields it uses; see crowdsteer_status.
+ * Per-agent arrays are indexed by the agent's index in the whole batch.
+ */
+typedef struct crowdsteer_params {
+  /** Top speed, >= 0 and finite. 0 means 1. Every behaviour but wander, and
+   *  the integrator. */
+  float max_speed;
+  /** Largest steering force the integrator applies, >= 0. 0 means +inf. */
+  float max_force;
+  /** Agent mass for the integrator, > 0. 0 means 1. */
+  float mass;
+  /** Integration time step, >= 0 and finite. 0 means 1. */
+  float dt;
+  /** Time over which steering reaches the desired velocity:
+   *  s = (desired - v) / time_to_target. > 0. 0 means 1. */
+  float time_to_target;
+  /** Arrive: within this distance the agent brakes to a stop. >= 0, default 0. */
+  float target_radius;
+  /** Arrive: within this distance the desired speed ramps down linearly to
+   *  zero at the target. >= 0, default 0 (no ramp). */
+  float slowing_radius;
+  /** Flee and evade: farther than this from the threat, no steering.
+   *  >= 0. 0 means +inf. */
+  float panic_radius;
+  /** Leave: farther than this from the threat, no steering; 0 (the default)
+   *  means leave never steers. >= 0. */
+  float danger_radius;
+  /** Leave: closer than this, flee at full speed. >= 0, default 0. */
+  float escape_radius;
+  /** Pursuit and evade: longest look-ahead time. >= 0. 0 means +inf. */
+  float max_prediction;
+  /** Wander: radius of the wander circle (sphere), >= 0 and finite, default 0. */
+  float wander_radius;
+  /** Wander: distance of the circle's centre ahead of the agent, >= 0 and
+   *  finite, default 0. */
+  float wander_distance;
+  /** Wander: size of the random displacement per call, >= 0 and finite,
+   *  default 0. */
+  float jitter;
+
+  /* Per-agent overrides (NULL: use the uniform field above). */
+  const float *max_speed_per_agent;
+  const float *max_force_per_agent;
+  const float *mass_per_agent;
+  const float *target_radius_per_agent;
+  const float *slowing_radius_per_agent;
+  const float *panic_radius_per_agent;
+  const float *danger_radius_per_agent;
+  const float *escape_radius_per_agent;
+  const float *wander_radius_per_agent;
+  const float *wander_distance_per_agent;
+} crowdsteer_params;
+
+/** How a behaviour writes its steering. */
+typedef enum crowdsteer_write_mode {
+  /** out[i] = s[i] */
+  CROWDSTEER_OVERWRITE = 0,
+  /** out[i] = out[i] + weight * s[i], to blend behaviours */
+  CROWDSTEER_ACCUMULATE = 1
+} crowdsteer_write_mode;
+
+/**
+ * Where a behaviour writes its steering vectors. The output arrays must not
+ * overlap any array the call reads (other than themselves in accumulate mode).
+ */
+typedef struct crowdsteer_output {
+  crowdsteer_vectors steering;
+  crowdsteer_write_mode mode;
+  /** ACCUMULATE: the blend weight, finite, taken literally (0 adds nothing). */
+  float weight;
+  /** ACCUMULATE: per-agent weights replacing `weight` when not NULL. */
+  const float *weight_per_agent;
+} crowdsteer_output;
+
+/**
+ * Wander's per-agent state: a unit vector per agent (all zeros is a valid
+ * start), plus the seed and tick of the counter-based random generator.
+ * Each wander call reads and updates x, y (and z in 3D) for its range.
+ * Advance `tick` once per simulation step to get fresh randomness.
+ */
+typedef struct crowdsteer_wander_state {
+  crowdsteer_vectors direction;
+  uint32_t seed;
+  uint32_t tick;
+} crowdsteer_wander_state;
+
+/** Seek: s = (normalize(t - p) * max_speed - v) / time_to_target. */
+CROWDSTEER_API crowdsteer_status
+crowdsteer_seek(const crowdsteer_agents *agents, const crowdsteer_target *target,
+                const crowdsteer_params *params, const crowdsteer_output *out,
+                size_t begin, size_t end);
+
+/** Flee: like seek, away from t; no steering beyond panic_radius. */
+CROWDSTEER_API crowdsteer_status
+crowdsteer_flee(const crowdsteer_agents *agents, const crowdsteer_target *target,
+                const crowdsteer_params *params, const crowdsteer_output *out,
+                size_t begin, size_t end);
+
+/** Arrive: seek that slows linearly inside slowing_radius and brakes to a
+ *  stop inside target_radius. */
+CROWDSTEER_API crowdsteer_status
+crowdsteer_arrive(const crowdsteer_agents *agents, const crowdsteer_target *target,
+                  const crowdsteer_params *params, const crowdsteer_output *out,
+                  size_t begin, size_t end);
+
+/** Leave: flee at full speed inside escape_radius, slower farther out,
+ *  nothing beyond danger_radius. */
+CROWDSTEER_API crowdsteer_status
+crowdsteer_leave(const crowdsteer_agents *agents, const crowdsteer_target *target,
+                 const crowdsteer_params *params, const crowdsteer_output *out,
+                 size_t begin, size_t end);
+
+/** Pursuit: seek where the target will be, T = len(d) / (max_speed +
+ *  len(target velocity)) from now (at most max_prediction); a quarry ahead
+ *  and coming head-on is sought directly. */
+CROWDSTEER_API crowdsteer_status
+crowdsteer_pursuit(const crowdsteer_agents *agents, const crowdsteer_target *target,
+                   const crowdsteer_params *params, const crowdsteer_output *out,
+                   size_t begin, size_t end);
+
+/** Evade: flee from where the pursuer will be (pursuit's prediction, no
+ *  head-on shortcut), honouring panic_radius. */
+CROWDSTEER_API crowdsteer_status
+crowdsteer_evade(const crowdsteer_agents *agents, const crowdsteer_target *target,
+                 const crowdsteer_params *params, const crowdsteer_output *out,
+                 size_t begin, size_t end);
+
+/** Wander: w = normalize(w + jitter * r) (heading(v) if that is zero),
+ *  s = heading(v) * wander_distance + w * wander_radius, with r from
+ *  crowdsteer_random(seed, agent index, tick, axis). Updates `state`. */
+CROWDSTEER_API crowdsteer_status
+crowdsteer_wander(const crowdsteer_agents *agents, crowdsteer_wander_state *state,
+                  const crowdsteer_params *params, const crowdsteer_output *out,
+                  size_t begin, size_t end);
+
+/**
+ * Integrator, in place on the agents' velocities and positions:
+ *   f = truncate(s, max_force); a = f / mass;
+ *   v = truncate(v + a * dt, max_speed); p = p + v * dt.
+ * `steering` must not overlap the agent arrays.
+ */
+CROWDSTEER_API crowdsteer_status
+crowdsteer_integrate(const crowdsteer_agents *agents,
+                     const crowdsteer_vectors *steering,
+                     const crowdsteer_params *params, size_t begin, size_t end);
+
+/** Wander's random number for (seed, agent index, tick, axis 0..2): a
+ *  multiple of 2^-23 in [-1, 1), the same on every ISA. */
+CROWDSTEER_API float crowdsteer_random(uint32_t seed, uint32_t agent_index,
+                                       uint32_t tick, uint32_t axis);
+
+/** Instruction sets a backend can use. */
+typedef enum crowdsteer_isa {
+  CROWDSTEER_ISA_SCALAR = 0, /**< the scalar reference, everywhere */
+  CROWDSTEER_ISA_SSE4 = 1,   /**< x86 SSE4.1, 4 lanes */
+  CROWDSTEER_ISA_AVX2 = 2,   /**< x86 AVX2, 8 lanes */
+  CROWDSTEER_ISA_AVX512 = 3, /**< x86 AVX-512 F/DQ/BW/VL, 16 lanes */
+  CROWDSTEER_ISA_NEON = 4,   /**< ARM NEON (aarch64), 4 lanes */
+  CROWDSTEER_ISA_COUNT = 5
+} crowdsteer_isa;
+
+/** The ISA the behaviours run on now. On first use it is the best ISA the
+ *  build and CPU support, unless the environment variable CROWDSTEER_ISA
+ *  (scalar, sse4, avx2, avx512, neon) names another. Thread-safe. */
+CROWDSTEER_API crowdsteer_isa crowdsteer_active_isa(void);
+
+/** Whether this build contains `isa` and this CPU (and OS) can run it. */
+CROWDSTEER_API int crowdsteer_isa_supported(crowdsteer_isa isa);
+
+/** Makes every later call use `isa`. Returns UNKNOWN_ISA or UNSUPPORTED_ISA
+ *  (and changes nothing) if it cannot. Thread-safe, but calls already running
+ *  finish on the ISA they started with. */
+CROWDSTEER_API crowdsteer_status crowdsteer_force_isa(crowdsteer_isa isa);
+
+/** "scalar", "sse4", "avx2", "avx512" or "neon"; "unknown" otherwise. */
+CROWDSTEER_API const char *crowdsteer_isa_name(crowdsteer_isa isa);
+
+/** Parses an ISA name as accepted by CROWDSTEER_ISA. */
+CROWDSTEER_API crowdsteer_status crowdsteer_isa_from_name(const char *name,
+                                                          crowdsteer_isa *isa);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CROWDSTEER_H */

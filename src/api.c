@@ -1,0 +1,367 @@
+/* Public entry points: validate everything (before any write), apply the
+ * documented defaults, and hand a resolved job to the active backend. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *crowdsteer_status_string(crowdsteer_status status) {
+  switch (status) {
+  case CROWDSTEER_OK: return "success";
+  case CROWDSTEER_ERROR_NULL_POINTER: return "a required pointer is NULL";
+  case CROWDSTEER_ERROR_DIMS: return "dims must be 2 or 3";
+  case CROWDSTEER_ERROR_RANGE: return "range must satisfy begin <= end <= count";
+  case CROWDSTEER_ERROR_PARAMETER:
+    return "a parameter is NaN, out of range, or an unknown enum value";
+  case CROWDSTEER_ERROR_AGENT_INDEX: return "a target agent index is not below count";
+  case CROWDSTEER_ERROR_UNKNOWN_ISA: return "unknown instruction set";
+  case CROWDSTEER_ERROR_UNSUPPORTED_ISA:
+    return "instruction set not compiled in or not supported by this CPU";
+  }
+  return "unknown status";
+}
+
+#define CS_STR2(x) #x
+#define CS_STR(x) CS_STR2(x)
+
+unsigned crowdsteer_version(void) { return CROWDSTEER_VERSION_NUMBER; }
+
+const char *crowdsteer_version_string(void) {
+  return CS_STR(CROWDSTEER_VERSION_MAJOR) "." CS_STR(
+      CROWDSTEER_VERSION_MINOR) "." CS_STR(CROWDSTEER_VERSION_PATCH);
+}
+
+float crowdsteer_random(uint32_t seed, uint32_t agent_index, uint32_t tick,
+                        uint32_t axis) {
+  return cs_random_from_key(cs_random_key(seed, tick, axis), agent_index);
+}
+
+/* ---- validation ---------------------------------------------------------- */
+
+/* Which values a parameter accepts. NaN fails every rule. */
+typedef enum value_rule {
+  NON_NEGATIVE,        /* x >= 0, +inf allowed */
+  NON_NEGATIVE_FINITE, /* 0 <= x < inf */
+  POSITIVE,            /* x > 0, +inf allowed */
+  FINITE               /* any sign, not inf */
+} value_rule;
+
+static int value_ok(float x, value_rule rule) {
+  switch (rule) {
+  case NON_NEGATIVE: return x >= 0.0f;
+  case NON_NEGATIVE_FINITE: return x >= 0.0f && x <= FLT_MAX;
+  case POSITIVE: return x > 0.0f;
+  case FINITE: return x >= -FLT_MAX && x <= FLT_MAX;
+  }
+  return 0;
+}
+
+/* Every element of a per-agent array in [begin, end) obeys the rule. Written
+ * as a branch-free reduction so the compiler vectorises this extra pass. */
+static int array_ok(const float *a, size_t begin, size_t end, value_rule rule) {
+  int ok = 1;
+  switch (rule) {
+  case NON_NEGATIVE:
+    for (size_t i = begin; i < end; i++) ok &= a[i] >= 0.0f;
+    break;
+  case NON_NEGATIVE_FINITE:
+    for (size_t i = begin; i < end; i++)
+      ok &= (a[i] >= 0.0f) & (a[i] <= FLT_MAX);
+    break;
+  case POSITIVE:
+    for (size_t i = begin; i < end; i++) ok &= a[i] > 0.0f;
+    break;
+  case FINITE:
+    for (size_t i = begin; i < end; i++)
+      ok &= (a[i] >= -FLT_MAX) & (a[i] <= FLT_MAX);
+    break;
+  }
+  return ok;
+}
+
+/* Resolves one parameter: uniform value (0 means `default_value`) or a
+ * per-agent array, and checks the values in effect over the range. */
+static int resolve_param(cs_param *out, float uniform, const float *per_agent,
+                         float default_value, value_rule rule, size_t begin,
+                         size_t end) {
+  out->array = per_agent;
+  out->value = uniform == 0.0f ? default_value : uniform;
+  if (per_agent) return array_ok(per_agent, begin, end, rule);
+  return value_ok(out->value, rule);
+}
+
+static int vectors_present(const float *const a[3], int dims) {
+  for (int k = 0; k < dims; k++)
+    if (!a[k]) return 0;
+  return 1;
+}
+
+static void copy_axes(const float *dst[3], const crowdsteer_vectors *v, int dims) {
+  dst[0] = v->x;
+  dst[1] = v->y;
+  dst[2] = dims == 3 ? v->z : NULL;
+}
+
+static void copy_axes_rw(float *dst[3], const crowdsteer_vectors *v, int dims) {
+  dst[0] = v->x;
+  dst[1] = v->y;
+  dst[2] = dims == 3 ? v->z : NULL;
+}
+
+/* Checks and copies the agent view; begin == end needs no arrays. */
+static crowdsteer_status resolve_agents(cs_job *job, const crowdsteer_agents *agents,
+                                        size_t begin, size_t end) {
+  if (!agents) return CROWDSTEER_ERROR_NULL_POINTER;
+  if (agents->dims != 2 && agents->dims != 3) return CROWDSTEER_ERROR_DIMS;
+  if (begin > end || end > agents->count) return CROWDSTEER_ERROR_RANGE;
+  job->dims = agents->dims;
+  job->count = agents->count;
+  crowdsteer_vectors p = {agents->px, agents->py, agents->pz};
+  crowdsteer_vectors v = {agents->vx, agents->vy, agents->vz};
+  copy_axes(job->pos, &p, job->dims);
+  copy_axes(job->vel, &v, job->dims);
+  if (begin < end &&
+      (!vectors_present(job->pos, job->dims) || !vectors_present(job->vel, job->dims)))
+    return CROWDSTEER_ERROR_NULL_POINTER;
+  return CROWDSTEER_OK;
+}
+
+static crowdsteer_status resolve_target(cs_job *job, const crowdsteer_target *target,
+                                        int needs_velocity, size_t count,
+                                        size_t begin, size_t end) {
+  if (!target) return CROWDSTEER_ERROR_NULL_POINTER;
+  job->target_kind = target->kind;
+  switch (target->kind) {
+  case CROWDSTEER_TARGET_POINT:
+    for (int k = 0; k < job->dims; k++) {
+      job->target_point[k] = target->point[k];
+      job->target_point_velocity[k] = needs_velocity ? target->point_velocity[k] : 0.0f;
+    }
+    return CROWDSTEER_OK;
+  case CROWDSTEER_TARGET_ARRAYS:
+    copy_axes(job->target_pos, &target->position, job->dims);
+    if (needs_velocity) copy_axes(job->target_vel, &target->velocity, job->dims);
+    if (begin < end && (!vectors_present(job->target_pos, job->dims) ||
+                        (needs_velocity && !vectors_present(job->target_vel, job->dims))))
+      return CROWDSTEER_ERROR_NULL_POINTER;
+    return CROWDSTEER_OK;
+  case CROWDSTEER_TARGET_AGENTS: {
+    job->target_index = target->index;
+    if (begin == end) return CROWDSTEER_OK;
+    if (!target->index) return CROWDSTEER_ERROR_NULL_POINTER;
+    int ok = 1;
+    for (size_t i = begin; i < end; i++) ok &= target->index[i] < count;
+    return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_AGENT_INDEX;
+  }
+  }
+  return CROWDSTEER_ERROR_PARAMETER;
+}
+
+static crowdsteer_status resolve_output(cs_job *job, const crowdsteer_output *out,
+                                        size_t begin, size_t end) {
+  if (!out) return CROWDSTEER_ERROR_NULL_POINTER;
+  copy_axes_rw(job->out, &out->steering, job->dims);
+  job->mode = out->mode;
+  if (begin < end && !vectors_present((const float *const *)job->out, job->dims))
+    return CROWDSTEER_ERROR_NULL_POINTER;
+  if (out->mode == CROWDSTEER_OVERWRITE) return CROWDSTEER_OK;
+  if (out->mode != CROWDSTEER_ACCUMULATE) return CROWDSTEER_ERROR_PARAMETER;
+  job->weight.value = out->weight;
+  job->weight.array = out->weight_per_agent;
+  int ok = out->weight_per_agent ? array_ok(out->weight_per_agent, begin, end, FINITE)
+                                 : value_ok(out->weight, FINITE);
+  return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
+}
+
+/* Which parameters each entry point reads. */
+enum {
+  USES_MAX_SPEED = 1 << 0,
+  USES_TIME_TO_TARGET = 1 << 1,
+  USES_ARRIVE_RADII = 1 << 2,
+  USES_PANIC_RADIUS = 1 << 3,
+  USES_LEAVE_RADII = 1 << 4,
+  USES_PREDICTION = 1 << 5,
+  USES_WANDER = 1 << 6,
+  USES_INTEGRATOR = 1 << 7
+};
+
+static const unsigned params_used[CS_BEHAVIOUR_COUNT] = {
+    [CS_SEEK] = USES_MAX_SPEED | USES_TIME_TO_TARGET,
+    [CS_FLEE] = USES_MAX_SPEED | USES_TIME_TO_TARGET | USES_PANIC_RADIUS,
+    [CS_ARRIVE] = USES_MAX_SPEED | USES_TIME_TO_TARGET | USES_ARRIVE_RADII,
+    [CS_LEAVE] = USES_MAX_SPEED | USES_TIME_TO_TARGET | USES_LEAVE_RADII,
+    [CS_PURSUIT] = USES_MAX_SPEED | USES_TIME_TO_TARGET | USES_PREDICTION,
+    [CS_EVADE] =
+        USES_MAX_SPEED | USES_TIME_TO_TARGET | USES_PREDICTION | USES_PANIC_RADIUS,
+    [CS_WANDER] = USES_WANDER,
+};
+
+static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *given,
+                                        unsigned uses, size_t begin, size_t end) {
+  static const crowdsteer_params defaults;
+  const crowdsteer_params *p = given ? given : &defaults;
+  const float inf = (float)INFINITY;
+  int ok = 1;
+  if (uses & (USES_MAX_SPEED | USES_INTEGRATOR))
+    ok &= resolve_param(&job->max_speed, p->max_speed, p->max_speed_per_agent, 1.0f,
+                        NON_NEGATIVE_FINITE, begin, end);
+  if (uses & USES_TIME_TO_TARGET) {
+    job->time_to_target = p->time_to_target == 0.0f ? 1.0f : p->time_to_target;
+    ok &= value_ok(job->time_to_target, POSITIVE);
+  }
+  if (uses & USES_ARRIVE_RADII) {
+    ok &= resolve_param(&job->target_radius, p->target_radius,
+                        p->target_radius_per_agent, 0.0f, NON_NEGATIVE, begin, end);
+    ok &= resolve_param(&job->slowing_radius, p->slowing_radius,
+                        p->slowing_radius_per_agent, 0.0f, NON_NEGATIVE, begin, end);
+  }
+  if (uses & USES_PANIC_RADIUS)
+    ok &= resolve_param(&job->panic_radius, p->panic_radius, p->panic_radius_per_agent,
+                        inf, NON_NEGATIVE, begin, end);
+  if (uses & USES_LEAVE_RADII) {
+    ok &= resolve_param(&job->danger_radius, p->danger_radius,
+                        p->danger_radius_per_agent, 0.0f, NON_NEGATIVE, begin, end);
+    ok &= resolve_param(&job->escape_radius, p->escape_radius,
+                        p->escape_radius_per_agent, 0.0f, NON_NEGATIVE, begin, end);
+  }
+  if (uses & USES_PREDICTION) {
+    float max_prediction = p->max_prediction == 0.0f ? inf : p->max_prediction;
+    ok &= value_ok(max_prediction, NON_NEGATIVE);
+    /* The largest float behaves as "no limit" for any T a finite state gives,
+     * and keeps tv * T finite when max_speed + len(tv) is denormal. */
+    job->max_prediction = max_prediction > FLT_MAX ? FLT_MAX : max_prediction;
+  }
+  if (uses & USES_WANDER) {
+    ok &= resolve_param(&job->wander_radius, p->wander_radius,
+                        p->wander_radius_per_agent, 0.0f, NON_NEGATIVE_FINITE, begin,
+                        end);
+    ok &= resolve_param(&job->wander_distance, p->wander_distance,
+                        p->wander_distance_per_agent, 0.0f, NON_NEGATIVE_FINITE,
+                        begin, end);
+    job->jitter = p->jitter;
+    ok &= value_ok(job->jitter, NON_NEGATIVE_FINITE);
+  }
+  if (uses & USES_INTEGRATOR) {
+    ok &= resolve_param(&job->max_force, p->max_force, p->max_force_per_agent, inf,
+                        NON_NEGATIVE, begin, end);
+    ok &= resolve_param(&job->mass, p->mass, p->mass_per_agent, 1.0f, POSITIVE, begin,
+                        end);
+    job->dt = p->dt == 0.0f ? 1.0f : p->dt;
+    ok &= value_ok(job->dt, NON_NEGATIVE_FINITE);
+  }
+  return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
+}
+
+#define CHECK(expr)                                                            \
+  do {                                                                         \
+    crowdsteer_status status_ = (expr);                                        \
+    if (status_ != CROWDSTEER_OK) return status_;                              \
+  } while (0)
+
+static crowdsteer_status run_targeted(cs_behaviour behaviour,
+                                      const crowdsteer_agents *agents,
+                                      const crowdsteer_target *target,
+                                      const crowdsteer_params *params,
+                                      const crowdsteer_output *out, size_t begin,
+                                      size_t end) {
+  cs_job job;
+  memset(&job, 0, sizeof job);
+  CHECK(resolve_agents(&job, agents, begin, end));
+  CHECK(resolve_output(&job, out, begin, end));
+  CHECK(resolve_target(&job, target,
+                       behaviour == CS_PURSUIT || behaviour == CS_EVADE,
+                       agents->count, begin, end));
+  CHECK(resolve_params(&job, params, params_used[behaviour], begin, end));
+  if (begin < end)
+    cs_active_backend()->behaviour[behaviour][job.dims - 2](&job, begin, end);
+  return CROWDSTEER_OK;
+}
+
+crowdsteer_status crowdsteer_seek(const crowdsteer_agents *agents,
+                                  const crowdsteer_target *target,
+                                  const crowdsteer_params *params,
+                                  const crowdsteer_output *out, size_t begin,
+                                  size_t end) {
+  return run_targeted(CS_SEEK, agents, target, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_flee(const crowdsteer_agents *agents,
+                                  const crowdsteer_target *target,
+                                  const crowdsteer_params *params,
+                                  const crowdsteer_output *out, size_t begin,
+                                  size_t end) {
+  return run_targeted(CS_FLEE, agents, target, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_arrive(const crowdsteer_agents *agents,
+                                    const crowdsteer_target *target,
+                                    const crowdsteer_params *params,
+                                    const crowdsteer_output *out, size_t begin,
+                                    size_t end) {
+  return run_targeted(CS_ARRIVE, agents, target, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_leave(const crowdsteer_agents *agents,
+                                   const crowdsteer_target *target,
+                                   const crowdsteer_params *params,
+                                   const crowdsteer_output *out, size_t begin,
+                                   size_t end) {
+  return run_targeted(CS_LEAVE, agents, target, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_pursuit(const crowdsteer_agents *agents,
+                                     const crowdsteer_target *target,
+                                     const crowdsteer_params *params,
+                                     const crowdsteer_output *out, size_t begin,
+                                     size_t end) {
+  return run_targeted(CS_PURSUIT, agents, target, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_evade(const crowdsteer_agents *agents,
+                                   const crowdsteer_target *target,
+                                   const crowdsteer_params *params,
+                                   const crowdsteer_output *out, size_t begin,
+                                   size_t end) {
+  return run_targeted(CS_EVADE, agents, target, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agents,
+                                    crowdsteer_wander_state *state,
+                                    const crowdsteer_params *params,
+                                    const crowdsteer_output *out, size_t begin,
+                                    size_t end) {
+  cs_job job;
+  memset(&job, 0, sizeof job);
+  CHECK(resolve_agents(&job, agents, begin, end));
+  CHECK(resolve_output(&job, out, begin, end));
+  if (!state) return CROWDSTEER_ERROR_NULL_POINTER;
+  copy_axes_rw(job.wander, &state->direction, job.dims);
+  if (begin < end && !vectors_present((const float *const *)job.wander, job.dims))
+    return CROWDSTEER_ERROR_NULL_POINTER;
+  job.wander_seed = state->seed;
+  job.wander_tick = state->tick;
+  CHECK(resolve_params(&job, params, params_used[CS_WANDER], begin, end));
+  if (begin < end) cs_active_backend()->behaviour[CS_WANDER][job.dims - 2](&job, begin, end);
+  return CROWDSTEER_OK;
+}
+
+crowdsteer_status crowdsteer_integrate(const crowdsteer_agents *agents,
+                                       const crowdsteer_vectors *steering,
+                                       const crowdsteer_params *params, size_t begin,
+                                       size_t end) {
+  cs_job job;
+  memset(&job, 0, sizeof job);
+  CHECK(resolve_agents(&job, agents, begin, end));
+  if (!steering) return CROWDSTEER_ERROR_NULL_POINTER;
+  copy_axes(job.steering, steering, job.dims);
+  if (begin < end && !vectors_present(job.steering, job.dims))
+    return CROWDSTEER_ERROR_NULL_POINTER;
+  crowdsteer_vectors p = {agents->px, agents->py, agents->pz};
+  crowdsteer_vectors v = {agents->vx, agents->vy, agents->vz};
+  copy_axes_rw(job.pos_rw, &p, job.dims);
+  copy_axes_rw(job.vel_rw, &v, job.dims);
+  CHECK(resolve_params(&job, params, USES_INTEGRATOR, begin, end));
+  if (begin < end) cs_active_backend()->integrate[job.dims - 2](&job, begin, end);
+  return CROWDSTEER_OK;
+}

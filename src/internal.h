@@ -1,0 +1,111 @@
+/* Internal contract between the public API layer (validation, defaults) and
+ * the backends (scalar reference and SIMD kernels): one resolved job struct
+ * and one table of kernels per ISA. */
+#ifndef CROWDSTEER_INTERNAL_H
+#define CROWDSTEER_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crowdsteer.h"
+
+/* A parameter after defaults: per-agent array when not NULL, else value. */
+typedef struct cs_param {
+  float value;
+  const float *array;
+} cs_param;
+
+static inline float cs_param_at(cs_param p, size_t i) {
+  return p.array ? p.array[i] : p.value;
+}
+
+typedef enum cs_behaviour {
+  CS_SEEK,
+  CS_FLEE,
+  CS_ARRIVE,
+  CS_LEAVE,
+  CS_PURSUIT,
+  CS_EVADE,
+  CS_WANDER,
+  CS_BEHAVIOUR_COUNT
+} cs_behaviour;
+
+/* Everything a kernel needs, validated and with defaults applied. Arrays are
+ * indexed by global agent index; unused axes (z in 2D) are NULL. */
+typedef struct cs_job {
+  int dims;
+  size_t count;
+  const float *pos[3];
+  const float *vel[3];
+
+  crowdsteer_target_kind target_kind;
+  float target_point[3];
+  float target_point_velocity[3];
+  const float *target_pos[3];
+  const float *target_vel[3];
+  const uint32_t *target_index;
+
+  cs_param max_speed, max_force, mass;
+  cs_param target_radius, slowing_radius, panic_radius;
+  cs_param danger_radius, escape_radius;
+  cs_param wander_radius, wander_distance;
+  float dt, time_to_target, jitter;
+  /* Finite even when the caller asks for +inf, so tv * T never makes NaN. */
+  float max_prediction;
+
+  float *wander[3];
+  uint32_t wander_seed, wander_tick;
+
+  float *out[3];
+  crowdsteer_write_mode mode;
+  cs_param weight;
+
+  /* Integrator: state written in place, steering read. */
+  float *pos_rw[3];
+  float *vel_rw[3];
+  const float *steering[3];
+} cs_job;
+
+typedef void (*cs_kernel)(const cs_job *job, size_t begin, size_t end);
+
+/* One backend: kernel[behaviour][dims - 2], integrate[dims - 2]. */
+typedef struct cs_backend {
+  cs_kernel behaviour[CS_BEHAVIOUR_COUNT][2];
+  cs_kernel integrate[2];
+} cs_backend;
+
+extern const cs_backend cs_backend_scalar;
+extern const cs_backend cs_backend_sse4;
+extern const cs_backend cs_backend_avx2;
+extern const cs_backend cs_backend_avx512;
+extern const cs_backend cs_backend_neon;
+
+/* The backend calls run on now (see dispatch.c). */
+const cs_backend *cs_active_backend(void);
+
+/* Wander's counter-based generator. A bijective 32-bit mixer (the "lowbias32"
+ * constants) keyed by seed, tick and axis once per call, then by the global
+ * agent index once per agent and axis. Kernels reimplement this with vector
+ * integer ops and must match it exactly. */
+#define CS_GOLDEN 0x9E3779B9u
+static inline uint32_t cs_mix32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
+static inline uint32_t cs_random_key(uint32_t seed, uint32_t tick,
+                                     uint32_t axis) {
+  return cs_mix32(cs_mix32(seed + axis * CS_GOLDEN) ^ tick);
+}
+
+/* 24 random bits scaled to a multiple of 2^-23 in [-1, 1); every step exact. */
+static inline float cs_random_from_key(uint32_t key, uint32_t agent_index) {
+  uint32_t h = cs_mix32(key ^ agent_index);
+  return (float)(int32_t)(h >> 8) * 0x1p-23f - 1.0f;
+}
+
+#endif /* CROWDSTEER_INTERNAL_H */

@@ -1,0 +1,362 @@
+/* Every behaviour and the integrator, written once against vec.h and compiled
+ * once per ISA (CS_LANES, CS_BACKEND set by CMake). Each operation mirrors
+ * src/reference/reference.c exactly, in the same order: read the formulas
+ * there. Branches of the reference become computed-both-ways-then-select. */
+#include "internal.h"
+#include "kernels/vec.h"
+
+#ifndef CS_BACKEND
+#error "define CS_BACKEND (the backend table's name) when compiling a kernel object"
+#endif
+
+/* Up to three lanes-wide components; z is never touched in 2D. */
+typedef struct v3 {
+  vf c[3];
+} v3;
+
+CS_INLINE v3 v3_splat(const float x[3], int dims) {
+  v3 r;
+  for (int k = 0; k < dims; k++) r.c[k] = v_set1(x[k]);
+  return r;
+}
+
+CS_INLINE v3 v3_load(const float *const a[3], size_t i, size_t n, int dims) {
+  v3 r;
+  for (int k = 0; k < dims; k++) r.c[k] = v_load_n(a[k] + i, n);
+  return r;
+}
+
+CS_INLINE void v3_store(float *const a[3], size_t i, size_t n, v3 v, int dims) {
+  for (int k = 0; k < dims; k++) v_store_n(a[k] + i, v.c[k], n);
+}
+
+CS_INLINE v3 v3_gather(const float *const a[3], vi idx, int small_indices, int dims) {
+  v3 r;
+  for (int k = 0; k < dims; k++) r.c[k] = v_gather_any(a[k], idx, small_indices);
+  return r;
+}
+
+CS_INLINE v3 v3_sub(v3 a, v3 b, int dims) {
+  for (int k = 0; k < dims; k++) a.c[k] = v_sub(a.c[k], b.c[k]);
+  return a;
+}
+
+CS_INLINE v3 v3_add(v3 a, v3 b, int dims) {
+  for (int k = 0; k < dims; k++) a.c[k] = v_add(a.c[k], b.c[k]);
+  return a;
+}
+
+CS_INLINE v3 v3_scale(v3 a, vf s, int dims) {
+  for (int k = 0; k < dims; k++) a.c[k] = v_mul(a.c[k], s);
+  return a;
+}
+
+CS_INLINE v3 v3_div(v3 a, vf s, int dims) {
+  for (int k = 0; k < dims; k++) a.c[k] = v_div(a.c[k], s);
+  return a;
+}
+
+CS_INLINE v3 v3_select(vmask m, v3 a, v3 b, int dims) {
+  for (int k = 0; k < dims; k++) a.c[k] = v_select(m, a.c[k], b.c[k]);
+  return a;
+}
+
+CS_INLINE v3 v3_zero(int dims) {
+  v3 r;
+  for (int k = 0; k < dims; k++) r.c[k] = v_zero();
+  return r;
+}
+
+CS_INLINE vf v3_dot(v3 a, v3 b, int dims) {
+  vf d = v_mul(a.c[0], b.c[0]);
+  for (int k = 1; k < dims; k++) d = v_add(d, v_mul(a.c[k], b.c[k]));
+  return d;
+}
+
+CS_INLINE vf v3_len(v3 a, int dims) { return v_sqrt(v3_dot(a, a, dims)); }
+
+/* heading: a / len(a), or the unit x axis where a is zero. */
+CS_INLINE v3 v3_heading(v3 a, int dims) {
+  vf l = v3_len(a, dims);
+  v3 unit_x = v3_zero(dims);
+  unit_x.c[0] = v_set1(1.0f);
+  return v3_select(v_gt(l, v_zero()), v3_div(a, l, dims), unit_x, dims);
+}
+
+/* truncate: a * (m / len(a)) where len(a) > m, else a. */
+CS_INLINE v3 v3_truncate(v3 a, vf m, int dims) {
+  vf l = v3_len(a, dims);
+  return v3_select(v_gt(l, m), v3_scale(a, v_div(m, l), dims), a, dims);
+}
+
+CS_INLINE v3 steer_towards(v3 desired, v3 v, vf time_to_target, int dims) {
+  return v3_div(v3_sub(desired, v, dims), time_to_target, dims);
+}
+
+CS_INLINE vf param_load(cs_param p, size_t i, size_t n) {
+  return p.array ? v_load_n(p.array + i, n) : v_set1(p.value);
+}
+
+/* The target of agents [i, i + n) in the form `kind` (a constant after
+ * inlining, so each form gets its own loop). */
+CS_INLINE void load_target(const cs_job *job, size_t i, size_t n, int kind,
+                           int with_velocity, v3 *tp, v3 *tv, int dims) {
+  if (kind == CROWDSTEER_TARGET_POINT) {
+    *tp = v3_splat(job->target_point, dims);
+    if (with_velocity) *tv = v3_splat(job->target_point_velocity, dims);
+  } else if (kind == CROWDSTEER_TARGET_ARRAYS) {
+    *tp = v3_load(job->target_pos, i, n, dims);
+    if (with_velocity) *tv = v3_load(job->target_vel, i, n, dims);
+  } else {
+    /* Tail lanes gather agent 0, which exists whenever the range is not empty. */
+    vi idx = i_load_n(job->target_index + i, n);
+    int small_indices = job->count <= (size_t)INT32_MAX;
+    *tp = v3_gather(job->pos, idx, small_indices, dims);
+    if (with_velocity) *tv = v3_gather(job->vel, idx, small_indices, dims);
+  }
+}
+
+CS_INLINE void write_steering(const cs_job *job, size_t i, size_t n, v3 s, int dims) {
+  if (job->mode == CROWDSTEER_ACCUMULATE) {
+    vf weight = param_load(job->weight, i, n);
+    v3 out = v3_load((const float *const *)job->out, i, n, dims);
+    s = v3_add(out, v3_scale(s, weight, dims), dims);
+  }
+  v3_store(job->out, i, n, s, dims);
+}
+
+CS_INLINE v3 seek_one(v3 p, v3 v, v3 t, vf max_speed, vf ttt, int dims) {
+  v3 d = v3_sub(t, p, dims);
+  vf l = v3_len(d, dims);
+  v3 direction = v3_select(v_gt(l, v_zero()), v3_div(d, l, dims), v3_zero(dims), dims);
+  return steer_towards(v3_scale(direction, max_speed, dims), v, ttt, dims);
+}
+
+CS_INLINE v3 flee_one(v3 p, v3 v, v3 t, vf max_speed, vf panic_radius, vf ttt,
+                      int dims) {
+  v3 d = v3_sub(p, t, dims);
+  vf dist = v3_len(d, dims);
+  v3 away = v3_select(v_gt(dist, v_zero()), v3_div(d, dist, dims), v3_heading(v, dims),
+                      dims);
+  v3 s = steer_towards(v3_scale(away, max_speed, dims), v, ttt, dims);
+  return v3_select(v_gt(dist, panic_radius), v3_zero(dims), s, dims);
+}
+
+CS_INLINE v3 predict(v3 d, v3 tp, v3 tv, vf max_speed, vf max_prediction, int dims) {
+  vf divisor = v_add(max_speed, v3_len(tv, dims));
+  vf T = v_select(v_gt(divisor, v_zero()), v_div(v3_len(d, dims), divisor), v_zero());
+  T = v_select(v_lt(T, max_prediction), T, max_prediction);
+  return v3_add(tp, v3_scale(tv, T, dims), dims);
+}
+
+/* ---- one block of n <= W agents starting at i, per behaviour ------------- */
+
+#define LOAD_AGENT                                                             \
+  v3 p = v3_load(job->pos, i, n, dims);                                        \
+  v3 v = v3_load(job->vel, i, n, dims)
+
+CS_INLINE void seek_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
+  LOAD_AGENT;
+  v3 t, unused;
+  load_target(job, i, n, kind, 0, &t, &unused, dims);
+  write_steering(job, i, n,
+                 seek_one(p, v, t, param_load(job->max_speed, i, n),
+                          v_set1(job->time_to_target), dims),
+                 dims);
+}
+
+CS_INLINE void flee_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
+  LOAD_AGENT;
+  v3 t, unused;
+  load_target(job, i, n, kind, 0, &t, &unused, dims);
+  write_steering(job, i, n,
+                 flee_one(p, v, t, param_load(job->max_speed, i, n),
+                          param_load(job->panic_radius, i, n),
+                          v_set1(job->time_to_target), dims),
+                 dims);
+}
+
+CS_INLINE void arrive_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
+  LOAD_AGENT;
+  v3 t, unused;
+  load_target(job, i, n, kind, 0, &t, &unused, dims);
+  v3 d = v3_sub(t, p, dims);
+  vf dist = v3_len(d, dims);
+  vf max_speed = param_load(job->max_speed, i, n);
+  vf slowing_radius = param_load(job->slowing_radius, i, n);
+  vf speed = v_select(v_lt(dist, slowing_radius),
+                      v_div(v_mul(max_speed, dist), slowing_radius), max_speed);
+  v3 desired = v3_scale(v3_div(d, dist, dims), speed, dims);
+  desired = v3_select(v_le(dist, param_load(job->target_radius, i, n)), v3_zero(dims),
+                      desired, dims);
+  write_steering(job, i, n, steer_towards(desired, v, v_set1(job->time_to_target), dims),
+                 dims);
+}
+
+CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
+  LOAD_AGENT;
+  v3 t, unused;
+  load_target(job, i, n, kind, 0, &t, &unused, dims);
+  v3 d = v3_sub(p, t, dims);
+  vf dist = v3_len(d, dims);
+  vf max_speed = param_load(job->max_speed, i, n);
+  vf danger_radius = param_load(job->danger_radius, i, n);
+  vf speed = v_select(v_lt(dist, param_load(job->escape_radius, i, n)), max_speed,
+                      v_sub(max_speed, v_div(v_mul(max_speed, dist), danger_radius)));
+  v3 away = v3_select(v_gt(dist, v_zero()), v3_div(d, dist, dims), v3_heading(v, dims),
+                      dims);
+  v3 s = steer_towards(v3_scale(away, speed, dims), v, v_set1(job->time_to_target), dims);
+  vmask active = m_and(v_ne(danger_radius, v_zero()), m_not(v_gt(dist, danger_radius)));
+  write_steering(job, i, n, v3_select(active, s, v3_zero(dims), dims), dims);
+}
+
+CS_INLINE void pursuit_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
+  LOAD_AGENT;
+  v3 tp, tv;
+  load_target(job, i, n, kind, 1, &tp, &tv, dims);
+  vf max_speed = param_load(job->max_speed, i, n);
+  v3 d = v3_sub(tp, p, dims);
+  v3 own_heading = v3_heading(v, dims);
+  vmask head_on = m_and(v_gt(v3_dot(d, own_heading, dims), v_zero()),
+                        v_lt(v3_dot(own_heading, v3_heading(tv, dims), dims),
+                             v_set1(-0.95f)));
+  v3 aim = v3_select(head_on, tp,
+                     predict(d, tp, tv, max_speed, v_set1(job->max_prediction), dims),
+                     dims);
+  write_steering(job, i, n,
+                 seek_one(p, v, aim, max_speed, v_set1(job->time_to_target), dims), dims);
+}
+
+CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
+  LOAD_AGENT;
+  v3 tp, tv;
+  load_target(job, i, n, kind, 1, &tp, &tv, dims);
+  vf max_speed = param_load(job->max_speed, i, n);
+  v3 threat = predict(v3_sub(tp, p, dims), tp, tv, max_speed,
+                      v_set1(job->max_prediction), dims);
+  write_steering(job, i, n,
+                 flee_one(p, v, threat, max_speed, param_load(job->panic_radius, i, n),
+                          v_set1(job->time_to_target), dims),
+                 dims);
+}
+
+/* cs_random_from_key, lanes-wide. */
+CS_INLINE vf random_lanes(uint32_t key, vi agent_index) {
+  vi h = i_xor(i_set1(key), agent_index);
+  h = i_xor(h, i_shr(h, 16));
+  h = i_mul(h, i_set1(0x7feb352du));
+  h = i_xor(h, i_shr(h, 15));
+  h = i_mul(h, i_set1(0x846ca68bu));
+  h = i_xor(h, i_shr(h, 16));
+  return v_sub(v_mul(i_to_float(i_shr(h, 8)), v_set1(0x1p-23f)), v_set1(1.0f));
+}
+
+CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, const uint32_t key[3],
+                            int dims) {
+  v3 v = v3_load(job->vel, i, n, dims);
+  v3 w = v3_load((const float *const *)job->wander, i, n, dims);
+  vi agent_index = i_add(i_set1((uint32_t)i), i_iota());
+  vf jitter = v_set1(job->jitter);
+  v3 jittered;
+  for (int k = 0; k < dims; k++)
+    jittered.c[k] = v_add(w.c[k], v_mul(jitter, random_lanes(key[k], agent_index)));
+  v3 own_heading = v3_heading(v, dims);
+  vf l = v3_len(jittered, dims);
+  w = v3_select(v_gt(l, v_zero()), v3_div(jittered, l, dims), own_heading, dims);
+  v3_store(job->wander, i, n, w, dims);
+  v3 s = v3_add(v3_scale(own_heading, param_load(job->wander_distance, i, n), dims),
+                v3_scale(w, param_load(job->wander_radius, i, n), dims), dims);
+  write_steering(job, i, n, s, dims);
+}
+
+CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) {
+  v3 s = v3_load(job->steering, i, n, dims);
+  v3 v = v3_load((const float *const *)job->vel_rw, i, n, dims);
+  v3 p = v3_load((const float *const *)job->pos_rw, i, n, dims);
+  vf dt = v_set1(job->dt);
+  v3 a = v3_div(v3_truncate(s, param_load(job->max_force, i, n), dims),
+                param_load(job->mass, i, n), dims);
+  v = v3_truncate(v3_add(v, v3_scale(a, dt, dims), dims),
+                  param_load(job->max_speed, i, n), dims);
+  p = v3_add(p, v3_scale(v, dt, dims), dims);
+  v3_store(job->vel_rw, i, n, v, dims);
+  v3_store(job->pos_rw, i, n, p, dims);
+}
+
+/* ---- loops: full blocks with n == W (constant), then one partial block --- */
+
+#define FOR_BLOCKS(call_with_n)                                                \
+  do {                                                                         \
+    size_t i = begin;                                                          \
+    for (; end - i >= W; i += W) {                                             \
+      const size_t n = W;                                                      \
+      call_with_n;                                                             \
+    }                                                                          \
+    if (i < end) {                                                             \
+      const size_t n = end - i;                                                \
+      call_with_n;                                                             \
+    }                                                                          \
+  } while (0)
+
+#define TARGETED_KERNELS(name)                                                 \
+  CS_INLINE void name##_run(const cs_job *job, size_t begin, size_t end,       \
+                            int dims) {                                        \
+    switch (job->target_kind) {                                                \
+    case CROWDSTEER_TARGET_POINT:                                              \
+      FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_POINT, dims));      \
+      break;                                                                   \
+    case CROWDSTEER_TARGET_ARRAYS:                                             \
+      FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_ARRAYS, dims));     \
+      break;                                                                   \
+    default:                                                                   \
+      FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_AGENTS, dims));     \
+      break;                                                                   \
+    }                                                                          \
+  }                                                                            \
+  static void name##_2d(const cs_job *job, size_t begin, size_t end) {         \
+    name##_run(job, begin, end, 2);                                            \
+  }                                                                            \
+  static void name##_3d(const cs_job *job, size_t begin, size_t end) {         \
+    name##_run(job, begin, end, 3);                                            \
+  }
+
+TARGETED_KERNELS(seek)
+TARGETED_KERNELS(flee)
+TARGETED_KERNELS(arrive)
+TARGETED_KERNELS(leave)
+TARGETED_KERNELS(pursuit)
+TARGETED_KERNELS(evade)
+
+CS_INLINE void wander_run(const cs_job *job, size_t begin, size_t end, int dims) {
+  uint32_t key[3] = {0, 0, 0};
+  for (int k = 0; k < dims; k++)
+    key[k] = cs_random_key(job->wander_seed, job->wander_tick, (uint32_t)k);
+  FOR_BLOCKS(wander_block(job, i, n, key, dims));
+}
+static void wander_2d(const cs_job *job, size_t begin, size_t end) {
+  wander_run(job, begin, end, 2);
+}
+static void wander_3d(const cs_job *job, size_t begin, size_t end) {
+  wander_run(job, begin, end, 3);
+}
+
+static void integrate_2d(const cs_job *job, size_t begin, size_t end) {
+  FOR_BLOCKS(integrate_block(job, i, n, 2));
+}
+static void integrate_3d(const cs_job *job, size_t begin, size_t end) {
+  FOR_BLOCKS(integrate_block(job, i, n, 3));
+}
+
+const cs_backend CS_BACKEND = {
+    .behaviour =
+        {
+            [CS_SEEK] = {seek_2d, seek_3d},
+            [CS_FLEE] = {flee_2d, flee_3d},
+            [CS_ARRIVE] = {arrive_2d, arrive_3d},
+            [CS_LEAVE] = {leave_2d, leave_3d},
+            [CS_PURSUIT] = {pursuit_2d, pursuit_3d},
+            [CS_EVADE] = {evade_2d, evade_3d},
+            [CS_WANDER] = {wander_2d, wander_3d},
+        },
+    .integrate = {integrate_2d, integrate_3d},
+};

@@ -1,0 +1,211 @@
+/* The vector layer the kernels are written against: float and int32 lanes,
+ * masks, partial loads/stores and gathers, for CS_LANES = 4 (SSE4.1, or NEON
+ * through SIMDe on ARM), 8 (AVX2) or 16 (AVX-512). Every float operation is
+ * the IEEE operation of the scalar reference: no FMA, no estimates. */
+#ifndef CROWDSTEER_VEC_H
+#define CROWDSTEER_VEC_H
+
+#include <stdint.h>
+#include <string.h>
+
+#if !defined(CS_LANES)
+#error "define CS_LANES (4, 8 or 16) when compiling a kernel object"
+#endif
+
+#define CS_INLINE static inline __attribute__((always_inline))
+
+#if CS_LANES == 4
+#include <simde/x86/sse4.1.h>
+typedef simde__m128 vf;
+typedef simde__m128i vi;
+typedef simde__m128 vmask; /* all-ones lanes where true */
+
+CS_INLINE vf v_load(const float *p) { return simde_mm_loadu_ps(p); }
+CS_INLINE void v_store(float *p, vf a) { simde_mm_storeu_ps(p, a); }
+CS_INLINE vf v_set1(float x) { return simde_mm_set1_ps(x); }
+CS_INLINE vf v_add(vf a, vf b) { return simde_mm_add_ps(a, b); }
+CS_INLINE vf v_sub(vf a, vf b) { return simde_mm_sub_ps(a, b); }
+CS_INLINE vf v_mul(vf a, vf b) { return simde_mm_mul_ps(a, b); }
+CS_INLINE vf v_div(vf a, vf b) { return simde_mm_div_ps(a, b); }
+CS_INLINE vf v_sqrt(vf a) { return simde_mm_sqrt_ps(a); }
+CS_INLINE vmask v_lt(vf a, vf b) { return simde_mm_cmplt_ps(a, b); }
+CS_INLINE vmask v_le(vf a, vf b) { return simde_mm_cmple_ps(a, b); }
+CS_INLINE vmask v_gt(vf a, vf b) { return simde_mm_cmpgt_ps(a, b); }
+CS_INLINE vmask v_ne(vf a, vf b) { return simde_mm_cmpneq_ps(a, b); }
+CS_INLINE vmask m_and(vmask a, vmask b) { return simde_mm_and_ps(a, b); }
+CS_INLINE vmask m_not(vmask a) {
+  return simde_mm_xor_ps(a, simde_mm_castsi128_ps(simde_mm_set1_epi32(-1)));
+}
+/* mask ? a : b */
+CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm_blendv_ps(b, a, m); }
+
+CS_INLINE vi i_load(const uint32_t *p) { return simde_mm_loadu_si128((const void *)p); }
+CS_INLINE vi i_set1(uint32_t x) { return simde_mm_set1_epi32((int32_t)x); }
+CS_INLINE vi i_iota(void) { return simde_mm_setr_epi32(0, 1, 2, 3); }
+CS_INLINE vi i_add(vi a, vi b) { return simde_mm_add_epi32(a, b); }
+CS_INLINE vi i_xor(vi a, vi b) { return simde_mm_xor_si128(a, b); }
+CS_INLINE vi i_mul(vi a, vi b) { return simde_mm_mullo_epi32(a, b); }
+#define i_shr(a, n) simde_mm_srli_epi32((a), (n))
+CS_INLINE vf i_to_float(vi a) { return simde_mm_cvtepi32_ps(a); }
+CS_INLINE void i_store(uint32_t *p, vi a) { simde_mm_storeu_si128((void *)p, a); }
+
+#elif CS_LANES == 8
+#include <simde/x86/avx2.h>
+typedef simde__m256 vf;
+typedef simde__m256i vi;
+typedef simde__m256 vmask;
+
+CS_INLINE vf v_load(const float *p) { return simde_mm256_loadu_ps(p); }
+CS_INLINE void v_store(float *p, vf a) { simde_mm256_storeu_ps(p, a); }
+CS_INLINE vf v_set1(float x) { return simde_mm256_set1_ps(x); }
+CS_INLINE vf v_add(vf a, vf b) { return simde_mm256_add_ps(a, b); }
+CS_INLINE vf v_sub(vf a, vf b) { return simde_mm256_sub_ps(a, b); }
+CS_INLINE vf v_mul(vf a, vf b) { return simde_mm256_mul_ps(a, b); }
+CS_INLINE vf v_div(vf a, vf b) { return simde_mm256_div_ps(a, b); }
+CS_INLINE vf v_sqrt(vf a) { return simde_mm256_sqrt_ps(a); }
+CS_INLINE vmask v_lt(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_LT_OQ); }
+CS_INLINE vmask v_le(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_LE_OQ); }
+CS_INLINE vmask v_gt(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_GT_OQ); }
+CS_INLINE vmask v_ne(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_NEQ_UQ); }
+CS_INLINE vmask m_and(vmask a, vmask b) { return simde_mm256_and_ps(a, b); }
+CS_INLINE vmask m_not(vmask a) {
+  return simde_mm256_xor_ps(a, simde_mm256_castsi256_ps(simde_mm256_set1_epi32(-1)));
+}
+CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm256_blendv_ps(b, a, m); }
+
+CS_INLINE vi i_load(const uint32_t *p) { return simde_mm256_loadu_si256((const void *)p); }
+CS_INLINE vi i_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }
+CS_INLINE vi i_iota(void) { return simde_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
+CS_INLINE vi i_add(vi a, vi b) { return simde_mm256_add_epi32(a, b); }
+CS_INLINE vi i_xor(vi a, vi b) { return simde_mm256_xor_si256(a, b); }
+CS_INLINE vi i_mul(vi a, vi b) { return simde_mm256_mullo_epi32(a, b); }
+#define i_shr(a, n) simde_mm256_srli_epi32((a), (n))
+CS_INLINE vf i_to_float(vi a) { return simde_mm256_cvtepi32_ps(a); }
+CS_INLINE void i_store(uint32_t *p, vi a) { simde_mm256_storeu_si256((void *)p, a); }
+#define CS_HAVE_NATIVE_GATHER 1
+/* Indices are below 2^31 (the caller checks), so the signed form is exact. */
+CS_INLINE vf v_gather(const float *base, vi idx) {
+  return simde_mm256_i32gather_ps(base, idx, 4);
+}
+
+#elif CS_LANES == 16
+#include <simde/x86/avx512.h>
+typedef simde__m512 vf;
+typedef simde__m512i vi;
+typedef simde__mmask16 vmask;
+
+CS_INLINE vf v_load(const float *p) { return simde_mm512_loadu_ps(p); }
+CS_INLINE void v_store(float *p, vf a) { simde_mm512_storeu_ps(p, a); }
+CS_INLINE vf v_set1(float x) { return simde_mm512_set1_ps(x); }
+CS_INLINE vf v_add(vf a, vf b) { return simde_mm512_add_ps(a, b); }
+CS_INLINE vf v_sub(vf a, vf b) { return simde_mm512_sub_ps(a, b); }
+CS_INLINE vf v_mul(vf a, vf b) { return simde_mm512_mul_ps(a, b); }
+CS_INLINE vf v_div(vf a, vf b) { return simde_mm512_div_ps(a, b); }
+CS_INLINE vf v_sqrt(vf a) { return simde_mm512_sqrt_ps(a); }
+CS_INLINE vmask v_lt(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LT_OQ); }
+CS_INLINE vmask v_le(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LE_OQ); }
+CS_INLINE vmask v_gt(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_GT_OQ); }
+CS_INLINE vmask v_ne(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_NEQ_UQ); }
+CS_INLINE vmask m_and(vmask a, vmask b) { return (vmask)(a & b); }
+CS_INLINE vmask m_not(vmask a) { return (vmask)~a; }
+CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a); }
+
+CS_INLINE vi i_load(const uint32_t *p) { return simde_mm512_loadu_si512((const void *)p); }
+CS_INLINE vi i_set1(uint32_t x) { return simde_mm512_set1_epi32((int32_t)x); }
+CS_INLINE vi i_iota(void) {
+  return simde_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+CS_INLINE vi i_add(vi a, vi b) { return simde_mm512_add_epi32(a, b); }
+CS_INLINE vi i_xor(vi a, vi b) { return simde_mm512_xor_si512(a, b); }
+CS_INLINE vi i_mul(vi a, vi b) { return simde_mm512_mullo_epi32(a, b); }
+#define i_shr(a, n) simde_mm512_srli_epi32((a), (n))
+CS_INLINE void i_store(uint32_t *p, vi a) { simde_mm512_storeu_si512((void *)p, a); }
+/* SIMDe 0.7.4 lacks the int->float conversion, the gather and the masked
+ * moves for 512 bits: use the instructions when compiled for AVX-512, and
+ * plain loops otherwise (the emulated build that tests the 16-lane logic on
+ * machines without AVX-512, see CROWDSTEER_AVX512_EMULATED). */
+#if defined(__AVX512F__)
+CS_INLINE vf i_to_float(vi a) { return _mm512_cvtepi32_ps(a); }
+#define CS_HAVE_NATIVE_GATHER 1
+CS_INLINE vf v_gather(const float *base, vi idx) {
+  return _mm512_i32gather_ps(idx, base, 4);
+}
+#define CS_HAVE_MASKED_TAIL 1
+CS_INLINE vf v_load_n(const float *p, size_t n) {
+  return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p);
+}
+CS_INLINE void v_store_n(float *p, vf a, size_t n) {
+  _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), a);
+}
+CS_INLINE vi i_load_n(const uint32_t *p, size_t n) {
+  return _mm512_maskz_loadu_epi32((__mmask16)((1u << n) - 1u), p);
+}
+#else
+CS_INLINE vf i_to_float(vi a) {
+  int32_t in[16];
+  float out[16];
+  simde_mm512_storeu_si512((void *)in, a);
+  for (int k = 0; k < 16; k++) out[k] = (float)in[k];
+  return simde_mm512_loadu_ps(out);
+}
+#endif
+#else
+#error "CS_LANES must be 4, 8 or 16"
+#endif
+
+#define W CS_LANES
+
+#ifndef CS_HAVE_MASKED_TAIL
+/* Partial vectors through a zeroed buffer: the tail runs once per call. */
+CS_INLINE vf v_load_n(const float *p, size_t n) {
+  if (n == W) return v_load(p);
+  float buffer[W] = {0};
+  memcpy(buffer, p, n * sizeof(float));
+  return v_load(buffer);
+}
+CS_INLINE void v_store_n(float *p, vf a, size_t n) {
+  if (n == W) {
+    v_store(p, a);
+    return;
+  }
+  float buffer[W];
+  v_store(buffer, a);
+  memcpy(p, buffer, n * sizeof(float));
+}
+CS_INLINE vi i_load_n(const uint32_t *p, size_t n) {
+  if (n == W) return i_load(p);
+  uint32_t buffer[W] = {0};
+  memcpy(buffer, p, n * sizeof(uint32_t));
+  return i_load(buffer);
+}
+#endif
+
+#ifndef CS_HAVE_NATIVE_GATHER
+CS_INLINE vf v_gather(const float *base, vi idx) {
+  uint32_t lane_index[W];
+  float lanes[W];
+  i_store(lane_index, idx);
+  for (int k = 0; k < W; k++) lanes[k] = base[lane_index[k]];
+  return v_load(lanes);
+}
+#endif
+
+/* Gather for any index below 2^32: the hardware form takes signed indices. */
+CS_INLINE vf v_gather_any(const float *base, vi idx, int small_indices) {
+#ifdef CS_HAVE_NATIVE_GATHER
+  if (!small_indices) {
+    uint32_t lane_index[W];
+    float lanes[W];
+    i_store(lane_index, idx);
+    for (int k = 0; k < W; k++) lanes[k] = base[lane_index[k]];
+    return v_load(lanes);
+  }
+#else
+  (void)small_indices;
+#endif
+  return v_gather(base, idx);
+}
+
+CS_INLINE vf v_zero(void) { return v_set1(0.0f); }
+
+#endif /* CROWDSTEER_VEC_H */

@@ -1,0 +1,298 @@
+/* The scalar reference: the normative definition of every behaviour and of
+ * the integrator, down to the rounding of each operation. SIMD kernels must
+ * perform exactly these operations in exactly this order. Built without
+ * auto-vectorisation so it stays a true scalar baseline. */
+#include <math.h>
+
+#include "internal.h"
+
+/* A 2D or 3D vector; in 2D the z component is ignored and never computed
+ * with, so the 2D results are exactly what a 2-component code computes. */
+typedef struct vec {
+  float c[3];
+} vec;
+
+static const vec zero_vec = {{0.0f, 0.0f, 0.0f}};
+
+static vec vec_load(const float *const a[3], size_t i, int dims) {
+  vec v = zero_vec;
+  for (int k = 0; k < dims; k++) v.c[k] = a[k][i];
+  return v;
+}
+
+static vec vec_sub(vec a, vec b, int dims) {
+  for (int k = 0; k < dims; k++) a.c[k] -= b.c[k];
+  return a;
+}
+
+static vec vec_add(vec a, vec b, int dims) {
+  for (int k = 0; k < dims; k++) a.c[k] += b.c[k];
+  return a;
+}
+
+static vec vec_scale(vec a, float s, int dims) {
+  for (int k = 0; k < dims; k++) a.c[k] *= s;
+  return a;
+}
+
+static vec vec_div(vec a, float s, int dims) {
+  for (int k = 0; k < dims; k++) a.c[k] /= s;
+  return a;
+}
+
+/* dot = (x*x + y*y) + z*z: left to right. */
+static float dot(vec a, vec b, int dims) {
+  float d = a.c[0] * b.c[0];
+  for (int k = 1; k < dims; k++) d += a.c[k] * b.c[k];
+  return d;
+}
+
+static float len(vec a, int dims) { return sqrtf(dot(a, a, dims)); }
+
+/* normalize(v) = v / len(v) when len(v) > 0, else the zero vector. */
+static vec normalize(vec a, int dims) {
+  float l = len(a, dims);
+  return l > 0.0f ? vec_div(a, l, dims) : zero_vec;
+}
+
+/* heading(v) = normalize(v), or the unit x axis when v is zero. */
+static vec heading(vec a, int dims) {
+  float l = len(a, dims);
+  if (l > 0.0f) return vec_div(a, l, dims);
+  vec x = zero_vec;
+  x.c[0] = 1.0f;
+  return x;
+}
+
+/* truncate(v, m) = v * (m / len(v)) when len(v) > m, else v. */
+static vec truncate(vec a, float m, int dims) {
+  float l = len(a, dims);
+  return l > m ? vec_scale(a, m / l, dims) : a;
+}
+
+/* s = (desired - v) / time_to_target */
+static vec steer_towards(vec desired, vec v, float time_to_target, int dims) {
+  return vec_div(vec_sub(desired, v, dims), time_to_target, dims);
+}
+
+static vec target_position(const cs_job *job, size_t i) {
+  switch (job->target_kind) {
+  case CROWDSTEER_TARGET_POINT: {
+    vec t = zero_vec;
+    for (int k = 0; k < job->dims; k++) t.c[k] = job->target_point[k];
+    return t;
+  }
+  case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_pos, i, job->dims);
+  default: return vec_load(job->pos, job->target_index[i], job->dims);
+  }
+}
+
+static vec target_velocity(const cs_job *job, size_t i) {
+  switch (job->target_kind) {
+  case CROWDSTEER_TARGET_POINT: {
+    vec t = zero_vec;
+    for (int k = 0; k < job->dims; k++) t.c[k] = job->target_point_velocity[k];
+    return t;
+  }
+  case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_vel, i, job->dims);
+  default: return vec_load(job->vel, job->target_index[i], job->dims);
+  }
+}
+
+/* out = s, or out = out + weight * s */
+static void write_steering(const cs_job *job, size_t i, vec s) {
+  for (int k = 0; k < job->dims; k++) {
+    if (job->mode == CROWDSTEER_ACCUMULATE)
+      job->out[k][i] = job->out[k][i] + cs_param_at(job->weight, i) * s.c[k];
+    else
+      job->out[k][i] = s.c[k];
+  }
+}
+
+/* seek: desired = normalize(t - p) * max_speed (0 when p == t) */
+static vec seek_one(vec p, vec v, vec t, float max_speed, float ttt, int dims) {
+  vec desired = vec_scale(normalize(vec_sub(t, p, dims), dims), max_speed, dims);
+  return steer_towards(desired, v, ttt, dims);
+}
+
+/* flee: desired = normalize(p - t) * max_speed, or heading(v) * max_speed
+ * when p == t; zero steering when len(p - t) > panic_radius. */
+static vec flee_one(vec p, vec v, vec t, float max_speed, float panic_radius,
+                    float ttt, int dims) {
+  vec d = vec_sub(p, t, dims);
+  float dist = len(d, dims);
+  if (dist > panic_radius) return zero_vec;
+  vec away = dist > 0.0f ? vec_div(d, dist, dims) : heading(v, dims);
+  return steer_towards(vec_scale(away, max_speed, dims), v, ttt, dims);
+}
+
+static void seek_kernel(const cs_job *job, size_t begin, size_t end) {
+  for (size_t i = begin; i < end; i++) {
+    vec p = vec_load(job->pos, i, job->dims), v = vec_load(job->vel, i, job->dims);
+    write_steering(job, i,
+                   seek_one(p, v, target_position(job, i),
+                            cs_param_at(job->max_speed, i), job->time_to_target,
+                            job->dims));
+  }
+}
+
+static void flee_kernel(const cs_job *job, size_t begin, size_t end) {
+  for (size_t i = begin; i < end; i++) {
+    vec p = vec_load(job->pos, i, job->dims), v = vec_load(job->vel, i, job->dims);
+    write_steering(job, i,
+                   flee_one(p, v, target_position(job, i),
+                            cs_param_at(job->max_speed, i),
+                            cs_param_at(job->panic_radius, i),
+                            job->time_to_target, job->dims));
+  }
+}
+
+/* arrive: d = t - p, dist = len(d).
+ *   dist <= target_radius : desired = 0
+ *   dist <  slowing_radius: desired = (d / dist) * (max_speed * dist / slowing_radius)
+ *   otherwise             : desired = (d / dist) * max_speed */
+static void arrive_kernel(const cs_job *job, size_t begin, size_t end) {
+  const int dims = job->dims;
+  for (size_t i = begin; i < end; i++) {
+    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
+    vec d = vec_sub(target_position(job, i), p, dims);
+    float dist = len(d, dims);
+    float max_speed = cs_param_at(job->max_speed, i);
+    float slowing_radius = cs_param_at(job->slowing_radius, i);
+    vec desired = zero_vec;
+    if (!(dist <= cs_param_at(job->target_radius, i))) {
+      float speed = dist < slowing_radius ? max_speed * dist / slowing_radius
+                                          : max_speed;
+      desired = vec_scale(vec_div(d, dist, dims), speed, dims);
+    }
+    write_steering(job, i, steer_towards(desired, v, job->time_to_target, dims));
+  }
+}
+
+/* leave: d = p - t, dist = len(d). No steering when danger_radius == 0 or
+ * dist > danger_radius. Else speed = max_speed when dist < escape_radius,
+ * otherwise max_speed - max_speed * dist / danger_radius; the direction is
+ * d / dist, or heading(v) when dist == 0. */
+static void leave_kernel(const cs_job *job, size_t begin, size_t end) {
+  const int dims = job->dims;
+  for (size_t i = begin; i < end; i++) {
+    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
+    vec d = vec_sub(p, target_position(job, i), dims);
+    float dist = len(d, dims);
+    float max_speed = cs_param_at(job->max_speed, i);
+    float danger_radius = cs_param_at(job->danger_radius, i);
+    vec s = zero_vec;
+    if (danger_radius != 0.0f && !(dist > danger_radius)) {
+      float speed = dist < cs_param_at(job->escape_radius, i)
+                        ? max_speed
+                        : max_speed - max_speed * dist / danger_radius;
+      vec away = dist > 0.0f ? vec_div(d, dist, dims) : heading(v, dims);
+      s = steer_towards(vec_scale(away, speed, dims), v, job->time_to_target, dims);
+    }
+    write_steering(job, i, s);
+  }
+}
+
+/* Look-ahead for pursuit and evade:
+ * T = min(len(d) / (max_speed + len(tv)), max_prediction), 0 when the divisor
+ * is 0; the predicted target is tp + tv * T. */
+static vec predict(vec d, vec tp, vec tv, float max_speed, float max_prediction,
+                   int dims) {
+  float divisor = max_speed + len(tv, dims);
+  float T = divisor > 0.0f ? len(d, dims) / divisor : 0.0f;
+  T = T < max_prediction ? T : max_prediction;
+  return vec_add(tp, vec_scale(tv, T, dims), dims);
+}
+
+/* pursuit: with d = tp - p, a quarry ahead (dot(d, heading(v)) > 0) and
+ * coming head-on (dot(heading(v), heading(tv)) < -0.95) is sought directly;
+ * otherwise seek the predicted position. */
+static void pursuit_kernel(const cs_job *job, size_t begin, size_t end) {
+  const int dims = job->dims;
+  for (size_t i = begin; i < end; i++) {
+    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
+    vec tp = target_position(job, i), tv = target_velocity(job, i);
+    float max_speed = cs_param_at(job->max_speed, i);
+    vec d = vec_sub(tp, p, dims);
+    vec own_heading = heading(v, dims);
+    int head_on = dot(d, own_heading, dims) > 0.0f &&
+                  dot(own_heading, heading(tv, dims), dims) < -0.95f;
+    vec aim = head_on ? tp : predict(d, tp, tv, max_speed, job->max_prediction, dims);
+    write_steering(job, i, seek_one(p, v, aim, max_speed, job->time_to_target, dims));
+  }
+}
+
+/* evade: flee (with panic_radius) from pursuit's predicted position. */
+static void evade_kernel(const cs_job *job, size_t begin, size_t end) {
+  const int dims = job->dims;
+  for (size_t i = begin; i < end; i++) {
+    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
+    vec tp = target_position(job, i), tv = target_velocity(job, i);
+    float max_speed = cs_param_at(job->max_speed, i);
+    vec threat = predict(vec_sub(tp, p, dims), tp, tv, max_speed,
+                         job->max_prediction, dims);
+    write_steering(job, i,
+                   flee_one(p, v, threat, max_speed,
+                            cs_param_at(job->panic_radius, i),
+                            job->time_to_target, dims));
+  }
+}
+
+/* wander: w = normalize(w + jitter * r), r[k] = random(seed, i, tick, k);
+ * if that is zero, w = heading(v). s = heading(v) * wander_distance +
+ * w * wander_radius. */
+static void wander_kernel(const cs_job *job, size_t begin, size_t end) {
+  const int dims = job->dims;
+  uint32_t key[3];
+  for (int k = 0; k < dims; k++)
+    key[k] = cs_random_key(job->wander_seed, job->wander_tick, (uint32_t)k);
+  for (size_t i = begin; i < end; i++) {
+    vec v = vec_load(job->vel, i, dims);
+    vec w = vec_load((const float *const *)job->wander, i, dims);
+    vec jittered = w;
+    for (int k = 0; k < dims; k++)
+      jittered.c[k] = w.c[k] + job->jitter * cs_random_from_key(key[k], (uint32_t)i);
+    vec own_heading = heading(v, dims);
+    w = len(jittered, dims) > 0.0f ? normalize(jittered, dims) : own_heading;
+    for (int k = 0; k < dims; k++) job->wander[k][i] = w.c[k];
+    vec s = vec_add(vec_scale(own_heading, cs_param_at(job->wander_distance, i), dims),
+                    vec_scale(w, cs_param_at(job->wander_radius, i), dims), dims);
+    write_steering(job, i, s);
+  }
+}
+
+/* integrator: f = truncate(s, max_force); a = f / mass;
+ * v' = truncate(v + a * dt, max_speed); p' = p + v' * dt */
+static void integrate_kernel(const cs_job *job, size_t begin, size_t end) {
+  const int dims = job->dims;
+  for (size_t i = begin; i < end; i++) {
+    vec s = vec_load(job->steering, i, dims);
+    vec v = vec_load((const float *const *)job->vel_rw, i, dims);
+    vec p = vec_load((const float *const *)job->pos_rw, i, dims);
+    vec a = vec_div(truncate(s, cs_param_at(job->max_force, i), dims),
+                    cs_param_at(job->mass, i), dims);
+    v = truncate(vec_add(v, vec_scale(a, job->dt, dims), dims),
+                 cs_param_at(job->max_speed, i), dims);
+    p = vec_add(p, vec_scale(v, job->dt, dims), dims);
+    for (int k = 0; k < dims; k++) {
+      job->vel_rw[k][i] = v.c[k];
+      job->pos_rw[k][i] = p.c[k];
+    }
+  }
+}
+
+/* The same functions serve 2D and 3D: the job carries dims. */
+#define BOTH_DIMS(kernel) {kernel, kernel}
+const cs_backend cs_backend_scalar = {
+    .behaviour =
+        {
+            [CS_SEEK] = BOTH_DIMS(seek_kernel),
+            [CS_FLEE] = BOTH_DIMS(flee_kernel),
+            [CS_ARRIVE] = BOTH_DIMS(arrive_kernel),
+            [CS_LEAVE] = BOTH_DIMS(leave_kernel),
+            [CS_PURSUIT] = BOTH_DIMS(pursuit_kernel),
+            [CS_EVADE] = BOTH_DIMS(evade_kernel),
+            [CS_WANDER] = BOTH_DIMS(wander_kernel),
+        },
+    .integrate = BOTH_DIMS(integrate_kernel),
+};

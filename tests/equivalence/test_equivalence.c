@@ -1,0 +1,172 @@
+/* Every SIMD backend against the scalar reference, bit for bit: every
+ * behaviour and the integrator, 2D and 3D, every target form, uniform and
+ * per-agent parameters, overwrite and accumulate, awkward counts, unaligned
+ * starts and split ranges. With CROWDSTEER_ISA set, only that ISA is checked. */
+#include "../common/check.h"
+#include "../common/scenario.h"
+
+enum { SEEK, FLEE, ARRIVE, LEAVE, PURSUIT, EVADE, WANDER, INTEGRATE, ENTRY_COUNT };
+static const char *const entry_names[ENTRY_COUNT] = {
+    "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander", "integrate"};
+
+typedef struct variant {
+  int entry, dims, target_kind, per_agent, accumulate;
+  size_t count, misalign;
+} variant;
+
+static crowdsteer_params make_params(scenario *s, int per_agent) {
+  crowdsteer_params p;
+  memset(&p, 0, sizeof p);
+  p.max_speed = 2.5f;
+  p.max_force = 1.5f;
+  p.mass = 1.25f;
+  p.dt = 0.5f;
+  p.time_to_target = 0.75f;
+  p.target_radius = 0.05f;
+  p.slowing_radius = 3.0f;
+  p.panic_radius = 40.0f;
+  p.danger_radius = 30.0f;
+  p.escape_radius = 5.0f;
+  p.max_prediction = 20.0f;
+  p.wander_radius = 1.5f;
+  p.wander_distance = 3.0f;
+  p.jitter = 0.3f;
+  if (per_agent) {
+    p.max_speed_per_agent = s->max_speed;
+    p.max_force_per_agent = s->max_force;
+    p.mass_per_agent = s->mass;
+    p.target_radius_per_agent = s->target_radius;
+    p.slowing_radius_per_agent = s->slowing_radius;
+    p.panic_radius_per_agent = s->panic_radius;
+    p.danger_radius_per_agent = s->danger_radius;
+    p.escape_radius_per_agent = s->escape_radius;
+    p.wander_radius_per_agent = s->wander_radius;
+    p.wander_distance_per_agent = s->wander_distance;
+  }
+  return p;
+}
+
+/* Runs one entry point over [begin, end) on the active ISA. */
+static crowdsteer_status run_entry(scenario *s, const variant *va, size_t begin,
+                                   size_t end) {
+  crowdsteer_agents agents = scenario_agents(s);
+  crowdsteer_params params = make_params(s, va->per_agent);
+  crowdsteer_output out;
+  memset(&out, 0, sizeof out);
+  out.steering = scenario_vectors(s->out);
+  if (va->accumulate) {
+    out.mode = CROWDSTEER_ACCUMULATE;
+    out.weight = 0.625f;
+    if (va->per_agent) out.weight_per_agent = s->weight;
+  }
+  crowdsteer_target target;
+  memset(&target, 0, sizeof target);
+  target.kind = (crowdsteer_target_kind)va->target_kind;
+  for (int k = 0; k < 3; k++) {
+    target.point[k] = 3.0f - 2.0f * (float)k;
+    target.point_velocity[k] = 0.5f + (float)k;
+  }
+  target.position = scenario_vectors(s->tp);
+  target.velocity = scenario_vectors(s->tv);
+  target.index = s->index;
+  switch (va->entry) {
+  case SEEK: return crowdsteer_seek(&agents, &target, &params, &out, begin, end);
+  case FLEE: return crowdsteer_flee(&agents, &target, &params, &out, begin, end);
+  case ARRIVE: return crowdsteer_arrive(&agents, &target, &params, &out, begin, end);
+  case LEAVE: return crowdsteer_leave(&agents, &target, &params, &out, begin, end);
+  case PURSUIT: return crowdsteer_pursuit(&agents, &target, &params, &out, begin, end);
+  case EVADE: return crowdsteer_evade(&agents, &target, &params, &out, begin, end);
+  case WANDER: {
+    crowdsteer_wander_state state = {scenario_vectors(s->wander), 1234u, 77u};
+    return crowdsteer_wander(&agents, &state, &params, &out, begin, end);
+  }
+  default: {
+    crowdsteer_vectors steering = scenario_vectors(s->tv);
+    return crowdsteer_integrate(&agents, &steering, &params, begin, end);
+  }
+  }
+}
+
+/* The arrays an entry point writes: steering, plus wander state or agents. */
+static int compare(const scenario *want, const scenario *got, const variant *va,
+                   const char *how) {
+  float *const *w_arrays[3] = {want->out, want->wander, want->p};
+  float *const *g_arrays[3] = {got->out, got->wander, got->p};
+  static const char *const array_names[3] = {"steering", "wander", "position"};
+  for (int a = 0; a < 3; a++) {
+    for (int k = 0; k < va->dims; k++) {
+      for (size_t i = 0; i < va->count; i++) {
+        float x = w_arrays[a][k][i], y = g_arrays[a][k][i];
+        float vx = want->v[k][i], vy = got->v[k][i];
+        if (!same_bits(x, y) || !same_bits(vx, vy)) {
+          fprintf(stderr,
+                  "MISMATCH %s %dd target=%d per_agent=%d accumulate=%d count=%zu "
+                  "misalign=%zu [%s] isa=%s agent %zu axis %d: %s reference %a "
+                  "(%.9g) vs %a (%.9g); velocity %a vs %a\n",
+                  entry_names[va->entry], va->dims, va->target_kind, va->per_agent,
+                  va->accumulate, va->count, va->misalign, how,
+                  crowdsteer_isa_name(crowdsteer_active_isa()), i, k, array_names[a],
+                  (double)x, (double)x, (double)y, (double)y, (double)vx, (double)vy);
+          return 0;
+        }
+      }
+    }
+  }
+  return 1;
+}
+
+static void check_variant(const variant *va, const crowdsteer_isa *isas, int isa_count) {
+  uint64_t seed = 0x5eed0000u + (uint64_t)va->count * 131u + (uint64_t)va->dims;
+  scenario want, got;
+  scenario_make(&want, va->count, va->dims, seed, va->misalign);
+  CHECK(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR) == CROWDSTEER_OK);
+  CHECK_STATUS(run_entry(&want, va, 0, va->count), CROWDSTEER_OK);
+  for (int n = 0; n < isa_count; n++) {
+    CHECK(crowdsteer_force_isa(isas[n]) == CROWDSTEER_OK);
+    /* One call over the whole batch. */
+    scenario_make(&got, va->count, va->dims, seed, (va->misalign + 1 + (size_t)n) % 7);
+    CHECK_STATUS(run_entry(&got, va, 0, va->count), CROWDSTEER_OK);
+    CHECK(compare(&want, &got, va, "one call"));
+    scenario_free(&got);
+    /* The same batch in uneven pieces, last piece first. */
+    scenario_make(&got, va->count, va->dims, seed, va->misalign);
+    size_t n_agents = va->count, cuts[5] = {0, 5, n_agents / 3, n_agents * 2 / 3 + 1, n_agents};
+    for (int c = 1; c < 5; c++) {
+      if (cuts[c] > n_agents) cuts[c] = n_agents;
+      if (cuts[c] < cuts[c - 1]) cuts[c] = cuts[c - 1];
+    }
+    for (int c = 3; c >= 0; c--) CHECK_STATUS(run_entry(&got, va, cuts[c], cuts[c + 1]), CROWDSTEER_OK);
+    CHECK(compare(&want, &got, va, "split ranges"));
+    scenario_free(&got);
+  }
+  scenario_free(&want);
+}
+
+int main(void) {
+  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
+  int isa_count = 0;
+  const char *forced = getenv("CROWDSTEER_ISA");
+  if (forced && *forced) {
+    if (skip_if_forced_isa_unavailable()) return 77;
+    crowdsteer_isa_from_name(forced, &isas[isa_count++]);
+  } else {
+    for (int i = 1; i < CROWDSTEER_ISA_COUNT; i++)
+      if (crowdsteer_isa_supported((crowdsteer_isa)i)) isas[isa_count++] = (crowdsteer_isa)i;
+  }
+  static const size_t counts[] = {0, 1, 3, 15, 17, 1000, 4099};
+  size_t variants = 0;
+  for (int entry = 0; entry < ENTRY_COUNT; entry++) {
+    int has_target = entry <= EVADE;
+    for (int dims = 2; dims <= 3; dims++)
+      for (int kind = 0; kind < (has_target ? 3 : 1); kind++)
+        for (int per_agent = 0; per_agent < 2; per_agent++)
+          for (int accumulate = 0; accumulate < (entry == INTEGRATE ? 1 : 2); accumulate++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+              variant va = {entry, dims, kind, per_agent, accumulate, counts[c], c % 4};
+              check_variant(&va, isas, isa_count);
+              variants++;
+            }
+  }
+  printf("checked %zu variants on %d ISA(s) against the reference\n", variants, isa_count);
+  return check_report("test_equivalence");
+}
