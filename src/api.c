@@ -259,8 +259,8 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
     if (status_ != CROWDSTEER_OK) return status_;                              \
   } while (0)
 
-static crowdsteer_status run_targeted(cs_behaviour behaviour,
-                                      const crowdsteer_agents *agents,
+crowdsteer_status cs_run_targeted(const cs_backend *backend, cs_behaviour behaviour,
+                                  const crowdsteer_agents *agents,
                                       const crowdsteer_target *target,
                                       const crowdsteer_params *params,
                                       const crowdsteer_output *out, size_t begin,
@@ -273,8 +273,7 @@ static crowdsteer_status run_targeted(cs_behaviour behaviour,
                        behaviour == CS_PURSUIT || behaviour == CS_EVADE,
                        agents->count, begin, end));
   CHECK(resolve_params(&job, params, params_used[behaviour], begin, end));
-  if (begin < end)
-    cs_active_backend()->behaviour[behaviour][job.dims - 2](&job, begin, end);
+  if (begin < end) backend->behaviour[behaviour][job.dims - 2](&job, begin, end);
   return CROWDSTEER_OK;
 }
 
@@ -283,7 +282,7 @@ crowdsteer_status crowdsteer_seek(const crowdsteer_agents *agents,
                                   const crowdsteer_params *params,
                                   const crowdsteer_output *out, size_t begin,
                                   size_t end) {
-  return run_targeted(CS_SEEK, agents, target, params, out, begin, end);
+  return cs_run_targeted(cs_active_backend(), CS_SEEK, agents, target, params, out, begin, end);
 }
 
 crowdsteer_status crowdsteer_flee(const crowdsteer_agents *agents,
@@ -291,7 +290,7 @@ crowdsteer_status crowdsteer_flee(const crowdsteer_agents *agents,
                                   const crowdsteer_params *params,
                                   const crowdsteer_output *out, size_t begin,
                                   size_t end) {
-  return run_targeted(CS_FLEE, agents, target, params, out, begin, end);
+  return cs_run_targeted(cs_active_backend(), CS_FLEE, agents, target, params, out, begin, end);
 }
 
 crowdsteer_status crowdsteer_arrive(const crowdsteer_agents *agents,
@@ -299,7 +298,7 @@ crowdsteer_status crowdsteer_arrive(const crowdsteer_agents *agents,
                                     const crowdsteer_params *params,
                                     const crowdsteer_output *out, size_t begin,
                                     size_t end) {
-  return run_targeted(CS_ARRIVE, agents, target, params, out, begin, end);
+  return cs_run_targeted(cs_active_backend(), CS_ARRIVE, agents, target, params, out, begin, end);
 }
 
 crowdsteer_status crowdsteer_leave(const crowdsteer_agents *agents,
@@ -307,7 +306,7 @@ crowdsteer_status crowdsteer_leave(const crowdsteer_agents *agents,
                                    const crowdsteer_params *params,
                                    const crowdsteer_output *out, size_t begin,
                                    size_t end) {
-  return run_targeted(CS_LEAVE, agents, target, params, out, begin, end);
+  return cs_run_targeted(cs_active_backend(), CS_LEAVE, agents, target, params, out, begin, end);
 }
 
 crowdsteer_status crowdsteer_pursuit(const crowdsteer_agents *agents,
@@ -315,7 +314,7 @@ crowdsteer_status crowdsteer_pursuit(const crowdsteer_agents *agents,
                                      const crowdsteer_params *params,
                                      const crowdsteer_output *out, size_t begin,
                                      size_t end) {
-  return run_targeted(CS_PURSUIT, agents, target, params, out, begin, end);
+  return cs_run_targeted(cs_active_backend(), CS_PURSUIT, agents, target, params, out, begin, end);
 }
 
 crowdsteer_status crowdsteer_evade(const crowdsteer_agents *agents,
@@ -323,11 +322,12 @@ crowdsteer_status crowdsteer_evade(const crowdsteer_agents *agents,
                                    const crowdsteer_params *params,
                                    const crowdsteer_output *out, size_t begin,
                                    size_t end) {
-  return run_targeted(CS_EVADE, agents, target, params, out, begin, end);
+  return cs_run_targeted(cs_active_backend(), CS_EVADE, agents, target, params, out, begin, end);
 }
 
-crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agents,
-                                    crowdsteer_wander_state *state,
+crowdsteer_status cs_run_wander(const cs_backend *backend,
+                                const crowdsteer_agents *agents,
+                                crowdsteer_wander_state *state,
                                     const crowdsteer_params *params,
                                     const crowdsteer_output *out, size_t begin,
                                     size_t end) {
@@ -342,12 +342,21 @@ crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agents,
   job.wander_seed = state->seed;
   job.wander_tick = state->tick;
   CHECK(resolve_params(&job, params, params_used[CS_WANDER], begin, end));
-  if (begin < end) cs_active_backend()->behaviour[CS_WANDER][job.dims - 2](&job, begin, end);
+  if (begin < end) backend->behaviour[CS_WANDER][job.dims - 2](&job, begin, end);
   return CROWDSTEER_OK;
 }
 
-crowdsteer_status crowdsteer_integrate(const crowdsteer_agents *agents,
-                                       const crowdsteer_vectors *steering,
+crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agents,
+                                    crowdsteer_wander_state *state,
+                                    const crowdsteer_params *params,
+                                    const crowdsteer_output *out, size_t begin,
+                                    size_t end) {
+  return cs_run_wander(cs_active_backend(), agents, state, params, out, begin, end);
+}
+
+crowdsteer_status cs_run_integrate(const cs_backend *backend,
+                                   const crowdsteer_agents *agents,
+                                   const crowdsteer_vectors *steering,
                                        const crowdsteer_params *params, size_t begin,
                                        size_t end) {
   cs_job job;
@@ -362,6 +371,13 @@ crowdsteer_status crowdsteer_integrate(const crowdsteer_agents *agents,
   copy_axes_rw(job.pos_rw, &p, job.dims);
   copy_axes_rw(job.vel_rw, &v, job.dims);
   CHECK(resolve_params(&job, params, USES_INTEGRATOR, begin, end));
-  if (begin < end) cs_active_backend()->integrate[job.dims - 2](&job, begin, end);
+  if (begin < end) backend->integrate[job.dims - 2](&job, begin, end);
   return CROWDSTEER_OK;
+}
+
+crowdsteer_status crowdsteer_integrate(const crowdsteer_agents *agents,
+                                       const crowdsteer_vectors *steering,
+                                       const crowdsteer_params *params, size_t begin,
+                                       size_t end) {
+  return cs_run_integrate(cs_active_backend(), agents, steering, params, begin, end);
 }

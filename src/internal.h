@@ -82,6 +82,25 @@ extern const cs_backend cs_backend_neon;
 
 /* The backend calls run on now (see dispatch.c). */
 const cs_backend *cs_active_backend(void);
+/* The backend compiled in for an ISA, NULL if none (whatever the CPU). */
+const cs_backend *cs_backend_for(crowdsteer_isa isa);
+
+/* The public entry points with an explicit backend: validation and defaults
+ * included. Benchmarks use them to run competitors built outside the table. */
+crowdsteer_status cs_run_targeted(const cs_backend *backend, cs_behaviour behaviour,
+                                  const crowdsteer_agents *agents,
+                                  const crowdsteer_target *target,
+                                  const crowdsteer_params *params,
+                                  const crowdsteer_output *out, size_t begin, size_t end);
+crowdsteer_status cs_run_wander(const cs_backend *backend, const crowdsteer_agents *agents,
+                                crowdsteer_wander_state *state,
+                                const crowdsteer_params *params,
+                                const crowdsteer_output *out, size_t begin, size_t end);
+crowdsteer_status cs_run_integrate(const cs_backend *backend,
+                                   const crowdsteer_agents *agents,
+                                   const crowdsteer_vectors *steering,
+                                   const crowdsteer_params *params, size_t begin,
+                                   size_t end);
 
 /* Wander's counter-based generator. A bijective 32-bit mixer (the "lowbias32"
  * constants) keyed by seed, tick and axis once per call, then by the global

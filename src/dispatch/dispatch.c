@@ -147,3 +147,7 @@ crowdsteer_status crowdsteer_force_isa(crowdsteer_isa isa) {
 }
 
 const cs_backend *cs_active_backend(void) { return backends[crowdsteer_active_isa()]; }
+
+const cs_backend *cs_backend_for(crowdsteer_isa isa) {
+  return (unsigned)isa < CROWDSTEER_ISA_COUNT ? backends[isa] : NULL;
+}
