@@ -1,0 +1,91 @@
+/* Runs any entry point of the library on a test scenario with one fixed
+ * parameter set (uniform or per-agent), so several tests drive every
+ * behaviour the same way. */
+#ifndef CROWDSTEER_TEST_ENTRIES_H
+#define CROWDSTEER_TEST_ENTRIES_H
+
+#include "scenario.h"
+
+enum { SEEK, FLEE, ARRIVE, LEAVE, PURSUIT, EVADE, WANDER, INTEGRATE, ENTRY_COUNT };
+static const char *const entry_names[ENTRY_COUNT] = {
+    "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander", "integrate"};
+
+typedef struct variant {
+  int entry, dims, target_kind, per_agent, accumulate;
+  size_t count, misalign;
+} variant;
+
+static inline crowdsteer_params make_params(scenario *s, int per_agent) {
+  crowdsteer_params p;
+  memset(&p, 0, sizeof p);
+  p.max_speed = 2.5f;
+  p.max_force = 1.5f;
+  p.mass = 1.25f;
+  p.dt = 0.5f;
+  p.time_to_target = 0.75f;
+  p.target_radius = 0.05f;
+  p.slowing_radius = 3.0f;
+  p.panic_radius = 40.0f;
+  p.danger_radius = 30.0f;
+  p.escape_radius = 5.0f;
+  p.max_prediction = 20.0f;
+  p.wander_radius = 1.5f;
+  p.wander_distance = 3.0f;
+  p.jitter = 0.3f;
+  if (per_agent) {
+    p.max_speed_per_agent = s->max_speed;
+    p.max_force_per_agent = s->max_force;
+    p.mass_per_agent = s->mass;
+    p.target_radius_per_agent = s->target_radius;
+    p.slowing_radius_per_agent = s->slowing_radius;
+    p.panic_radius_per_agent = s->panic_radius;
+    p.danger_radius_per_agent = s->danger_radius;
+    p.escape_radius_per_agent = s->escape_radius;
+    p.wander_radius_per_agent = s->wander_radius;
+    p.wander_distance_per_agent = s->wander_distance;
+  }
+  return p;
+}
+
+/* Runs one entry point over [begin, end) on the active ISA. */
+static inline crowdsteer_status run_entry(scenario *s, const variant *va, size_t begin,
+                                   size_t end) {
+  crowdsteer_agents agents = scenario_agents(s);
+  crowdsteer_params params = make_params(s, va->per_agent);
+  crowdsteer_output out;
+  memset(&out, 0, sizeof out);
+  out.steering = scenario_vectors(s->out);
+  if (va->accumulate) {
+    out.mode = CROWDSTEER_ACCUMULATE;
+    out.weight = 0.625f;
+    if (va->per_agent) out.weight_per_agent = s->weight;
+  }
+  crowdsteer_target target;
+  memset(&target, 0, sizeof target);
+  target.kind = (crowdsteer_target_kind)va->target_kind;
+  for (int k = 0; k < 3; k++) {
+    target.point[k] = 3.0f - 2.0f * (float)k;
+    target.point_velocity[k] = 0.5f + (float)k;
+  }
+  target.position = scenario_vectors(s->tp);
+  target.velocity = scenario_vectors(s->tv);
+  target.index = s->index;
+  switch (va->entry) {
+  case SEEK: return crowdsteer_seek(&agents, &target, &params, &out, begin, end);
+  case FLEE: return crowdsteer_flee(&agents, &target, &params, &out, begin, end);
+  case ARRIVE: return crowdsteer_arrive(&agents, &target, &params, &out, begin, end);
+  case LEAVE: return crowdsteer_leave(&agents, &target, &params, &out, begin, end);
+  case PURSUIT: return crowdsteer_pursuit(&agents, &target, &params, &out, begin, end);
+  case EVADE: return crowdsteer_evade(&agents, &target, &params, &out, begin, end);
+  case WANDER: {
+    crowdsteer_wander_state state = {scenario_vectors(s->wander), 1234u, 77u};
+    return crowdsteer_wander(&agents, &state, &params, &out, begin, end);
+  }
+  default: {
+    crowdsteer_vectors steering = scenario_vectors(s->tv);
+    return crowdsteer_integrate(&agents, &steering, &params, begin, end);
+  }
+  }
+}
+
+#endif
