@@ -1,0 +1,413 @@
+/* The crowdsteer benchmark suite: one table of kernels, registered through
+ * the Google Benchmark shim for every ISA this build and CPU can run, the
+ * auto-vectorised reference and memory-bandwidth baselines. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bandwidth.h"
+#include "crowdsteer.h"
+#include "internal.h"
+#include "shim.h"
+
+/* src/reference/reference.c compiled again with auto-vectorisation and
+ * -march=native, its table renamed (see bench/CMakeLists.txt). */
+extern const cs_backend cs_backend_autovec;
+
+/* ---- the table of kernels ------------------------------------------------- */
+
+typedef enum case_kind { TARGETED, WANDER, INTEGRATE } case_kind;
+
+typedef struct bench_case {
+  const char *name; /* behaviour part of the benchmark name */
+  case_kind kind;
+  cs_behaviour behaviour;      /* TARGETED only */
+  crowdsteer_target_kind form; /* TARGETED only */
+} bench_case;
+
+#define FORMS(name, behaviour)                                                 \
+  {#name, TARGETED, behaviour, CROWDSTEER_TARGET_POINT},                       \
+      {#name "_arrays", TARGETED, behaviour, CROWDSTEER_TARGET_ARRAYS},        \
+      {#name "_agents", TARGETED, behaviour, CROWDSTEER_TARGET_AGENTS}
+
+/* Every behaviour in every target form; each is also run as a "_step"
+ * (behaviour then integrator), except the integrator itself. */
+static const bench_case cases[] = {
+    FORMS(seek, CS_SEEK),
+    FORMS(flee, CS_FLEE),
+    FORMS(arrive, CS_ARRIVE),
+    FORMS(leave, CS_LEAVE),
+    FORMS(pursuit, CS_PURSUIT),
+    FORMS(evade, CS_EVADE),
+    {"wander", WANDER, CS_WANDER, CROWDSTEER_TARGET_POINT},
+    {"integrate", INTEGRATE, CS_BEHAVIOUR_COUNT, CROWDSTEER_TARGET_POINT},
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+static const int64_t default_counts[] = {1024, 65536, 1048576};
+/* The "large" group: far beyond the last-level cache, memory bound. Only
+ * registered with --large or CROWDSTEER_BENCH_LARGE=1 (about 2 GB of RAM). */
+static const int64_t large_count = 16777216;
+
+/* Logical bytes one agent's work reads plus writes (gathered targets count
+ * what is gathered), the same for every ISA. */
+static int64_t bytes_per_agent(const bench_case *c, int step, int dims) {
+  const int64_t f = (int64_t)sizeof(float), d = dims;
+  const int64_t integrate = (3 * d + 2 * d) * f; /* reads s, v, p; writes v, p */
+  int64_t b = 0;
+  switch (c->kind) {
+  case TARGETED: {
+    int velocity = c->behaviour == CS_PURSUIT || c->behaviour == CS_EVADE;
+    b = (2 * d + d) * f; /* reads p, v; writes s */
+    if (c->form == CROWDSTEER_TARGET_ARRAYS) b += (velocity ? 2 * d : d) * f;
+    if (c->form == CROWDSTEER_TARGET_AGENTS)
+      b += (int64_t)sizeof(uint32_t) + (velocity ? 2 * d : d) * f;
+    break;
+  }
+  case WANDER: b = 4 * d * f; break; /* reads v, w; writes w, s */
+  case INTEGRATE: return integrate;
+  }
+  return step ? b + integrate : b;
+}
+
+/* ---- the world: one batch of agents, reused across benchmarks ------------- */
+
+typedef struct world {
+  size_t n;
+  int dims;
+  float *p[3], *v[3], *s[3], *w[3], *tp[3], *tv[3];
+  float *scratch[9]; /* copy baseline destination */
+  uint32_t *index;
+  unsigned char *block;
+  const void *owner; /* the benchmark that last reset the mutable state */
+  uint32_t tick;
+} world;
+
+static world the_world;
+
+/* Uniform in [lo, hi) from a counter: cheap to regenerate, the same every run. */
+static float random_at(uint32_t stream, size_t i, float lo, float hi) {
+  uint32_t h = cs_mix32(cs_mix32(stream * 0x9E3779B9u + 0x632BE5ABu) ^ (uint32_t)i);
+  return lo + (hi - lo) * (float)(h >> 8) * 0x1p-24f;
+}
+
+static void fill(float *a, uint32_t stream, size_t n, float lo, float hi) {
+  for (size_t i = 0; i < n; i++) a[i] = random_at(stream, i, lo, hi);
+}
+
+/* Positions spread over [-100, 100) around the point target at the origin,
+ * so that arrive's ramp, flee's panic radius and leave's radii each split
+ * the crowd: a scalar code pays for mixed branches as it would in a game. */
+static void reset_mutable(world *w) {
+  for (int k = 0; k < w->dims; k++) {
+    fill(w->p[k], 10u + (uint32_t)k, w->n, -100.0f, 100.0f);
+    fill(w->v[k], 20u + (uint32_t)k, w->n, -1.0f, 1.0f);
+    fill(w->w[k], 30u + (uint32_t)k, w->n, -1.0f, 1.0f);
+    memset(w->s[k], 0, w->n * sizeof(float));
+  }
+  w->tick = 0;
+}
+
+static void world_free(world *w) {
+  free(w->block);
+  memset(w, 0, sizeof *w);
+}
+
+/* Array number `slot` of a block: 320 bytes = 5 cache lines more per slot,
+ * so up to 64 arrays all start at different offsets modulo 4 KiB. */
+static void *array_at(unsigned char *block, size_t array_bytes, size_t slot) {
+  return block + slot * array_bytes + (slot * 320u) % 4096u;
+}
+
+/* Every array in one block, each starting at a different offset modulo
+ * 4 KiB: arrays of power-of-two sizes from separate allocations would all
+ * alias in the L1 (4K aliasing between the load and store streams), which
+ * would measure the allocator, not the kernel. */
+static int world_allocate(world *w, size_t n, int dims) {
+  const size_t array_bytes = ((n * sizeof(float) + 4095) / 4096) * 4096;
+  const int n_arrays = 6 * dims + 9 + 1;
+  unsigned char *block = aligned_alloc(4096, (size_t)n_arrays * (array_bytes + 4096));
+  if (!block) return 0;
+  w->block = block;
+  w->n = n;
+  w->dims = dims;
+  size_t slot = 0;
+#define NEXT() array_at(block, array_bytes, slot++)
+  for (int k = 0; k < dims; k++) {
+    w->p[k] = NEXT();
+    w->v[k] = NEXT();
+    w->s[k] = NEXT();
+    w->w[k] = NEXT();
+    w->tp[k] = NEXT();
+    w->tv[k] = NEXT();
+  }
+  for (int k = 0; k < 9; k++) {
+    w->scratch[k] = NEXT();
+    memset(w->scratch[k], 0, n * sizeof(float));
+  }
+  w->index = NEXT();
+#undef NEXT
+  for (int k = 0; k < dims; k++) {
+    fill(w->tp[k], 40u + (uint32_t)k, n, -100.0f, 100.0f);
+    fill(w->tv[k], 50u + (uint32_t)k, n, -1.0f, 1.0f);
+  }
+  /* Random quarries: a crowd pursues agents all over the batch. */
+  for (size_t i = 0; i < n; i++)
+    w->index[i] = (uint32_t)((uint64_t)cs_mix32((uint32_t)i ^ 0x5bd1e995u) * n >> 32);
+  reset_mutable(w);
+  return 1;
+}
+
+/* The world for (n, dims), its mutable state reset once per benchmark (not
+ * per call: Google Benchmark calls a body several times while it sizes the
+ * iteration count, and regenerating 16M agents each time would dominate). */
+static world *world_for(size_t n, int dims, const void *owner) {
+  world *w = &the_world;
+  if (w->n != n || w->dims != dims) {
+    world_free(w);
+    if (!world_allocate(w, n, dims)) return NULL;
+  }
+  if (w->owner != owner) {
+    reset_mutable(w);
+    w->owner = owner;
+  }
+  return w;
+}
+
+/* ---- kernel benchmarks ---------------------------------------------------- */
+
+typedef struct kernel_entry {
+  const bench_case *c;
+  int step;
+  int dims;
+  const cs_backend *backend;
+  const char *isa;
+} kernel_entry;
+
+static crowdsteer_params bench_params(void) {
+  crowdsteer_params params;
+  memset(&params, 0, sizeof params);
+  params.max_speed = 2.0f;
+  params.dt = 1.0f / 60.0f;
+  params.target_radius = 1.0f;
+  params.slowing_radius = 50.0f;
+  params.panic_radius = 60.0f;
+  params.danger_radius = 60.0f;
+  params.escape_radius = 20.0f;
+  params.wander_radius = 1.0f;
+  params.wander_distance = 2.0f;
+  params.jitter = 0.1f;
+  return params;
+}
+
+static void run_kernel(csb_state *state, const void *arg) {
+  const kernel_entry *e = arg;
+  const size_t n = (size_t)csb_range(state, 0);
+  const int dims = e->dims;
+  world *w = world_for(n, dims, e);
+  if (!w) {
+    csb_skip_with_error(state, "out of memory");
+    while (csb_keep_running(state)) {
+    }
+    return;
+  }
+  int z = dims == 3;
+  crowdsteer_agents agents = {n,         dims,      w->p[0], w->p[1],
+                              z ? w->p[2] : NULL, w->v[0], w->v[1],
+                              z ? w->v[2] : NULL};
+  crowdsteer_vectors steering = {w->s[0], w->s[1], z ? w->s[2] : NULL};
+  crowdsteer_output out;
+  memset(&out, 0, sizeof out);
+  out.steering = steering;
+  out.mode = CROWDSTEER_OVERWRITE;
+  crowdsteer_target target;
+  memset(&target, 0, sizeof target);
+  target.kind = e->c->form;
+  target.point_velocity[0] = 0.5f;
+  target.point_velocity[1] = -0.25f;
+  target.point_velocity[2] = 0.125f;
+  target.position = (crowdsteer_vectors){w->tp[0], w->tp[1], z ? w->tp[2] : NULL};
+  target.velocity = (crowdsteer_vectors){w->tv[0], w->tv[1], z ? w->tv[2] : NULL};
+  target.index = w->index;
+  crowdsteer_wander_state wander;
+  memset(&wander, 0, sizeof wander);
+  wander.direction = (crowdsteer_vectors){w->w[0], w->w[1], z ? w->w[2] : NULL};
+  wander.seed = 0x12345u;
+  const crowdsteer_params params = bench_params();
+  const cs_backend *backend = e->backend;
+
+  while (csb_keep_running(state)) {
+    crowdsteer_status status = CROWDSTEER_OK;
+    switch (e->c->kind) {
+    case TARGETED:
+      status = cs_run_targeted(backend, e->c->behaviour, &agents, &target, &params,
+                               &out, 0, n);
+      break;
+    case WANDER:
+      wander.tick = w->tick++;
+      status = cs_run_wander(backend, &agents, &wander, &params, &out, 0, n);
+      break;
+    case INTEGRATE: break;
+    }
+    if (status == CROWDSTEER_OK && (e->step || e->c->kind == INTEGRATE))
+      status = cs_run_integrate(backend, &agents, &steering, &params, 0, n);
+    if (status != CROWDSTEER_OK) csb_skip_with_error(state, crowdsteer_status_string(status));
+    csb_clobber_memory();
+  }
+  const int64_t agents_done = csb_iterations(state) * (int64_t)n;
+  csb_set_items_processed(state, agents_done);
+  csb_set_bytes_processed(state, agents_done * bytes_per_agent(e->c, e->step, dims));
+}
+
+/* ---- bandwidth baselines -------------------------------------------------- */
+
+typedef enum bw_op { BW_READ, BW_COPY, BW_RMW } bw_op;
+
+typedef struct bw_entry {
+  bw_op op;
+  int dims;
+} bw_entry;
+
+/* k = 3 * dims arrays: as many as a step touches (p, v and the steering). */
+static void run_bandwidth(csb_state *state, const void *arg) {
+  const bw_entry *e = arg;
+  const size_t n = (size_t)csb_range(state, 0);
+  world *w = world_for(n, e->dims, e);
+  if (!w) {
+    csb_skip_with_error(state, "out of memory");
+    while (csb_keep_running(state)) {
+    }
+    return;
+  }
+  float *arrays[9], *dst[9];
+  int k = 0;
+  for (int d = 0; d < e->dims; d++) {
+    arrays[k++] = w->p[d];
+    arrays[k++] = w->v[d];
+    arrays[k++] = w->s[d];
+  }
+  for (int j = 0; j < k; j++) dst[j] = w->scratch[j];
+  uint32_t sink = 0;
+  while (csb_keep_running(state)) {
+    switch (e->op) {
+    case BW_READ: sink ^= bw_read(arrays, k, n); break;
+    case BW_COPY: bw_copy(dst, arrays, k, n); break;
+    case BW_RMW: bw_rmw(arrays, k, n, 0.5f, 0.25f); break;
+    }
+    csb_clobber_memory();
+  }
+  csb_do_not_optimize(&sink);
+  const int64_t agents_done = csb_iterations(state) * (int64_t)n;
+  const int64_t per_agent = (int64_t)k * (int64_t)sizeof(float) * (e->op == BW_READ ? 1 : 2);
+  csb_set_items_processed(state, agents_done);
+  csb_set_bytes_processed(state, agents_done * per_agent);
+}
+
+/* ---- registration --------------------------------------------------------- */
+
+typedef struct isa_entry {
+  const char *name;
+  const cs_backend *backend;
+} isa_entry;
+
+/* The scalar reference first, then the auto-vectorised reference, then every
+ * SIMD ISA compiled in that this CPU runs. */
+static size_t list_isas(isa_entry *out, char *context, size_t context_size) {
+  size_t count = 0;
+  out[count++] = (isa_entry){"scalar", cs_backend_for(CROWDSTEER_ISA_SCALAR)};
+  out[count++] = (isa_entry){"autovec", &cs_backend_autovec};
+  char skipped[256] = "";
+  for (int isa = CROWDSTEER_ISA_SCALAR + 1; isa < CROWDSTEER_ISA_COUNT; isa++) {
+    const cs_backend *backend = cs_backend_for((crowdsteer_isa)isa);
+    const char *name = crowdsteer_isa_name((crowdsteer_isa)isa);
+    if (!backend) continue;
+    if (crowdsteer_isa_supported((crowdsteer_isa)isa)) {
+      out[count++] = (isa_entry){name, backend};
+    } else {
+      size_t used = strlen(skipped);
+      snprintf(skipped + used, sizeof skipped - used, "%s%s", used ? "," : "", name);
+    }
+  }
+  size_t used = 0;
+  for (size_t k = 0; k < count; k++)
+    used += (size_t)snprintf(context + used, context_size - used, "%s%s", k ? "," : "",
+                             out[k].name);
+  csb_add_context("crowdsteer_isas", context);
+  if (skipped[0]) {
+    csb_add_context("crowdsteer_isas_not_supported_by_cpu", skipped);
+    fprintf(stderr, "crowdsteer-bench: compiled in but not supported by this CPU, "
+                    "not registered: %s\n", skipped);
+  }
+  return count;
+}
+
+static const char *const bw_names[] = {"bw_read", "bw_copy", "bw_rmw"};
+
+/* Grouped by count, then dims, then kernel, with the ISAs of one kernel next
+ * to each other: the ratios within a group are measured minutes apart at
+ * most, which matters on a shared, noisy machine. */
+static void register_all(const int64_t *counts, size_t n_counts) {
+  static isa_entry isas[CROWDSTEER_ISA_COUNT + 1];
+  static char context[128];
+  static bw_entry bw[2][3];
+  const size_t n_isas = list_isas(isas, context, sizeof context);
+  kernel_entry *entries = calloc(2 * N_CASES * 2 * n_isas, sizeof *entries);
+  if (!entries) {
+    fprintf(stderr, "crowdsteer-bench: out of memory\n");
+    exit(1);
+  }
+  size_t used = 0;
+  char name[128];
+  for (int dims = 2; dims <= 3; dims++)
+    for (size_t c = 0; c < N_CASES; c++)
+      for (int step = 0; step <= 1; step++)
+        for (size_t k = 0; k < n_isas; k++)
+          entries[used++] = (kernel_entry){&cases[c], step, dims, isas[k].backend,
+                                          isas[k].name};
+  for (size_t ci = 0; ci < n_counts; ci++) {
+    for (int dims = 2; dims <= 3; dims++) {
+      for (int op = BW_READ; op <= BW_RMW; op++) {
+        bw[dims - 2][op] = (bw_entry){(bw_op)op, dims};
+        snprintf(name, sizeof name, "%s/%dd/native", bw_names[op], dims);
+        csb_register(name, run_bandwidth, &bw[dims - 2][op], &counts[ci], 1);
+      }
+      for (size_t k = 0; k < used; k++) {
+        const kernel_entry *e = &entries[k];
+        if (e->dims != dims || (e->step && e->c->kind == INTEGRATE)) continue;
+        snprintf(name, sizeof name, "%s%s/%dd/%s", e->c->name, e->step ? "_step" : "",
+                 dims, e->isa);
+        csb_register(name, run_kernel, e, &counts[ci], 1);
+      }
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  const char *env = getenv("CROWDSTEER_BENCH_LARGE");
+  int large = env && env[0] && strcmp(env, "0") != 0;
+  /* Our own flag, removed before Google Benchmark parses the rest. */
+  int kept = 1;
+  for (int k = 1; k < argc; k++) {
+    if (strcmp(argv[k], "--large") == 0)
+      large = 1;
+    else
+      argv[kept++] = argv[k];
+  }
+  argc = kept;
+  argv[argc] = NULL;
+  csb_initialize(&argc, argv);
+  if (csb_report_unrecognized_arguments(argc, argv)) return 1;
+
+  int64_t counts[4];
+  size_t n_counts = 0;
+  for (size_t k = 0; k < sizeof default_counts / sizeof default_counts[0]; k++)
+    counts[n_counts++] = default_counts[k];
+  if (large) counts[n_counts++] = large_count;
+  csb_add_context("crowdsteer_large", large ? "1" : "0");
+  register_all(counts, n_counts);
+  csb_run_specified();
+  csb_shutdown();
+  world_free(&the_world);
+  return 0;
+}
