@@ -1,0 +1,62 @@
+# Pictures (crowdsteer-demo --pictures DIR, needs libpng) and the interactive
+# SDL2 viewer crowdsteer-viewer; included at the end of examples/CMakeLists.txt.
+set(_cs_pic_dir ${CMAKE_CURRENT_LIST_DIR})
+# Pixels feed recorded hashes, so no FMA contraction (same rule as the library).
+set_source_files_properties(${_cs_pic_dir}/pictures.c PROPERTIES
+  COMPILE_OPTIONS "-ffp-contract=off;-Wall;-Wextra")
+
+find_package(PNG QUIET)
+if(TARGET crowdsteer-demo AND PNG_FOUND)
+  target_sources(crowdsteer-demo PRIVATE ${_cs_pic_dir}/pictures.c)
+  # Appended to the property rather than target_link_libraries() so this file
+  # works whichever target_link_libraries signature the demo uses.
+  set_property(TARGET crowdsteer-demo APPEND PROPERTY LINK_LIBRARIES PNG::PNG)
+  target_compile_definitions(crowdsteer-demo PRIVATE
+    CROWDSTEER_DEMO_PICTURES CROWDSTEER_PICTURES_PNG)
+  target_include_directories(crowdsteer-demo PRIVATE ${_cs_pic_dir})
+elseif(TARGET crowdsteer-demo)
+  message(STATUS "crowdsteer: libpng not found, crowdsteer-demo without --pictures "
+                 "(apt-get install libpng-dev)")
+endif()
+
+find_package(SDL2 CONFIG QUIET)
+if(TARGET SDL2::SDL2)
+  add_executable(crowdsteer-viewer ${_cs_pic_dir}/viewer.c ${_cs_pic_dir}/pictures.c)
+  target_include_directories(crowdsteer-viewer PRIVATE ${_cs_pic_dir})
+  target_link_libraries(crowdsteer-viewer PRIVATE crowdsteer::crowdsteer SDL2::SDL2)
+  target_compile_options(crowdsteer-viewer PRIVATE -ffp-contract=off -Wall -Wextra)
+  # Our own main(): no SDL2main needed on any platform.
+  target_compile_definitions(crowdsteer-viewer PRIVATE SDL_MAIN_HANDLED)
+  if(PNG_FOUND)
+    target_link_libraries(crowdsteer-viewer PRIVATE PNG::PNG)
+    target_compile_definitions(crowdsteer-viewer PRIVATE CROWDSTEER_PICTURES_PNG)
+  endif()
+  find_library(_cs_pic_libm m)
+  if(_cs_pic_libm)
+    target_link_libraries(crowdsteer-viewer PRIVATE ${_cs_pic_libm})
+  endif()
+else()
+  message(STATUS "crowdsteer: SDL2 not found, no crowdsteer-viewer "
+                 "(apt-get install libsdl2-dev)")
+endif()
+
+# Tests. The pixel tests themselves live in tests/pictures (no libpng or SDL
+# needed); here only what needs the demo or the viewer binaries.
+if(CROWDSTEER_BUILD_TESTS)
+  if(TARGET crowdsteer-demo AND PNG_FOUND)
+    add_test(NAME pictures.demo_writes_pngs
+      COMMAND ${CMAKE_COMMAND} -DDEMO=$<TARGET_FILE:crowdsteer-demo>
+              -DOUT=${CMAKE_CURRENT_BINARY_DIR}/pictures-test
+              -P ${_cs_pic_dir}/../tests/pictures/demo_pictures.cmake)
+  endif()
+  # The viewer needs a display: only where Xvfb can provide one, so a
+  # headless machine without it still passes the suite.
+  find_program(_cs_xvfb_run xvfb-run)
+  find_program(_cs_xauth xauth)
+  if(TARGET crowdsteer-viewer AND TARGET pictures_bmp_check AND _cs_xvfb_run AND _cs_xauth)
+    set(_shot ${CMAKE_CURRENT_BINARY_DIR}/viewer-smoke.bmp)
+    add_test(NAME pictures.viewer_smoke
+      COMMAND sh -c "rm -f '${_shot}' && '${_cs_xvfb_run}' -a '$<TARGET_FILE:crowdsteer-viewer>' --agents 20000 --script 30 --screenshot '${_shot}' && '$<TARGET_FILE:pictures_bmp_check>' '${_shot}' 2000")
+    set_tests_properties(pictures.viewer_smoke PROPERTIES TIMEOUT 120)
+  endif()
+endif()

@@ -1,0 +1,472 @@
+/* crowdsteer-viewer: an SDL2 window where a crowd steers towards (or away
+ * from) the mouse; keys pick the behaviour, agent count and ISA. */
+#include <SDL.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crowdsteer.h"
+#include "pictures.h"
+
+enum behaviour { B_SEEK, B_FLEE, B_ARRIVE, B_LEAVE, B_PURSUIT, B_EVADE, B_WANDER, B_MIXED, B_COUNT };
+static const char *const behaviour_name[B_COUNT] = {"seek", "flee", "arrive", "leave",
+                                                   "pursuit", "evade", "wander", "mixed"};
+/* The same hues as the pictures (pictures.c), as ARGB. */
+static const uint32_t behaviour_colour[B_COUNT] = {
+    0xFFFF9628, 0xFFF03C3C, 0xFF50DC64, 0xFFE65AE6,
+    0xFF4696FF, 0xFF3CE1E1, 0xFFF0E146, 0xFFEBEBEB};
+#define BG 0xFF0E1117u
+#define TEXT 0xFFEBEBEBu
+#define DIM 0xFF969BA5u
+
+/* Agent counts selectable with +/-: a 1-2-5 ladder. */
+static const size_t ladder[] = {1000,   2000,   5000,   10000,  20000,
+                                50000,  100000, 200000, 500000, 1000000};
+enum { LADDER = sizeof ladder / sizeof ladder[0] };
+
+typedef struct crowd {
+  size_t n, cap;
+  float *px, *py, *vx, *vy, *sx, *sy, *wx, *wy, *speed;
+  uint64_t rng;
+} crowd;
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static float uniform(uint64_t *s, float lo, float hi) {
+  return lo + (hi - lo) * ((float)(uint32_t)(splitmix(s) >> 40) * (1.0f / 16777216.0f));
+}
+
+/* Grows (keeping existing agents) or shrinks to n; new agents are placed at
+ * random over the window. */
+static int crowd_resize(crowd *c, size_t n, int w, int h) {
+  if (n > c->cap) {
+    float **arrays[] = {&c->px, &c->py, &c->vx, &c->vy, &c->sx,
+                        &c->sy, &c->wx, &c->wy, &c->speed};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+      float *p = realloc(*arrays[k], n * sizeof(float));
+      if (!p) return -1;
+      *arrays[k] = p;
+    }
+    c->cap = n;
+  }
+  for (size_t i = c->n; i < n; i++) {
+    c->px[i] = uniform(&c->rng, 0, (float)w);
+    c->py[i] = uniform(&c->rng, 0, (float)h);
+    c->vx[i] = uniform(&c->rng, -1, 1);
+    c->vy[i] = uniform(&c->rng, -1, 1);
+    c->sx[i] = c->sy[i] = c->wx[i] = c->wy[i] = 0;
+    c->speed[i] = uniform(&c->rng, 2.0f, 5.0f); /* a heterogeneous crowd */
+  }
+  c->n = n;
+  return 0;
+}
+
+static void crowd_free(crowd *c) {
+  float *arrays[] = {c->px, c->py, c->vx, c->vy, c->sx, c->sy, c->wx, c->wy, c->speed};
+  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
+  memset(c, 0, sizeof *c);
+}
+
+/* Runs behaviour b on [begin, end) then blends a weak pull to the centre for
+ * the behaviours that would otherwise leave the screen empty. */
+static crowdsteer_status steer(crowd *c, int b, const crowdsteer_target *t,
+                               crowdsteer_wander_state *ws, const crowdsteer_params *prm,
+                               size_t begin, size_t end) {
+  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL};
+  crowdsteer_output o;
+  memset(&o, 0, sizeof o);
+  o.steering.x = c->sx;
+  o.steering.y = c->sy;
+  switch (b) {
+  case B_SEEK: return crowdsteer_seek(&a, t, prm, &o, begin, end);
+  case B_FLEE: return crowdsteer_flee(&a, t, prm, &o, begin, end);
+  case B_ARRIVE: return crowdsteer_arrive(&a, t, prm, &o, begin, end);
+  case B_LEAVE: return crowdsteer_leave(&a, t, prm, &o, begin, end);
+  case B_PURSUIT: return crowdsteer_pursuit(&a, t, prm, &o, begin, end);
+  case B_EVADE: return crowdsteer_evade(&a, t, prm, &o, begin, end);
+  default: return crowdsteer_wander(&a, ws, prm, &o, begin, end);
+  }
+}
+
+/* ---- drawing into the ARGB frame -------------------------------------------- */
+
+typedef struct frame {
+  uint32_t *px;
+  int w, h;
+} frame;
+
+static void plot(frame *f, int x, int y, uint32_t c) {
+  if (x >= 0 && y >= 0 && x < f->w && y < f->h) f->px[(size_t)y * f->w + x] = c;
+}
+
+static void text(frame *f, int x, int y, int scale, uint32_t c, const char *s) {
+  for (int cx = x; *s; s++, cx += (PIC_FONT_W + 1) * scale) {
+    const uint8_t *rows = pic_font_glyph(*s);
+    for (int r = 0; r < PIC_FONT_H; r++)
+      for (int col = 0; col < PIC_FONT_W; col++)
+        if (rows[r] & (0x10 >> col))
+          for (int dy = 0; dy < scale; dy++)
+            for (int dx = 0; dx < scale; dx++)
+              plot(f, cx + col * scale + dx, y + r * scale + dy, c);
+  }
+}
+
+/* Text on a dark box so it stays readable over a dense crowd. */
+static void label(frame *f, int x, int y, int scale, uint32_t c, const char *s) {
+  int w = (int)strlen(s) * (PIC_FONT_W + 1) * scale + 2 * scale, h = (PIC_FONT_H + 2) * scale;
+  for (int yy = y - scale; yy < y - scale + h; yy++)
+    for (int xx = x - scale; xx < x - scale + w; xx++) plot(f, xx, yy, BG);
+  text(f, x, y, scale, c, s);
+}
+
+static void circle(frame *f, int cx, int cy, int r, uint32_t c) {
+  if (r <= 0 || r > 4000) return;
+  for (int x = r, y = 0, err = 1 - r, k = 0; x >= y; k++) {
+    if ((k / 4) % 2 == 0) { /* dashed */
+      int pts[8][2] = {{x, y}, {y, x}, {-y, x}, {-x, y}, {-x, -y}, {-y, -x}, {y, -x}, {x, -y}};
+      for (int i = 0; i < 8; i++) plot(f, cx + pts[i][0], cy + pts[i][1], c);
+    }
+    y++;
+    if (err < 0) {
+      err += 2 * y + 1;
+    } else {
+      x--;
+      err += 2 * (y - x) + 1;
+    }
+  }
+}
+
+/* Agents as single pixels, added (saturating) so dense regions glow. */
+static void draw_agents(frame *f, const crowd *c, size_t begin, size_t end, uint32_t colour) {
+  uint32_t add = (colour >> 2) & 0x003F3F3Fu; /* a quarter of each channel */
+  for (size_t i = begin; i < end; i++) {
+    float x = c->px[i], y = c->py[i];
+    if (!(x >= 0 && y >= 0 && x < (float)f->w && y < (float)f->h)) continue;
+    uint32_t *p = f->px + (size_t)(int)y * f->w + (int)x;
+    uint32_t v = *p;
+    uint32_t r = ((v >> 16) & 255) + ((add >> 16) & 255);
+    uint32_t g = ((v >> 8) & 255) + ((add >> 8) & 255);
+    uint32_t b = (v & 255) + (add & 255);
+    *p = 0xFF000000u | (r > 255 ? 255 : r) << 16 | (g > 255 ? 255 : g) << 8 | (b > 255 ? 255 : b);
+  }
+}
+
+/* ---- main --------------------------------------------------------------------- */
+
+typedef struct options {
+  size_t agents;
+  int behaviour, script, width, height, vsync;
+  const char *screenshot, *isa;
+} options;
+
+static int usage(const char *argv0) {
+  fprintf(stderr,
+          "usage: %s [options]\n"
+          "  --agents N          initial agent count (default 20000)\n"
+          "  --behaviour NAME    seek flee arrive leave pursuit evade wander mixed\n"
+          "  --isa NAME          start on this ISA (scalar sse4 avx2 avx512 neon)\n"
+          "  --size WxH          window size (default 1280x720)\n"
+          "  --vsync             cap the frame rate to the display\n"
+          "  --script N          move the target on a fixed path, run N frames, exit\n"
+          "  --screenshot FILE   with --script: save the last frame (.bmp, or .png)\n",
+          argv0);
+  return 2;
+}
+
+static int parse(int argc, char **argv, options *o) {
+  memset(o, 0, sizeof *o);
+  o->agents = 20000;
+  o->behaviour = B_SEEK;
+  o->width = 1280;
+  o->height = 720;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--vsync") == 0) {
+      o->vsync = 1;
+      continue;
+    }
+    if (!v) return -1;
+    i++;
+    if (strcmp(a, "--agents") == 0) {
+      long long n = atoll(v);
+      if (n < 1 || n > 100000000) return -1;
+      o->agents = (size_t)n;
+    } else if (strcmp(a, "--behaviour") == 0 || strcmp(a, "--behavior") == 0) {
+      o->behaviour = -1;
+      for (int b = 0; b < B_COUNT; b++)
+        if (strcmp(v, behaviour_name[b]) == 0) o->behaviour = b;
+      if (o->behaviour < 0) return -1;
+    } else if (strcmp(a, "--isa") == 0) {
+      o->isa = v;
+    } else if (strcmp(a, "--size") == 0) {
+      if (sscanf(v, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 ||
+          o->height < 240 || o->width > 8192 || o->height > 8192)
+        return -1;
+    } else if (strcmp(a, "--script") == 0) {
+      o->script = atoi(v);
+      if (o->script < 1) return -1;
+    } else if (strcmp(a, "--screenshot") == 0) {
+      o->screenshot = v;
+    } else {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && SDL_strcasecmp(s + a - b, suffix) == 0;
+}
+
+/* Saves an ARGB8888 frame as BMP, or as PNG when the name says so. */
+static int save_frame(const uint32_t *px, int w, int h, const char *path) {
+  if (ends_with(path, ".png")) {
+    pic_image img;
+    if (pic_image_init(&img, w, h)) return -1;
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+      img.rgb[3 * i] = (uint8_t)(px[i] >> 16);
+      img.rgb[3 * i + 1] = (uint8_t)(px[i] >> 8);
+      img.rgb[3 * i + 2] = (uint8_t)px[i];
+    }
+    int rc = pic_write_png(&img, path);
+    pic_image_free(&img);
+    return rc;
+  }
+  SDL_Surface *s = SDL_CreateRGBSurfaceWithFormatFrom((void *)px, w, h, 32, w * 4,
+                                                      SDL_PIXELFORMAT_ARGB8888);
+  if (!s) return -1;
+  int rc = SDL_SaveBMP(s, path);
+  SDL_FreeSurface(s);
+  return rc == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+  options opt;
+  if (parse(argc, argv, &opt)) return usage(argv[0]);
+  if (opt.isa) {
+    crowdsteer_isa isa;
+    crowdsteer_status st = crowdsteer_isa_from_name(opt.isa, &isa);
+    if (st == CROWDSTEER_OK) st = crowdsteer_force_isa(isa);
+    if (st != CROWDSTEER_OK) {
+      fprintf(stderr, "crowdsteer-viewer: --isa %s: %s\n", opt.isa, crowdsteer_status_string(st));
+      return 2;
+    }
+  }
+  SDL_SetMainReady();
+  if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    fprintf(stderr, "crowdsteer-viewer: SDL_Init: %s\n", SDL_GetError());
+    return 1;
+  }
+  const int W = opt.width, H = opt.height;
+  SDL_Window *win = SDL_CreateWindow("crowdsteer viewer", SDL_WINDOWPOS_CENTERED,
+                                     SDL_WINDOWPOS_CENTERED, W, H, 0);
+  SDL_Renderer *ren = win ? SDL_CreateRenderer(win, -1, opt.vsync ? SDL_RENDERER_PRESENTVSYNC : 0)
+                          : NULL;
+  SDL_Texture *tex = ren ? SDL_CreateTexture(ren, SDL_PIXELFORMAT_ARGB8888,
+                                             SDL_TEXTUREACCESS_STREAMING, W, H)
+                         : NULL;
+  uint32_t *pixels = malloc((size_t)W * H * sizeof *pixels);
+  crowd c;
+  memset(&c, 0, sizeof c);
+  c.rng = 12345;
+  if (!tex || !pixels || crowd_resize(&c, opt.agents, W, H)) {
+    fprintf(stderr, "crowdsteer-viewer: setup failed: %s\n", SDL_GetError());
+    return 1;
+  }
+  SDL_RendererInfo info;
+  SDL_GetRendererInfo(ren, &info);
+
+  int behaviour = opt.behaviour, paused = 0, help = 1, running = 1, rc = 0;
+  size_t rung = 0;
+  while (rung + 1 < LADDER && ladder[rung] < c.n) rung++;
+  float tx = W * 0.5f, ty = H * 0.5f, ptx = tx, pty = ty;
+  crowdsteer_wander_state ws = {{NULL, NULL, NULL}, 42, 0};
+  crowdsteer_params prm;
+  memset(&prm, 0, sizeof prm);
+  prm.max_force = 0.25f;
+  prm.slowing_radius = 150.0f;
+  prm.target_radius = 3.0f;
+  prm.panic_radius = 220.0f;
+  prm.danger_radius = 220.0f;
+  prm.escape_radius = 60.0f;
+  prm.max_prediction = 30.0f;
+  prm.wander_distance = 1.0f;
+  prm.wander_radius = 0.6f;
+  prm.jitter = 0.4f;
+  const double freq = (double)SDL_GetPerformanceFrequency();
+  double sim_ms = 0, frame_ms = 0, total_sim = 0, total_frame = 0;
+  uint64_t last = SDL_GetPerformanceCounter();
+  char line[256];
+
+  for (int frame_no = 0; running; frame_no++) {
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) {
+      if (e.type == SDL_QUIT) running = 0;
+      if (e.type != SDL_KEYDOWN) continue;
+      SDL_Keycode k = e.key.keysym.sym;
+      if (k >= SDLK_1 && k <= SDLK_8) behaviour = (int)(k - SDLK_1);
+      else if (k == SDLK_ESCAPE || k == SDLK_q) running = 0;
+      else if (k == SDLK_SPACE) paused = !paused;
+      else if (k == SDLK_h) help = !help;
+      else if (k == SDLK_r) {
+        c.n = 0;
+        if (crowd_resize(&c, ladder[rung], W, H)) running = 0;
+      } else if ((k == SDLK_PLUS || k == SDLK_EQUALS || k == SDLK_KP_PLUS) && rung + 1 < LADDER) {
+        if (crowd_resize(&c, ladder[++rung], W, H)) running = 0;
+      } else if ((k == SDLK_MINUS || k == SDLK_KP_MINUS) && rung > 0) {
+        if (crowd_resize(&c, ladder[--rung], W, H)) running = 0;
+      } else if (k == SDLK_i) { /* next ISA this build and CPU can run */
+        int cur = (int)crowdsteer_active_isa();
+        for (int s = 1; s <= CROWDSTEER_ISA_COUNT; s++) {
+          crowdsteer_isa isa = (crowdsteer_isa)((cur + s) % CROWDSTEER_ISA_COUNT);
+          if (crowdsteer_isa_supported(isa) && crowdsteer_force_isa(isa) == CROWDSTEER_OK) break;
+        }
+      }
+    }
+    if (opt.script) { /* a Lissajous path instead of the mouse */
+      double t = frame_no * 0.02;
+      tx = (float)(W * (0.5 + 0.33 * sin(t * 1.3)));
+      ty = (float)(H * (0.5 + 0.33 * sin(t * 2.1 + 0.5)));
+    } else {
+      int mx, my;
+      SDL_GetMouseState(&mx, &my);
+      tx = (float)mx;
+      ty = (float)my;
+    }
+    crowdsteer_target t;
+    memset(&t, 0, sizeof t);
+    t.point[0] = tx;
+    t.point[1] = ty;
+    t.point_velocity[0] = tx - ptx;
+    t.point_velocity[1] = ty - pty;
+    ptx = tx;
+    pty = ty;
+
+    /* Steering and integration: the part crowdsteer does, timed alone. */
+    uint64_t t0 = SDL_GetPerformanceCounter();
+    if (!paused) {
+      prm.max_speed_per_agent = c.speed;
+      ws.direction.x = c.wx;
+      ws.direction.y = c.wy;
+      ws.tick = (uint32_t)frame_no;
+      crowdsteer_status st = CROWDSTEER_OK;
+      if (behaviour == B_MIXED) {
+        for (int b = 0; b < B_WANDER + 1 && st == CROWDSTEER_OK; b++)
+          st = steer(&c, b, &t, &ws, &prm, c.n * b / 7, c.n * (b + 1) / 7);
+      } else {
+        st = steer(&c, behaviour, &t, &ws, &prm, 0, c.n);
+      }
+      crowdsteer_agents a = {c.n, 2, c.px, c.py, NULL, c.vx, c.vy, NULL};
+      crowdsteer_vectors s = {c.sx, c.sy, NULL};
+      if (st == CROWDSTEER_OK) st = crowdsteer_integrate(&a, &s, &prm, 0, c.n);
+      if (st != CROWDSTEER_OK) {
+        fprintf(stderr, "crowdsteer-viewer: %s\n", crowdsteer_status_string(st));
+        rc = 1;
+        break;
+      }
+    }
+    uint64_t t1 = SDL_GetPerformanceCounter();
+    /* The screen wraps around, so fleeing crowds stay in view. */
+    if (!paused)
+      for (size_t i = 0; i < c.n; i++) {
+        if (c.px[i] < 0) c.px[i] += (float)W;
+        else if (c.px[i] >= (float)W) c.px[i] -= (float)W;
+        if (c.py[i] < 0) c.py[i] += (float)H;
+        else if (c.py[i] >= (float)H) c.py[i] -= (float)H;
+      }
+
+    frame f = {pixels, W, H};
+    for (size_t i = 0; i < (size_t)W * H; i++) pixels[i] = BG;
+    if (behaviour == B_MIXED) {
+      for (int b = 0; b < 7; b++)
+        draw_agents(&f, &c, c.n * b / 7, c.n * (b + 1) / 7, behaviour_colour[b]);
+    } else {
+      draw_agents(&f, &c, 0, c.n, behaviour_colour[behaviour]);
+    }
+    int cx = (int)tx, cy = (int)ty;
+    for (int k = -8; k <= 8; k++) {
+      plot(&f, cx + k, cy, TEXT);
+      plot(&f, cx, cy + k, TEXT);
+    }
+    if (behaviour == B_ARRIVE) circle(&f, cx, cy, (int)prm.slowing_radius, behaviour_colour[B_ARRIVE]);
+    if (behaviour == B_FLEE || behaviour == B_EVADE)
+      circle(&f, cx, cy, (int)prm.panic_radius, behaviour_colour[behaviour]);
+    if (behaviour == B_LEAVE) {
+      circle(&f, cx, cy, (int)prm.danger_radius, behaviour_colour[B_LEAVE]);
+      circle(&f, cx, cy, (int)prm.escape_radius, behaviour_colour[B_LEAVE]);
+    }
+
+    sim_ms = (double)(t1 - t0) * 1000.0 / freq;
+    snprintf(line, sizeof line, "%s  %zu agents  ISA %s%s", behaviour_name[behaviour], c.n,
+             crowdsteer_isa_name(crowdsteer_active_isa()), paused ? "  [paused]" : "");
+    label(&f, 10, 10, 2, behaviour_colour[behaviour], line);
+    snprintf(line, sizeof line, "frame %.2f ms (%.0f fps)   steer+integrate %.2f ms   %.1f M agents/s",
+             frame_ms, frame_ms > 0 ? 1000.0 / frame_ms : 0.0, sim_ms,
+             sim_ms > 0 ? (double)c.n / sim_ms / 1000.0 : 0.0);
+    label(&f, 10, 34, 1, TEXT, line);
+    if (help) {
+      static const char *keys[] = {"1 seek", "2 flee", "3 arrive", "4 leave",
+                                   "5 pursuit", "6 evade", "7 wander", "8 mixed"};
+      int x = 10, y = H - 40;
+      for (int b = 0; b < B_COUNT; b++) {
+        label(&f, x, y, 1, behaviour_colour[b], keys[b]);
+        x += ((int)strlen(keys[b]) + 2) * (PIC_FONT_W + 1);
+      }
+      label(&f, 10, H - 22, 1, DIM,
+            "+/- agents   i cycle ISA   space pause   r reset   h hide keys   esc quit   "
+            "mouse = target");
+    }
+
+    SDL_UpdateTexture(tex, NULL, pixels, W * (int)sizeof *pixels);
+    SDL_RenderClear(ren);
+    SDL_RenderCopy(ren, tex, NULL, NULL);
+    if (opt.script && frame_no + 1 == opt.script) {
+      if (opt.screenshot) {
+        /* Read back what the renderer drew; fall back to our own frame if
+         * this renderer cannot read pixels. */
+        uint32_t *shot = malloc((size_t)W * H * sizeof *shot);
+        if (shot && SDL_RenderReadPixels(ren, NULL, SDL_PIXELFORMAT_ARGB8888, shot, W * 4) != 0)
+          memcpy(shot, pixels, (size_t)W * H * sizeof *shot);
+        if (!shot || save_frame(shot, W, H, opt.screenshot)) {
+          fprintf(stderr, "crowdsteer-viewer: cannot save %s: %s\n", opt.screenshot,
+                  SDL_GetError());
+          rc = 1;
+        }
+        free(shot);
+      }
+      running = 0;
+    }
+    SDL_RenderPresent(ren);
+
+    uint64_t now = SDL_GetPerformanceCounter();
+    frame_ms = (double)(now - last) * 1000.0 / freq;
+    last = now;
+    if (frame_no > 0) { /* the first frame includes window setup */
+      total_sim += sim_ms;
+      total_frame += frame_ms;
+    }
+  }
+  if (opt.script) {
+    int frames = opt.script > 1 ? opt.script - 1 : 1;
+    printf("crowdsteer-viewer: %d frames, %zu agents, %s, ISA %s, renderer %s: "
+           "mean frame %.2f ms (%.1f fps), steer+integrate %.3f ms (%.1f M agents/s)\n",
+           opt.script, c.n, behaviour_name[behaviour], crowdsteer_isa_name(crowdsteer_active_isa()),
+           info.name, total_frame / frames, total_frame > 0 ? 1000.0 * frames / total_frame : 0.0,
+           total_sim / frames, total_sim > 0 ? (double)c.n * frames / total_sim / 1000.0 : 0.0);
+  }
+  crowd_free(&c);
+  free(pixels);
+  SDL_DestroyTexture(tex);
+  SDL_DestroyRenderer(ren);
+  SDL_DestroyWindow(win);
+  SDL_Quit();
+  return rc;
+}
