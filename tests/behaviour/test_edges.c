@@ -452,5 +452,5 @@ int main(void) {
   test_pursuit_branches();
   test_nan_isolation();
   test_count_one();
-  return check_report("test_edges");
+  return check_report("test_behaviour_edges");
 }

@@ -614,5 +614,5 @@ int main(void) {
   test_defaults();
   test_integrator();
   test_wander();
-  return check_report("test_formulas");
+  return check_report("test_behaviour_formulas");
 }

@@ -368,5 +368,5 @@ int main(void) {
   test_evade_prediction();
   test_evade_beats_flee();
   test_wander();
-  return check_report("test_physics");
+  return check_report("test_behaviour_physics");
 }

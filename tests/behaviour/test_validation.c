@@ -395,5 +395,5 @@ int main(void) {
   run_rows(rejected, sizeof rejected / sizeof rejected[0]);
   run_rows(accepted, sizeof accepted / sizeof accepted[0]);
   test_null_structs_empty_range();
-  return check_report("test_validation");
+  return check_report("test_behaviour_validation");
 }
