@@ -145,7 +145,7 @@ static void circle(frame *f, int cx, int cy, int r, uint32_t c) {
 
 /* Agents as single pixels, added (saturating) so dense regions glow. */
 static void draw_agents(frame *f, const crowd *c, size_t begin, size_t end, uint32_t colour) {
-  uint32_t add = (colour >> 2) & 0x003F3F3Fu; /* a quarter of each channel */
+  uint32_t add = (colour >> 1) & 0x007F7F7Fu; /* half of each channel */
   for (size_t i = begin; i < end; i++) {
     float x = c->px[i], y = c->py[i];
     if (!(x >= 0 && y >= 0 && x < (float)f->w && y < (float)f->h)) continue;
@@ -302,7 +302,7 @@ int main(int argc, char **argv) {
   prm.wander_radius = 0.6f;
   prm.jitter = 0.4f;
   const double freq = (double)SDL_GetPerformanceFrequency();
-  double sim_ms = 0, frame_ms = 0, total_sim = 0, total_frame = 0;
+  double sim_ms = 0, frame_ms = 0, draw_ms = 0, total_sim = 0, total_frame = 0, total_draw = 0;
   uint64_t last = SDL_GetPerformanceCounter();
   char line[256];
 
@@ -332,7 +332,7 @@ int main(int argc, char **argv) {
       }
     }
     if (opt.script) { /* a Lissajous path instead of the mouse */
-      double t = frame_no * 0.02;
+      double t = frame_no * 0.008;
       tx = (float)(W * (0.5 + 0.33 * sin(t * 1.3)));
       ty = (float)(H * (0.5 + 0.33 * sin(t * 2.1 + 0.5)));
     } else {
@@ -383,6 +383,7 @@ int main(int argc, char **argv) {
         else if (c.py[i] >= (float)H) c.py[i] -= (float)H;
       }
 
+    uint64_t t2 = SDL_GetPerformanceCounter();
     frame f = {pixels, W, H};
     for (size_t i = 0; i < (size_t)W * H; i++) pixels[i] = BG;
     if (behaviour == B_MIXED) {
@@ -408,9 +409,10 @@ int main(int argc, char **argv) {
     snprintf(line, sizeof line, "%s  %zu agents  ISA %s%s", behaviour_name[behaviour], c.n,
              crowdsteer_isa_name(crowdsteer_active_isa()), paused ? "  [paused]" : "");
     label(&f, 10, 10, 2, behaviour_colour[behaviour], line);
-    snprintf(line, sizeof line, "frame %.2f ms (%.0f fps)   steer+integrate %.2f ms   %.1f M agents/s",
+    snprintf(line, sizeof line,
+             "frame %.2f ms (%.0f fps)   steer+integrate %.2f ms = %.1f M agents/s   draw %.2f ms",
              frame_ms, frame_ms > 0 ? 1000.0 / frame_ms : 0.0, sim_ms,
-             sim_ms > 0 ? (double)c.n / sim_ms / 1000.0 : 0.0);
+             sim_ms > 0 ? (double)c.n / sim_ms / 1000.0 : 0.0, draw_ms);
     label(&f, 10, 34, 1, TEXT, line);
     if (help) {
       static const char *keys[] = {"1 seek", "2 flee", "3 arrive", "4 leave",
@@ -425,6 +427,8 @@ int main(int argc, char **argv) {
             "mouse = target");
     }
 
+    uint64_t t3 = SDL_GetPerformanceCounter();
+    draw_ms = (double)(t3 - t2) * 1000.0 / freq;
     SDL_UpdateTexture(tex, NULL, pixels, W * (int)sizeof *pixels);
     SDL_RenderClear(ren);
     SDL_RenderCopy(ren, tex, NULL, NULL);
@@ -452,15 +456,18 @@ int main(int argc, char **argv) {
     if (frame_no > 0) { /* the first frame includes window setup */
       total_sim += sim_ms;
       total_frame += frame_ms;
+      total_draw += draw_ms;
     }
   }
   if (opt.script) {
     int frames = opt.script > 1 ? opt.script - 1 : 1;
     printf("crowdsteer-viewer: %d frames, %zu agents, %s, ISA %s, renderer %s: "
-           "mean frame %.2f ms (%.1f fps), steer+integrate %.3f ms (%.1f M agents/s)\n",
+           "mean frame %.2f ms (%.1f fps), steer+integrate %.3f ms (%.1f M agents/s), "
+           "drawing %.2f ms\n",
            opt.script, c.n, behaviour_name[behaviour], crowdsteer_isa_name(crowdsteer_active_isa()),
            info.name, total_frame / frames, total_frame > 0 ? 1000.0 * frames / total_frame : 0.0,
-           total_sim / frames, total_sim > 0 ? (double)c.n * frames / total_sim / 1000.0 : 0.0);
+           total_sim / frames, total_sim > 0 ? (double)c.n * frames / total_sim / 1000.0 : 0.0,
+           total_draw / frames);
   }
   crowd_free(&c);
   free(pixels);
