@@ -18,6 +18,9 @@
  *  Behaviours   crowdsteer_seek, _flee, _arrive, _leave, _pursuit, _evade,
  *               _wander (2D and 3D, chosen by crowdsteer_agents.dims)
  *  Integrator   crowdsteer_integrate
+ *  Mixed crowds crowdsteer_step: several behaviours per agent (selected per
+ *               agent), blended or by priority, then integrated, in one pass
+ *               over memory, optionally multi-threaded
  *  Random       crowdsteer_random (wander's counter-based generator)
  *  ISA          crowdsteer_isa, crowdsteer_active_isa, crowdsteer_force_isa,
  *               crowdsteer_isa_supported, crowdsteer_isa_name, crowdsteer_isa_from_name
@@ -285,6 +288,90 @@ CROWDSTEER_API crowdsteer_status
 crowdsteer_integrate(const crowdsteer_agents *agents,
                      const crowdsteer_vectors *steering,
                      const crowdsteer_params *params, size_t begin, size_t end);
+
+/** Behaviours, for crowdsteer_step. */
+typedef enum crowdsteer_behaviour {
+  CROWDSTEER_SEEK = 0,
+  CROWDSTEER_FLEE = 1,
+  CROWDSTEER_ARRIVE = 2,
+  CROWDSTEER_LEAVE = 3,
+  CROWDSTEER_PURSUIT = 4,
+  CROWDSTEER_EVADE = 5,
+  CROWDSTEER_WANDER = 6
+} crowdsteer_behaviour;
+
+/** One behaviour of a mixed step. Zero-initialise, then set what you need. */
+typedef struct crowdsteer_step_behaviour {
+  crowdsteer_behaviour behaviour;
+  /** Its target (unused by wander). AGENTS targets read the step's snapshot. */
+  crowdsteer_target target;
+  /** Its parameters (only the behaviour's own fields are read). */
+  crowdsteer_params params;
+  /** Wander's state (wander only); updated only for agents that use it. */
+  crowdsteer_wander_state *wander;
+  /** Weight of this behaviour's steering, finite; 0 means 1. */
+  float weight;
+  /** Per-agent weights replacing `weight` when not NULL (taken literally). */
+  const float *weight_per_agent;
+} crowdsteer_step_behaviour;
+
+/** How a step combines the steering of an agent's behaviours. */
+typedef enum crowdsteer_combine {
+  /** s = sum over the agent's behaviours, in order, of weight * s_b
+   *  (starting from zero; a behaviour the agent does not use adds nothing). */
+  CROWDSTEER_BLEND = 0,
+  /** s = weight * s_b of the first of the agent's behaviours, in order, with
+   *  len(weight * s_b) > priority_threshold; if none, of its last behaviour;
+   *  zero for an agent with no behaviour. */
+  CROWDSTEER_PRIORITY = 1
+} crowdsteer_combine;
+
+/** Most behaviours one step can hold (one bit each in behaviour_mask). */
+#define CROWDSTEER_STEP_MAX_BEHAVIOURS 32
+
+/**
+ * A mixed-crowd step: every agent's behaviours, combined, then integrated,
+ * in one pass over memory. The result for each agent is bit-identical to
+ * calling its behaviours one by one on that agent, combining as described
+ * in crowdsteer_combine, and calling crowdsteer_integrate with `integrator`,
+ * whatever the tile size and thread count.
+ */
+typedef struct crowdsteer_step_desc {
+  const crowdsteer_step_behaviour *behaviours;
+  size_t behaviour_count; /**< 1 .. CROWDSTEER_STEP_MAX_BEHAVIOURS */
+  crowdsteer_combine combine;
+  /** PRIORITY: steering magnitude a behaviour must exceed to win, >= 0. */
+  float priority_threshold;
+  /** Per agent, bit b set when behaviours[b] applies to that agent. NULL:
+   *  every behaviour applies to every agent. Bits beyond behaviour_count are
+   *  ignored. */
+  const uint32_t *behaviour_mask;
+  /** Integrator parameters (max_speed, max_force, mass, dt). */
+  crowdsteer_params integrator;
+  /** The agents' state as it was before the step: AGENTS targets read it,
+   *  so an agent sees its target's old state whatever order tiles run in.
+   *  Same count and dims as the agents, arrays not overlapping them (keep
+   *  two buffers and swap, or copy before the step). Required when any
+   *  behaviour has an AGENTS target, ignored otherwise. */
+  const crowdsteer_agents *snapshot;
+  /** Agents per tile, 0 means 1024; at most 4096. Tiles small enough to stay
+   *  in cache make the step one pass over memory. */
+  size_t tile_size;
+  /** Threads over tiles: 0 means every OpenMP thread (omp_get_max_threads),
+   *  1 runs on the caller's thread. Without OpenMP support every value runs
+   *  on the caller's thread. */
+  int threads;
+} crowdsteer_step_desc;
+
+/** Runs a mixed step on agents [begin, end), in place. Validates everything
+ *  first (every behaviour, as its own entry point would, plus the step's
+ *  fields) and writes nothing on error. */
+CROWDSTEER_API crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
+                                                 const crowdsteer_step_desc *step,
+                                                 size_t begin, size_t end);
+
+/** Whether crowdsteer_step can use more than one thread in this build. */
+CROWDSTEER_API int crowdsteer_step_threads_available(void);
 
 /** Wander's random number for (seed, agent index, tick, axis 0..2): a
  *  multiple of 2^-23 in [-1, 1), the same on every ISA. */

@@ -121,6 +121,8 @@ static crowdsteer_status resolve_agents(cs_job *job, const crowdsteer_agents *ag
   crowdsteer_vectors v = {agents->vx, agents->vy, agents->vz};
   copy_axes(job->pos, &p, job->dims);
   copy_axes(job->vel, &v, job->dims);
+  memcpy(job->gather_pos, job->pos, sizeof job->pos);
+  memcpy(job->gather_vel, job->vel, sizeof job->vel);
   if (begin < end &&
       (!vectors_present(job->pos, job->dims) || !vectors_present(job->vel, job->dims)))
     return CROWDSTEER_ERROR_NULL_POINTER;
@@ -156,6 +158,10 @@ static crowdsteer_status resolve_target(cs_job *job, const crowdsteer_target *ta
   }
   }
   return CROWDSTEER_ERROR_PARAMETER;
+}
+
+int cs_all_finite(const float *a, size_t begin, size_t end) {
+  return array_ok(a, begin, end, FINITE);
 }
 
 static crowdsteer_status resolve_output(cs_job *job, const crowdsteer_output *out,
@@ -259,92 +265,101 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
     if (status_ != CROWDSTEER_OK) return status_;                              \
   } while (0)
 
-crowdsteer_status cs_run_targeted(const cs_backend *backend, cs_behaviour behaviour,
-                                  const crowdsteer_agents *agents,
-                                      const crowdsteer_target *target,
-                                      const crowdsteer_params *params,
-                                      const crowdsteer_output *out, size_t begin,
-                                      size_t end) {
+crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
+                                       const crowdsteer_agents *agents,
+                                       const crowdsteer_target *target,
+                                       const crowdsteer_wander_state *wander,
+                                       const crowdsteer_params *params, size_t begin,
+                                       size_t end) {
+  memset(job, 0, sizeof *job);
+  CHECK(resolve_agents(job, agents, begin, end));
+  if ((unsigned)behaviour >= CS_BEHAVIOUR_COUNT) return CROWDSTEER_ERROR_PARAMETER;
+  if (behaviour == CS_WANDER) {
+    if (!wander) return CROWDSTEER_ERROR_NULL_POINTER;
+    copy_axes_rw(job->wander, &wander->direction, job->dims);
+    if (begin < end && !vectors_present((const float *const *)job->wander, job->dims))
+      return CROWDSTEER_ERROR_NULL_POINTER;
+    job->wander_seed = wander->seed;
+    job->wander_tick = wander->tick;
+  } else {
+    CHECK(resolve_target(job, target, behaviour == CS_PURSUIT || behaviour == CS_EVADE,
+                         agents->count, begin, end));
+  }
+  return resolve_params(job, params, params_used[behaviour], begin, end);
+}
+
+crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *agents,
+                                        const crowdsteer_params *params, size_t begin,
+                                        size_t end) {
+  memset(job, 0, sizeof *job);
+  CHECK(resolve_agents(job, agents, begin, end));
+  crowdsteer_vectors p = {agents->px, agents->py, agents->pz};
+  crowdsteer_vectors v = {agents->vx, agents->vy, agents->vz};
+  copy_axes_rw(job->pos_rw, &p, job->dims);
+  copy_axes_rw(job->vel_rw, &v, job->dims);
+  return resolve_params(job, params, USES_INTEGRATOR, begin, end);
+}
+
+static crowdsteer_status run_behaviour(const cs_backend *backend, cs_behaviour behaviour,
+                                       const crowdsteer_agents *agents,
+                                       const crowdsteer_target *target,
+                                       const crowdsteer_wander_state *wander,
+                                       const crowdsteer_params *params,
+                                       const crowdsteer_output *out, size_t begin,
+                                       size_t end) {
   cs_job job;
-  memset(&job, 0, sizeof job);
-  CHECK(resolve_agents(&job, agents, begin, end));
+  CHECK(cs_prepare_behaviour(&job, behaviour, agents, target, wander, params, begin, end));
   CHECK(resolve_output(&job, out, begin, end));
-  CHECK(resolve_target(&job, target,
-                       behaviour == CS_PURSUIT || behaviour == CS_EVADE,
-                       agents->count, begin, end));
-  CHECK(resolve_params(&job, params, params_used[behaviour], begin, end));
   if (begin < end) backend->behaviour[behaviour][job.dims - 2](&job, begin, end);
   return CROWDSTEER_OK;
 }
 
-crowdsteer_status crowdsteer_seek(const crowdsteer_agents *agents,
+crowdsteer_status cs_run_targeted(const cs_backend *backend, cs_behaviour behaviour,
+                                  const crowdsteer_agents *agents,
                                   const crowdsteer_target *target,
                                   const crowdsteer_params *params,
-                                  const crowdsteer_output *out, size_t begin,
-                                  size_t end) {
-  return cs_run_targeted(cs_active_backend(), CS_SEEK, agents, target, params, out, begin, end);
+                                  const crowdsteer_output *out, size_t begin, size_t end) {
+  if (behaviour == CS_WANDER) return CROWDSTEER_ERROR_PARAMETER;
+  return run_behaviour(backend, behaviour, agents, target, NULL, params, out, begin, end);
 }
 
-crowdsteer_status crowdsteer_flee(const crowdsteer_agents *agents,
-                                  const crowdsteer_target *target,
-                                  const crowdsteer_params *params,
-                                  const crowdsteer_output *out, size_t begin,
-                                  size_t end) {
-  return cs_run_targeted(cs_active_backend(), CS_FLEE, agents, target, params, out, begin, end);
-}
-
-crowdsteer_status crowdsteer_arrive(const crowdsteer_agents *agents,
-                                    const crowdsteer_target *target,
-                                    const crowdsteer_params *params,
-                                    const crowdsteer_output *out, size_t begin,
-                                    size_t end) {
-  return cs_run_targeted(cs_active_backend(), CS_ARRIVE, agents, target, params, out, begin, end);
-}
-
-crowdsteer_status crowdsteer_leave(const crowdsteer_agents *agents,
-                                   const crowdsteer_target *target,
-                                   const crowdsteer_params *params,
-                                   const crowdsteer_output *out, size_t begin,
-                                   size_t end) {
-  return cs_run_targeted(cs_active_backend(), CS_LEAVE, agents, target, params, out, begin, end);
-}
-
-crowdsteer_status crowdsteer_pursuit(const crowdsteer_agents *agents,
-                                     const crowdsteer_target *target,
-                                     const crowdsteer_params *params,
-                                     const crowdsteer_output *out, size_t begin,
-                                     size_t end) {
-  return cs_run_targeted(cs_active_backend(), CS_PURSUIT, agents, target, params, out, begin, end);
-}
-
-crowdsteer_status crowdsteer_evade(const crowdsteer_agents *agents,
-                                   const crowdsteer_target *target,
-                                   const crowdsteer_params *params,
-                                   const crowdsteer_output *out, size_t begin,
-                                   size_t end) {
-  return cs_run_targeted(cs_active_backend(), CS_EVADE, agents, target, params, out, begin, end);
-}
-
-crowdsteer_status cs_run_wander(const cs_backend *backend,
-                                const crowdsteer_agents *agents,
+crowdsteer_status cs_run_wander(const cs_backend *backend, const crowdsteer_agents *agents,
                                 crowdsteer_wander_state *state,
-                                    const crowdsteer_params *params,
-                                    const crowdsteer_output *out, size_t begin,
-                                    size_t end) {
+                                const crowdsteer_params *params,
+                                const crowdsteer_output *out, size_t begin, size_t end) {
+  return run_behaviour(backend, CS_WANDER, agents, NULL, state, params, out, begin, end);
+}
+
+crowdsteer_status cs_run_integrate(const cs_backend *backend,
+                                   const crowdsteer_agents *agents,
+                                   const crowdsteer_vectors *steering,
+                                   const crowdsteer_params *params, size_t begin,
+                                   size_t end) {
   cs_job job;
-  memset(&job, 0, sizeof job);
-  CHECK(resolve_agents(&job, agents, begin, end));
-  CHECK(resolve_output(&job, out, begin, end));
-  if (!state) return CROWDSTEER_ERROR_NULL_POINTER;
-  copy_axes_rw(job.wander, &state->direction, job.dims);
-  if (begin < end && !vectors_present((const float *const *)job.wander, job.dims))
+  CHECK(cs_prepare_integrator(&job, agents, params, begin, end));
+  if (!steering) return CROWDSTEER_ERROR_NULL_POINTER;
+  copy_axes(job.steering, steering, job.dims);
+  if (begin < end && !vectors_present(job.steering, job.dims))
     return CROWDSTEER_ERROR_NULL_POINTER;
-  job.wander_seed = state->seed;
-  job.wander_tick = state->tick;
-  CHECK(resolve_params(&job, params, params_used[CS_WANDER], begin, end));
-  if (begin < end) backend->behaviour[CS_WANDER][job.dims - 2](&job, begin, end);
+  if (begin < end) backend->integrate[job.dims - 2](&job, begin, end);
   return CROWDSTEER_OK;
 }
+
+/* The public entry points run on the active backend. */
+#define TARGETED_ENTRY(name, behaviour)                                        \
+  crowdsteer_status crowdsteer_##name(                                         \
+      const crowdsteer_agents *agents, const crowdsteer_target *target,        \
+      const crowdsteer_params *params, const crowdsteer_output *out,           \
+      size_t begin, size_t end) {                                              \
+    return cs_run_targeted(cs_active_backend(), behaviour, agents, target,     \
+                           params, out, begin, end);                           \
+  }
+TARGETED_ENTRY(seek, CS_SEEK)
+TARGETED_ENTRY(flee, CS_FLEE)
+TARGETED_ENTRY(arrive, CS_ARRIVE)
+TARGETED_ENTRY(leave, CS_LEAVE)
+TARGETED_ENTRY(pursuit, CS_PURSUIT)
+TARGETED_ENTRY(evade, CS_EVADE)
 
 crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agents,
                                     crowdsteer_wander_state *state,
@@ -352,27 +367,6 @@ crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agents,
                                     const crowdsteer_output *out, size_t begin,
                                     size_t end) {
   return cs_run_wander(cs_active_backend(), agents, state, params, out, begin, end);
-}
-
-crowdsteer_status cs_run_integrate(const cs_backend *backend,
-                                   const crowdsteer_agents *agents,
-                                   const crowdsteer_vectors *steering,
-                                       const crowdsteer_params *params, size_t begin,
-                                       size_t end) {
-  cs_job job;
-  memset(&job, 0, sizeof job);
-  CHECK(resolve_agents(&job, agents, begin, end));
-  if (!steering) return CROWDSTEER_ERROR_NULL_POINTER;
-  copy_axes(job.steering, steering, job.dims);
-  if (begin < end && !vectors_present(job.steering, job.dims))
-    return CROWDSTEER_ERROR_NULL_POINTER;
-  crowdsteer_vectors p = {agents->px, agents->py, agents->pz};
-  crowdsteer_vectors v = {agents->vx, agents->vy, agents->vz};
-  copy_axes_rw(job.pos_rw, &p, job.dims);
-  copy_axes_rw(job.vel_rw, &v, job.dims);
-  CHECK(resolve_params(&job, params, USES_INTEGRATOR, begin, end));
-  if (begin < end) backend->integrate[job.dims - 2](&job, begin, end);
-  return CROWDSTEER_OK;
 }
 
 crowdsteer_status crowdsteer_integrate(const crowdsteer_agents *agents,

@@ -19,16 +19,22 @@ static inline float cs_param_at(cs_param p, size_t i) {
   return p.array ? p.array[i] : p.value;
 }
 
+/* The public crowdsteer_behaviour values, plus a count. */
 typedef enum cs_behaviour {
-  CS_SEEK,
-  CS_FLEE,
-  CS_ARRIVE,
-  CS_LEAVE,
-  CS_PURSUIT,
-  CS_EVADE,
-  CS_WANDER,
+  CS_SEEK = CROWDSTEER_SEEK,
+  CS_FLEE = CROWDSTEER_FLEE,
+  CS_ARRIVE = CROWDSTEER_ARRIVE,
+  CS_LEAVE = CROWDSTEER_LEAVE,
+  CS_PURSUIT = CROWDSTEER_PURSUIT,
+  CS_EVADE = CROWDSTEER_EVADE,
+  CS_WANDER = CROWDSTEER_WANDER,
   CS_BEHAVIOUR_COUNT
 } cs_behaviour;
+
+/* crowdsteer_step's third way of writing steering, next to the public
+ * OVERWRITE and ACCUMULATE: an agent's first behaviour whose weighted
+ * steering is longer than priority_threshold wins. */
+#define CS_WRITE_PRIORITY ((crowdsteer_write_mode)2)
 
 /* Everything a kernel needs, validated and with defaults applied. Arrays are
  * indexed by global agent index; unused axes (z in 2D) are NULL. */
@@ -44,6 +50,10 @@ typedef struct cs_job {
   const float *target_pos[3];
   const float *target_vel[3];
   const uint32_t *target_index;
+  /* Where AGENTS targets are gathered from: the agents themselves, or the
+   * snapshot of a mixed step. */
+  const float *gather_pos[3];
+  const float *gather_vel[3];
 
   cs_param max_speed, max_force, mass;
   cs_param target_radius, slowing_radius, panic_radius;
@@ -59,6 +69,18 @@ typedef struct cs_job {
   float *out[3];
   crowdsteer_write_mode mode;
   cs_param weight;
+  /* Steering of agent i lives at out[k][i - out_base] (and the integrator
+   * reads steering[k][i - out_base]): a mixed step points them at a
+   * tile-sized scratch buffer. 0 for the public entry points. */
+  size_t out_base;
+  /* Mixed steps: agent i takes part only if lane_select[i] & lane_bit
+   * (all agents when lane_select is NULL); a behaviour still computes every
+   * lane but writes only those. */
+  const uint32_t *lane_select;
+  uint32_t lane_bit;
+  /* CS_WRITE_PRIORITY: decided[i - out_base] becomes 1 once a behaviour won. */
+  float *decided;
+  float priority_threshold;
 
   /* Integrator: state written in place, steering read. */
   float *pos_rw[3];
@@ -84,6 +106,21 @@ extern const cs_backend cs_backend_neon;
 const cs_backend *cs_active_backend(void);
 /* The backend compiled in for an ISA, NULL if none (whatever the CPU). */
 const cs_backend *cs_backend_for(crowdsteer_isa isa);
+
+/* Validation and defaults of one behaviour (everything but its output) and
+ * of the integrator (everything but its steering input); shared by the
+ * single-behaviour entry points and crowdsteer_step. */
+crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
+                                       const crowdsteer_agents *agents,
+                                       const crowdsteer_target *target,
+                                       const crowdsteer_wander_state *wander,
+                                       const crowdsteer_params *params, size_t begin,
+                                       size_t end);
+crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *agents,
+                                        const crowdsteer_params *params, size_t begin,
+                                        size_t end);
+/* Every element of a[begin, end) is finite. */
+int cs_all_finite(const float *a, size_t begin, size_t end);
 
 /* The public entry points with an explicit backend: validation and defaults
  * included. Benchmarks use them to run competitors built outside the table. */

@@ -111,18 +111,41 @@ CS_INLINE void load_target(const cs_job *job, size_t i, size_t n, int kind,
     /* Tail lanes gather agent 0, which exists whenever the range is not empty. */
     vi idx = i_load_n(job->target_index + i, n);
     int small_indices = job->count <= (size_t)INT32_MAX;
-    *tp = v3_gather(job->pos, idx, small_indices, dims);
-    if (with_velocity) *tv = v3_gather(job->vel, idx, small_indices, dims);
+    *tp = v3_gather(job->gather_pos, idx, small_indices, dims);
+    if (with_velocity) *tv = v3_gather(job->gather_vel, idx, small_indices, dims);
   }
 }
 
+/* Lanes of agents that take part (see cs_job.lane_select). */
+CS_INLINE vmask active_lanes(const cs_job *job, size_t i, size_t n) {
+  return m_bit_set(i_load_n(job->lane_select + i, n), job->lane_bit);
+}
+
+/* reference.c's write_steering, lanes-wide. */
 CS_INLINE void write_steering(const cs_job *job, size_t i, size_t n, v3 s, int dims) {
-  if (job->mode == CROWDSTEER_ACCUMULATE) {
-    vf weight = param_load(job->weight, i, n);
-    v3 out = v3_load((const float *const *)job->out, i, n, dims);
-    s = v3_add(out, v3_scale(s, weight, dims), dims);
+  float *const out[3] = {job->out[0] + (i - job->out_base),
+                         job->out[1] + (i - job->out_base),
+                         dims == 3 ? job->out[2] + (i - job->out_base) : NULL};
+  if (job->mode == CROWDSTEER_OVERWRITE) {
+    v3_store(out, 0, n, s, dims);
+    return;
   }
-  v3_store(job->out, i, n, s, dims);
+  v3 old = v3_load((const float *const *)out, 0, n, dims);
+  vf weight = param_load(job->weight, i, n);
+  if (job->mode == CROWDSTEER_ACCUMULATE) {
+    v3 sum = v3_add(old, v3_scale(s, weight, dims), dims);
+    if (job->lane_select) sum = v3_select(active_lanes(job, i, n), sum, old, dims);
+    v3_store(out, 0, n, sum, dims);
+    return;
+  }
+  float *decided_at = job->decided + (i - job->out_base);
+  vf decided = v_load_n(decided_at, n);
+  vmask open = v_le(decided, v_zero());
+  if (job->lane_select) open = m_and(open, active_lanes(job, i, n));
+  v3 weighted = v3_scale(s, weight, dims);
+  v3_store(out, 0, n, v3_select(open, weighted, old, dims), dims);
+  vmask wins = m_and(open, v_gt(v3_len(weighted, dims), v_set1(job->priority_threshold)));
+  v_store_n(decided_at, v_select(wins, v_set1(1.0f), decided), n);
 }
 
 CS_INLINE v3 seek_one(v3 p, v3 v, v3 t, vf max_speed, vf ttt, int dims) {
@@ -262,15 +285,21 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, const uint32_
     jittered.c[k] = v_add(w.c[k], v_mul(jitter, random_lanes(key[k], agent_index)));
   v3 own_heading = v3_heading(v, dims);
   vf l = v3_len(jittered, dims);
-  w = v3_select(v_gt(l, v_zero()), v3_div(jittered, l, dims), own_heading, dims);
-  v3_store(job->wander, i, n, w, dims);
+  v3 new_w = v3_select(v_gt(l, v_zero()), v3_div(jittered, l, dims), own_heading, dims);
+  v3_store(job->wander, i, n,
+           job->lane_select ? v3_select(active_lanes(job, i, n), new_w, w, dims) : new_w,
+           dims);
+  w = new_w;
   v3 s = v3_add(v3_scale(own_heading, param_load(job->wander_distance, i, n), dims),
                 v3_scale(w, param_load(job->wander_radius, i, n), dims), dims);
   write_steering(job, i, n, s, dims);
 }
 
 CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) {
-  v3 s = v3_load(job->steering, i, n, dims);
+  const float *const steering[3] = {
+      job->steering[0] + (i - job->out_base), job->steering[1] + (i - job->out_base),
+      dims == 3 ? job->steering[2] + (i - job->out_base) : NULL};
+  v3 s = v3_load(steering, 0, n, dims);
   v3 v = v3_load((const float *const *)job->vel_rw, i, n, dims);
   v3 p = v3_load((const float *const *)job->pos_rw, i, n, dims);
   vf dt = v_set1(job->dt);

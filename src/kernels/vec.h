@@ -48,6 +48,11 @@ CS_INLINE vi i_mul(vi a, vi b) { return simde_mm_mullo_epi32(a, b); }
 #define i_shr(a, n) simde_mm_srli_epi32((a), (n))
 CS_INLINE vf i_to_float(vi a) { return simde_mm_cvtepi32_ps(a); }
 CS_INLINE void i_store(uint32_t *p, vi a) { simde_mm_storeu_si128((void *)p, a); }
+/* Lanes where (bits & bit) != 0, for a single-bit `bit`. */
+CS_INLINE vmask m_bit_set(vi bits, uint32_t bit) {
+  vi b = i_set1(bit);
+  return simde_mm_castsi128_ps(simde_mm_cmpeq_epi32(simde_mm_and_si128(bits, b), b));
+}
 
 #elif CS_LANES == 8
 #include <simde/x86/avx2.h>
@@ -82,6 +87,11 @@ CS_INLINE vi i_mul(vi a, vi b) { return simde_mm256_mullo_epi32(a, b); }
 #define i_shr(a, n) simde_mm256_srli_epi32((a), (n))
 CS_INLINE vf i_to_float(vi a) { return simde_mm256_cvtepi32_ps(a); }
 CS_INLINE void i_store(uint32_t *p, vi a) { simde_mm256_storeu_si256((void *)p, a); }
+CS_INLINE vmask m_bit_set(vi bits, uint32_t bit) {
+  vi b = i_set1(bit);
+  return simde_mm256_castsi256_ps(
+      simde_mm256_cmpeq_epi32(simde_mm256_and_si256(bits, b), b));
+}
 #define CS_HAVE_NATIVE_GATHER 1
 /* Indices are below 2^31 (the caller checks), so the signed form is exact. */
 CS_INLINE vf v_gather(const float *base, vi idx) {
@@ -120,6 +130,9 @@ CS_INLINE vi i_xor(vi a, vi b) { return simde_mm512_xor_si512(a, b); }
 CS_INLINE vi i_mul(vi a, vi b) { return simde_mm512_mullo_epi32(a, b); }
 #define i_shr(a, n) simde_mm512_srli_epi32((a), (n))
 CS_INLINE void i_store(uint32_t *p, vi a) { simde_mm512_storeu_si512((void *)p, a); }
+CS_INLINE vmask m_bit_set(vi bits, uint32_t bit) {
+  return simde_mm512_test_epi32_mask(bits, i_set1(bit));
+}
 /* SIMDe 0.7.4 lacks the int->float conversion, the gather and the masked
  * moves for 512 bits: use the instructions when compiled for AVX-512, and
  * plain loops otherwise (the emulated build that tests the 16-lane logic on

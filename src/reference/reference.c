@@ -83,7 +83,7 @@ static vec target_position(const cs_job *job, size_t i) {
     return t;
   }
   case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_pos, i, job->dims);
-  default: return vec_load(job->pos, job->target_index[i], job->dims);
+  default: return vec_load(job->gather_pos, job->target_index[i], job->dims);
   }
 }
 
@@ -95,17 +95,31 @@ static vec target_velocity(const cs_job *job, size_t i) {
     return t;
   }
   case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_vel, i, job->dims);
-  default: return vec_load(job->vel, job->target_index[i], job->dims);
+  default: return vec_load(job->gather_vel, job->target_index[i], job->dims);
   }
 }
 
-/* out = s, or out = out + weight * s */
+static int agent_active(const cs_job *job, size_t i) {
+  return !job->lane_select || (job->lane_select[i] & job->lane_bit);
+}
+
+/* OVERWRITE: out = s. ACCUMULATE: out = out + weight * s. PRIORITY (mixed
+ * steps): unless decided, out = weight * s, and decided once
+ * len(weight * s) > priority_threshold. Inactive agents keep out as is. */
 static void write_steering(const cs_job *job, size_t i, vec s) {
-  for (int k = 0; k < job->dims; k++) {
-    if (job->mode == CROWDSTEER_ACCUMULATE)
-      job->out[k][i] = job->out[k][i] + cs_param_at(job->weight, i) * s.c[k];
-    else
-      job->out[k][i] = s.c[k];
+  if (!agent_active(job, i)) return;
+  const int dims = job->dims;
+  const size_t slot = i - job->out_base;
+  if (job->mode == CROWDSTEER_OVERWRITE) {
+    for (int k = 0; k < dims; k++) job->out[k][slot] = s.c[k];
+  } else if (job->mode == CROWDSTEER_ACCUMULATE) {
+    float weight = cs_param_at(job->weight, i);
+    for (int k = 0; k < dims; k++)
+      job->out[k][slot] = job->out[k][slot] + weight * s.c[k];
+  } else if (job->decided[slot] == 0.0f) {
+    vec weighted = vec_scale(s, cs_param_at(job->weight, i), dims);
+    for (int k = 0; k < dims; k++) job->out[k][slot] = weighted.c[k];
+    if (len(weighted, dims) > job->priority_threshold) job->decided[slot] = 1.0f;
   }
 }
 
@@ -254,7 +268,8 @@ static void wander_kernel(const cs_job *job, size_t begin, size_t end) {
       jittered.c[k] = w.c[k] + job->jitter * cs_random_from_key(key[k], (uint32_t)i);
     vec own_heading = heading(v, dims);
     w = len(jittered, dims) > 0.0f ? normalize(jittered, dims) : own_heading;
-    for (int k = 0; k < dims; k++) job->wander[k][i] = w.c[k];
+    if (agent_active(job, i))
+      for (int k = 0; k < dims; k++) job->wander[k][i] = w.c[k];
     vec s = vec_add(vec_scale(own_heading, cs_param_at(job->wander_distance, i), dims),
                     vec_scale(w, cs_param_at(job->wander_radius, i), dims), dims);
     write_steering(job, i, s);
@@ -266,7 +281,7 @@ static void wander_kernel(const cs_job *job, size_t begin, size_t end) {
 static void integrate_kernel(const cs_job *job, size_t begin, size_t end) {
   const int dims = job->dims;
   for (size_t i = begin; i < end; i++) {
-    vec s = vec_load(job->steering, i, dims);
+    vec s = vec_load(job->steering, i - job->out_base, dims);
     vec v = vec_load((const float *const *)job->vel_rw, i, dims);
     vec p = vec_load((const float *const *)job->pos_rw, i, dims);
     vec a = vec_div(truncate(s, cs_param_at(job->max_force, i), dims),

@@ -1,0 +1,260 @@
+/* crowdsteer_step (mixed crowds in one pass) must be bit-identical to the
+ * straightforward composition: every behaviour through its own public entry
+ * point on the pre-step state, combined per agent as documented, then
+ * crowdsteer_integrate. Checked on every ISA, for blend and priority, random
+ * per-agent behaviour masks and weights, any tile size, thread count and
+ * range split; plus the validation of the step's own fields. */
+#include "../common/check.h"
+#include "../common/scenario.h"
+
+enum { BEHAVIOURS = 6 };
+
+typedef struct setup {
+  crowdsteer_step_behaviour behaviours[BEHAVIOURS];
+  crowdsteer_wander_state wander;
+  crowdsteer_agents snapshot;
+  crowdsteer_step_desc step;
+  uint32_t *mask;
+  float *snapshot_storage;
+} setup;
+
+static void make_setup(setup *su, scenario *s, int combine) {
+  memset(su, 0, sizeof *su);
+  size_t n = s->count;
+  rng r = {0xABCDEFu + n};
+  su->mask = (uint32_t *)calloc(n + 1, sizeof(uint32_t));
+  for (size_t i = 0; i < n; i++)
+    su->mask[i] = rng_below(&r, 5) == 0 ? 0u : (uint32_t)(rng_next(&r) & 0x3Fu);
+  su->snapshot_storage = (float *)malloc((6 * n + 1) * sizeof(float));
+  float *a[6];
+  for (int k = 0; k < 6; k++) a[k] = su->snapshot_storage + (size_t)k * n;
+  for (int k = 0; k < 3; k++) {
+    memcpy(a[k], s->p[k], n * sizeof(float));
+    memcpy(a[3 + k], s->v[k], n * sizeof(float));
+  }
+  su->snapshot = (crowdsteer_agents){n, s->dims, a[0], a[1], a[2], a[3], a[4], a[5]};
+  su->wander = (crowdsteer_wander_state){scenario_vectors(s->wander), 99u, 5u};
+
+  static const crowdsteer_behaviour kinds[BEHAVIOURS] = {
+      CROWDSTEER_SEEK,  CROWDSTEER_ARRIVE, CROWDSTEER_FLEE,
+      CROWDSTEER_PURSUIT, CROWDSTEER_EVADE, CROWDSTEER_WANDER};
+  for (int b = 0; b < BEHAVIOURS; b++) {
+    crowdsteer_step_behaviour *d = &su->behaviours[b];
+    d->behaviour = kinds[b];
+    d->params.max_speed = 3.0f;
+    d->params.slowing_radius = 4.0f;
+    d->params.panic_radius = 25.0f;
+    d->params.max_prediction = 8.0f;
+    d->params.wander_radius = 1.0f;
+    d->params.wander_distance = 2.0f;
+    d->params.jitter = 0.4f;
+    d->weight = 0.5f + 0.25f * (float)b;
+    d->wander = &su->wander;
+  }
+  su->behaviours[0].target.point[0] = 10.0f;
+  su->behaviours[0].target.point[1] = -4.0f;
+  su->behaviours[1].target.kind = CROWDSTEER_TARGET_ARRAYS;
+  su->behaviours[1].target.position = scenario_vectors(s->tp);
+  su->behaviours[1].params.max_speed_per_agent = s->max_speed;
+  su->behaviours[1].params.slowing_radius_per_agent = s->slowing_radius;
+  su->behaviours[2].target.kind = CROWDSTEER_TARGET_ARRAYS;
+  su->behaviours[2].target.position = scenario_vectors(s->tv);
+  su->behaviours[2].weight_per_agent = s->weight;
+  su->behaviours[3].target.kind = CROWDSTEER_TARGET_AGENTS;
+  su->behaviours[3].target.index = s->index;
+  su->behaviours[4].target.kind = CROWDSTEER_TARGET_AGENTS;
+  su->behaviours[4].target.index = s->index;
+
+  su->step.behaviours = su->behaviours;
+  su->step.behaviour_count = BEHAVIOURS;
+  su->step.combine = (crowdsteer_combine)combine;
+  su->step.priority_threshold = 0.75f;
+  su->step.behaviour_mask = su->mask;
+  su->step.integrator.max_speed = 4.0f;
+  su->step.integrator.max_force = 2.0f;
+  su->step.integrator.mass = 1.5f;
+  su->step.integrator.dt = 0.25f;
+  su->step.snapshot = &su->snapshot;
+}
+
+static void free_setup(setup *su) {
+  free(su->mask);
+  free(su->snapshot_storage);
+}
+
+/* The composition, on the scalar reference, written as a user would. */
+static void compose(scenario *s, setup *su) {
+  size_t n = s->count;
+  int dims = s->dims;
+  crowdsteer_agents agents = scenario_agents(s);
+  float *steer[BEHAVIOURS][3], *acc[3], *decided;
+  float *storage = (float *)calloc((BEHAVIOURS + 2) * 3 * (n + 1), sizeof(float));
+  for (int b = 0; b < BEHAVIOURS; b++)
+    for (int k = 0; k < 3; k++) steer[b][k] = storage + ((size_t)b * 3 + (size_t)k) * (n + 1);
+  for (int k = 0; k < 3; k++) acc[k] = storage + ((size_t)BEHAVIOURS * 3 + (size_t)k) * (n + 1);
+  decided = storage + (size_t)(BEHAVIOURS + 1) * 3 * (n + 1);
+
+  CHECK(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR) == CROWDSTEER_OK);
+  for (int b = 0; b < BEHAVIOURS; b++) {
+    const crowdsteer_step_behaviour *d = &su->behaviours[b];
+    crowdsteer_output out = {{steer[b][0], steer[b][1], steer[b][2]}, CROWDSTEER_OVERWRITE, 0, NULL};
+    switch (d->behaviour) {
+    case CROWDSTEER_SEEK: CHECK(crowdsteer_seek(&agents, &d->target, &d->params, &out, 0, n) == 0); break;
+    case CROWDSTEER_ARRIVE: CHECK(crowdsteer_arrive(&agents, &d->target, &d->params, &out, 0, n) == 0); break;
+    case CROWDSTEER_FLEE: CHECK(crowdsteer_flee(&agents, &d->target, &d->params, &out, 0, n) == 0); break;
+    case CROWDSTEER_PURSUIT: CHECK(crowdsteer_pursuit(&agents, &d->target, &d->params, &out, 0, n) == 0); break;
+    case CROWDSTEER_EVADE: CHECK(crowdsteer_evade(&agents, &d->target, &d->params, &out, 0, n) == 0); break;
+    default: /* wander updates the state only of the agents that use it */
+      for (size_t i = 0; i < n; i++)
+        if (su->mask[i] & (1u << b))
+          CHECK(crowdsteer_wander(&agents, d->wander, &d->params, &out, i, i + 1) == 0);
+      break;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    for (int b = 0; b < BEHAVIOURS; b++) {
+      if (!(su->mask[i] & (1u << b))) continue;
+      const crowdsteer_step_behaviour *d = &su->behaviours[b];
+      float w = d->weight_per_agent ? d->weight_per_agent[i] : d->weight;
+      if (su->step.combine == CROWDSTEER_BLEND) {
+        for (int k = 0; k < dims; k++) acc[k][i] = acc[k][i] + w * steer[b][k][i];
+      } else if (decided[i] == 0.0f) {
+        float dot = 0.0f;
+        for (int k = 0; k < dims; k++) {
+          acc[k][i] = w * steer[b][k][i];
+          dot = k == 0 ? acc[k][i] * acc[k][i] : dot + acc[k][i] * acc[k][i];
+        }
+        if (sqrtf(dot) > su->step.priority_threshold) decided[i] = 1.0f;
+      }
+    }
+  }
+  crowdsteer_vectors steering = {acc[0], acc[1], acc[2]};
+  CHECK(crowdsteer_integrate(&agents, &steering, &su->step.integrator, 0, n) == 0);
+  free(storage);
+}
+
+static int same_state(const scenario *a, const scenario *b, const char *what) {
+  for (int k = 0; k < a->dims; k++)
+    for (size_t i = 0; i < a->count; i++) {
+      const float x[3] = {a->p[k][i], a->v[k][i], a->wander[k][i]};
+      const float y[3] = {b->p[k][i], b->v[k][i], b->wander[k][i]};
+      for (int f = 0; f < 3; f++)
+        if (!same_bits(x[f], y[f])) {
+          fprintf(stderr, "MISMATCH step %s isa=%s %dd n=%zu agent %zu axis %d %s: "
+                  "composition %a vs step %a\n", what,
+                  crowdsteer_isa_name(crowdsteer_active_isa()), a->dims, a->count, i, k,
+                  f == 0 ? "position" : f == 1 ? "velocity" : "wander", (double)x[f],
+                  (double)y[f]);
+          return 0;
+        }
+    }
+  return 1;
+}
+
+static void check_case(size_t n, int dims, int combine, const crowdsteer_isa *isas,
+                       int isa_count) {
+  uint64_t seed = 0x57E9u + n * 7u + (uint64_t)dims;
+  scenario want, got;
+  setup su;
+  scenario_make(&want, n, dims, seed, 1);
+  make_setup(&su, &want, combine);
+  compose(&want, &su);
+  free_setup(&su);
+  static const size_t tiles[] = {0, 1, 7, 64, 4096};
+  static const int threads[] = {1, 2, 3, 0};
+  for (int isa = 0; isa < isa_count; isa++) {
+    CHECK(crowdsteer_force_isa(isas[isa]) == CROWDSTEER_OK);
+    for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+      scenario_make(&got, n, dims, seed, 1);
+      make_setup(&su, &got, combine);
+      su.step.tile_size = tiles[t];
+      su.step.threads = threads[t % 4];
+      crowdsteer_agents agents = scenario_agents(&got);
+      if (t == 2 && n > 10) { /* a split call gives the same bits too */
+        CHECK_STATUS(crowdsteer_step(&agents, &su.step, n / 3, n), CROWDSTEER_OK);
+        CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, n / 3), CROWDSTEER_OK);
+      } else {
+        CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, n), CROWDSTEER_OK);
+      }
+      char what[64];
+      snprintf(what, sizeof what, "%s tile=%zu threads=%d",
+               combine == CROWDSTEER_BLEND ? "blend" : "priority", tiles[t], threads[t % 4]);
+      CHECK(same_state(&want, &got, what));
+      free_setup(&su);
+      scenario_free(&got);
+    }
+  }
+  scenario_free(&want);
+}
+
+/* Each invalid step field is rejected with nothing written. */
+static void check_validation(void) {
+  scenario s;
+  scenario_make(&s, 100, 2, 42, 0);
+  setup su;
+  make_setup(&su, &s, CROWDSTEER_BLEND);
+  crowdsteer_agents agents = scenario_agents(&s);
+  float before = s.p[0][50];
+  crowdsteer_step_desc bad = su.step;
+  bad.behaviour_count = 0;
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  bad = su.step;
+  bad.behaviour_count = 33;
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  bad = su.step;
+  bad.combine = (crowdsteer_combine)7;
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  bad = su.step;
+  bad.priority_threshold = NAN;
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  bad = su.step;
+  bad.tile_size = 5000;
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  bad = su.step;
+  bad.snapshot = NULL; /* pursuit has AGENTS targets */
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_NULL_POINTER);
+  bad = su.step;
+  bad.snapshot = &agents; /* reading the arrays being written */
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  bad = su.step;
+  bad.integrator.mass = -1.0f;
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  s.index[60] = 100; /* out of the batch */
+  CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, 100), CROWDSTEER_ERROR_AGENT_INDEX);
+  s.index[60] = 0;
+  su.behaviours[1].params.max_speed_per_agent = NULL;
+  su.behaviours[1].params.max_speed = -2.0f;
+  CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  su.behaviours[1].params.max_speed = 1.0f;
+  su.behaviours[0].weight = (float)INFINITY;
+  CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  CHECK(same_bits(before, s.p[0][50]));
+  su.behaviours[0].weight = 1.0f;
+  CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, 100), CROWDSTEER_OK);
+  size_t moved = 0;
+  for (size_t i = 0; i < 100; i++) moved += !same_bits(su.snapshot.px[i], s.p[0][i]);
+  CHECK_MSG(moved > 50, "a valid step moved only %zu of 100 agents", moved);
+  free_setup(&su);
+  scenario_free(&s);
+}
+
+int main(void) {
+  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
+  int isa_count = 0;
+  const char *forced = getenv("CROWDSTEER_ISA");
+  if (forced && *forced) {
+    if (skip_if_forced_isa_unavailable()) return 77;
+    crowdsteer_isa_from_name(forced, &isas[isa_count++]);
+  } else {
+    for (int i = 0; i < CROWDSTEER_ISA_COUNT; i++)
+      if (crowdsteer_isa_supported((crowdsteer_isa)i)) isas[isa_count++] = (crowdsteer_isa)i;
+  }
+  static const size_t counts[] = {0, 1, 17, 1000, 4099};
+  for (int dims = 2; dims <= 3; dims++)
+    for (int combine = 0; combine < 2; combine++)
+      for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        check_case(counts[c], dims, combine, isas, isa_count);
+  check_validation();
+  printf("threads available: %s\n", crowdsteer_step_threads_available() ? "yes" : "no");
+  return check_report("test_step");
+}
