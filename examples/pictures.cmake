@@ -42,7 +42,7 @@ endif()
 
 # Tests. The pixel tests themselves live in tests/pictures (no libpng or SDL
 # needed); here only what needs the demo or the viewer binaries.
-if(CROWDSTEER_BUILD_TESTS)
+if(CROWDSTEER_BUILD_TESTS AND (NOT DEFINED BUILD_TESTING OR BUILD_TESTING))
   if(TARGET crowdsteer-demo AND PNG_FOUND)
     add_test(NAME pictures.demo_writes_pngs
       COMMAND ${CMAKE_COMMAND} -DDEMO=$<TARGET_FILE:crowdsteer-demo>
