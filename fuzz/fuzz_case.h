@@ -1,0 +1,22 @@
+/* One fuzz case: bytes -> one crowdsteer call (any entry point, valid or not)
+ * plus the property checks. Shared by the libFuzzer harness and the replay
+ * test in tests/reliability, so a finding replays through the same checks. */
+#ifndef CROWDSTEER_FUZZ_CASE_H
+#define CROWDSTEER_FUZZ_CASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decodes `data` into a call and checks every property (see fuzz_case.c).
+ * `isa` >= 0 runs the call on that ISA instead of the one the bytes choose
+ * (the replay test uses it to cover every backend). Returns 0 when all
+ * properties hold; otherwise prints what failed on stderr and returns 1. */
+int cs_fuzz_one(const uint8_t *data, size_t size, int isa);
+
+/* Counters over all cs_fuzz_one calls, for the replay test's summary. */
+typedef struct cs_fuzz_stats {
+  unsigned long calls, rejected, accepted, finite_checked, nan_probes;
+} cs_fuzz_stats;
+extern cs_fuzz_stats cs_fuzz_counters;
+
+#endif
