@@ -2,6 +2,8 @@
  * once per ISA (CS_LANES, CS_BACKEND set by CMake). Each operation mirrors
  * src/reference/reference.c exactly, in the same order: read the formulas
  * there. Branches of the reference become computed-both-ways-then-select. */
+#include <float.h>
+
 #include "internal.h"
 #include "kernels/vec.h"
 
@@ -89,8 +91,12 @@ CS_INLINE v3 v3_truncate(v3 a, vf m, int dims) {
   return v3_select(v_gt(l, m), v3_scale(a, v_div(m, l), dims), a, dims);
 }
 
-CS_INLINE v3 steer_towards(v3 desired, v3 v, vf time_to_target, int dims) {
-  return v3_div(v3_sub(desired, v, dims), time_to_target, dims);
+/* x / 1 == x exactly, so the default time_to_target skips its divisions
+ * (the divider is the busiest unit in these kernels) with the same bits. */
+CS_INLINE v3 steer_towards(v3 desired, v3 v, float time_to_target, int dims) {
+  v3 difference = v3_sub(desired, v, dims);
+  if (time_to_target == 1.0f) return difference;
+  return v3_div(difference, v_set1(time_to_target), dims);
 }
 
 CS_INLINE vf param_load(cs_param p, size_t i, size_t n) {
@@ -148,14 +154,14 @@ CS_INLINE void write_steering(const cs_job *job, size_t i, size_t n, v3 s, int d
   v_store_n(decided_at, v_select(wins, v_set1(1.0f), decided), n);
 }
 
-CS_INLINE v3 seek_one(v3 p, v3 v, v3 t, vf max_speed, vf ttt, int dims) {
+CS_INLINE v3 seek_one(v3 p, v3 v, v3 t, vf max_speed, float ttt, int dims) {
   v3 d = v3_sub(t, p, dims);
   vf l = v3_len(d, dims);
   v3 direction = v3_select(v_gt(l, v_zero()), v3_div(d, l, dims), v3_zero(dims), dims);
   return steer_towards(v3_scale(direction, max_speed, dims), v, ttt, dims);
 }
 
-CS_INLINE v3 flee_one(v3 p, v3 v, v3 t, vf max_speed, vf panic_radius, vf ttt,
+CS_INLINE v3 flee_one(v3 p, v3 v, v3 t, vf max_speed, vf panic_radius, float ttt,
                       int dims) {
   v3 d = v3_sub(p, t, dims);
   vf dist = v3_len(d, dims);
@@ -184,7 +190,7 @@ CS_INLINE void seek_block(const cs_job *job, size_t i, size_t n, int kind, int d
   load_target(job, i, n, kind, 0, &t, &unused, dims);
   write_steering(job, i, n,
                  seek_one(p, v, t, param_load(job->max_speed, i, n),
-                          v_set1(job->time_to_target), dims),
+                          job->time_to_target, dims),
                  dims);
 }
 
@@ -195,7 +201,7 @@ CS_INLINE void flee_block(const cs_job *job, size_t i, size_t n, int kind, int d
   write_steering(job, i, n,
                  flee_one(p, v, t, param_load(job->max_speed, i, n),
                           param_load(job->panic_radius, i, n),
-                          v_set1(job->time_to_target), dims),
+                          job->time_to_target, dims),
                  dims);
 }
 
@@ -212,7 +218,7 @@ CS_INLINE void arrive_block(const cs_job *job, size_t i, size_t n, int kind, int
   v3 desired = v3_scale(v3_div(d, dist, dims), speed, dims);
   desired = v3_select(v_le(dist, param_load(job->target_radius, i, n)), v3_zero(dims),
                       desired, dims);
-  write_steering(job, i, n, steer_towards(desired, v, v_set1(job->time_to_target), dims),
+  write_steering(job, i, n, steer_towards(desired, v, job->time_to_target, dims),
                  dims);
 }
 
@@ -228,7 +234,7 @@ CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int 
                       v_sub(max_speed, v_div(v_mul(max_speed, dist), danger_radius)));
   v3 away = v3_select(v_gt(dist, v_zero()), v3_div(d, dist, dims), v3_heading(v, dims),
                       dims);
-  v3 s = steer_towards(v3_scale(away, speed, dims), v, v_set1(job->time_to_target), dims);
+  v3 s = steer_towards(v3_scale(away, speed, dims), v, job->time_to_target, dims);
   vmask active = m_and(v_ne(danger_radius, v_zero()), m_not(v_gt(dist, danger_radius)));
   write_steering(job, i, n, v3_select(active, s, v3_zero(dims), dims), dims);
 }
@@ -247,7 +253,7 @@ CS_INLINE void pursuit_block(const cs_job *job, size_t i, size_t n, int kind, in
                      predict(d, tp, tv, max_speed, v_set1(job->max_prediction), dims),
                      dims);
   write_steering(job, i, n,
-                 seek_one(p, v, aim, max_speed, v_set1(job->time_to_target), dims), dims);
+                 seek_one(p, v, aim, max_speed, job->time_to_target, dims), dims);
 }
 
 CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
@@ -259,7 +265,7 @@ CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int 
                       v_set1(job->max_prediction), dims);
   write_steering(job, i, n,
                  flee_one(p, v, threat, max_speed, param_load(job->panic_radius, i, n),
-                          v_set1(job->time_to_target), dims),
+                          job->time_to_target, dims),
                  dims);
 }
 
@@ -302,12 +308,18 @@ CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) 
   v3 s = v3_load(steering, 0, n, dims);
   v3 v = v3_load((const float *const *)job->vel_rw, i, n, dims);
   v3 p = v3_load((const float *const *)job->pos_rw, i, n, dims);
+  /* Exact shortcuts, same bits: truncating by +inf, dividing by 1 and
+   * multiplying by 1 leave a vector unchanged. */
+  if (job->max_force.array || job->max_force.value <= FLT_MAX)
+    s = v3_truncate(s, param_load(job->max_force, i, n), dims);
+  v3 a = s;
+  if (job->mass.array || job->mass.value != 1.0f)
+    a = v3_div(s, param_load(job->mass, i, n), dims);
+  const int unit_dt = job->dt == 1.0f;
   vf dt = v_set1(job->dt);
-  v3 a = v3_div(v3_truncate(s, param_load(job->max_force, i, n), dims),
-                param_load(job->mass, i, n), dims);
-  v = v3_truncate(v3_add(v, v3_scale(a, dt, dims), dims),
+  v = v3_truncate(v3_add(v, unit_dt ? a : v3_scale(a, dt, dims), dims),
                   param_load(job->max_speed, i, n), dims);
-  p = v3_add(p, v3_scale(v, dt, dims), dims);
+  p = v3_add(p, unit_dt ? v : v3_scale(v, dt, dims), dims);
   v3_store(job->vel_rw, i, n, v, dims);
   v3_store(job->pos_rw, i, n, p, dims);
 }
