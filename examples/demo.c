@@ -1,5 +1,6 @@
-/* crowdsteer-demo: steps a crowd of about a million agents split into groups
- * (one per behaviour), reports throughput per behaviour and physics sanity. */
+/* crowdsteer-demo: steps a crowd of about a million agents, mixed (several
+ * behaviours per agent) in one crowdsteer_step per simulation step, or one
+ * entry point per behaviour; reports throughput and physics sanity. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
@@ -9,6 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "crowdsteer.h"
 
@@ -20,6 +26,8 @@
 
 enum { EXIT_USAGE = 2 };
 
+/* One group per behaviour; a group's id is also its behaviour's bit in the
+ * step's behaviour mask, so the priority order is this order. */
 enum group_id {
   GROUP_SEEK,
   GROUP_ARRIVE,
@@ -34,15 +42,27 @@ enum group_id {
 static const char *const group_names[GROUP_COUNT] = {
     "seek", "arrive", "flee", "leave", "pursuit", "evade", "wander"};
 
+static const crowdsteer_behaviour group_behaviours[GROUP_COUNT] = {
+    CROWDSTEER_SEEK,    CROWDSTEER_ARRIVE, CROWDSTEER_FLEE,  CROWDSTEER_LEAVE,
+    CROWDSTEER_PURSUIT, CROWDSTEER_EVADE,  CROWDSTEER_WANDER};
+
 /* Agents 0 and 1 are moved by the demo itself (never by a behaviour), so
  * pursuers and evaders have moving agents to target by index. */
 enum { QUARRY_AGENT = 0, HUNTER_AGENT = 1, DRIVEN_AGENTS = 2 };
+
+enum step_mode { MODE_STEP, MODE_SEPARATE };
+enum snapshot_mode { SNAPSHOT_COPY, SNAPSHOT_TARGETS };
 
 typedef struct demo_options {
   size_t agents;
   unsigned steps;
   int dims;
-  int only_group; /* a group_id, or -1 for every behaviour */
+  int only_group; /* a group_id, or -1 for the mixed crowd */
+  int mode;       /* enum step_mode */
+  int combine;    /* crowdsteer_combine */
+  int snapshot;   /* enum snapshot_mode */
+  int threads;    /* crowdsteer_step_desc.threads: 0 = all */
+  size_t tile;    /* crowdsteer_step_desc.tile_size: 0 = the library's */
   const char *isa_name;
   uint32_t seed;
   const char *pictures_dir;
@@ -54,8 +74,26 @@ static void print_usage(FILE *to) {
       "usage: crowdsteer-demo [options]\n"
       "  --agents N        agents in the batch (default 1048576, at least %d)\n"
       "  --steps N         simulation steps (default 200)\n"
-      "  --behaviour NAME  seek, arrive, flee, leave, pursuit, evade, wander\n"
-      "                    or all (default: all, one group each)\n"
+      "  --mode step|separate\n"
+      "                    step: one crowdsteer_step call per simulation step over\n"
+      "                    the whole batch (default); separate: one entry point per\n"
+      "                    behaviour and range, then crowdsteer_integrate (the same\n"
+      "                    result, bit for bit, timed per behaviour)\n"
+      "  --behaviour NAME  seek, arrive, flee, leave, pursuit, evade, wander: every\n"
+      "                    steered agent runs that behaviour alone; all (default):\n"
+      "                    the mixed crowd, one group per behaviour, with fleers\n"
+      "                    and evaders also wandering and some pursuers also\n"
+      "                    leaving the threat\n"
+      "  --combine blend|priority\n"
+      "                    how an agent's behaviours combine (default blend;\n"
+      "                    priority needs --mode step)\n"
+      "  --threads N       crowdsteer_step threads, 0 = all (default 0)\n"
+      "  --tile N          crowdsteer_step agents per tile, 1 to 4096\n"
+      "                    (default 0: the library's default)\n"
+      "  --snapshot copy|targets\n"
+      "                    how the pre-step state that pursuit and evade read is\n"
+      "                    kept: copy every agent before each step (default), or\n"
+      "                    only the agents that are targets (the two driven ones)\n"
       "  --dims 2|3        2D or 3D (default 2)\n"
       "  --isa NAME        force scalar, sse4, avx2, avx512 or neon\n"
       "                    (default: the best this machine runs, or $CROWDSTEER_ISA)\n"
@@ -84,10 +122,23 @@ static int usage_error(const char *what, const char *value) {
   return EXIT_USAGE;
 }
 
+/* Index of value in names[0..count), or -1. */
+static int pick(const char *value, const char *const *names, int count) {
+  for (int i = 0; i < count; i++)
+    if (strcmp(value, names[i]) == 0) return i;
+  return -1;
+}
+
 /* Returns -1 when the options are fine, else the exit code to leave with. */
 static int parse_options(int argc, char **argv, demo_options *opts) {
-  *opts = (demo_options){
-      .agents = 1048576, .steps = 200, .dims = 2, .only_group = -1, .seed = 1};
+  *opts = (demo_options){.agents = 1048576,
+                         .steps = 200,
+                         .dims = 2,
+                         .only_group = -1,
+                         .mode = MODE_STEP,
+                         .combine = CROWDSTEER_BLEND,
+                         .snapshot = SNAPSHOT_COPY,
+                         .seed = 1};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -129,11 +180,32 @@ static int parse_options(int argc, char **argv, demo_options *opts) {
         return usage_error("--seed needs a whole number from 0 to 4294967295", value);
       opts->seed = (uint32_t)number;
     } else if (strcmp(name, "--behaviour") == 0 || strcmp(name, "--behavior") == 0) {
-      opts->only_group = -2;
-      if (strcmp(value, "all") == 0) opts->only_group = -1;
-      for (int g = 0; g < GROUP_COUNT; g++)
-        if (strcmp(value, group_names[g]) == 0) opts->only_group = g;
-      if (opts->only_group == -2) return usage_error("unknown behaviour", value);
+      opts->only_group = strcmp(value, "all") == 0 ? -1 : pick(value, group_names, GROUP_COUNT);
+      if (opts->only_group == -1 && strcmp(value, "all") != 0)
+        return usage_error("unknown behaviour", value);
+    } else if (strcmp(name, "--mode") == 0) {
+      static const char *const modes[] = {"step", "separate"};
+      opts->mode = pick(value, modes, 2);
+      if (opts->mode < 0) return usage_error("--mode must be step or separate", value);
+    } else if (strcmp(name, "--combine") == 0) {
+      static const char *const combines[] = {"blend", "priority"}; /* enum order */
+      opts->combine = pick(value, combines, 2);
+      if (opts->combine < 0)
+        return usage_error("--combine must be blend or priority", value);
+    } else if (strcmp(name, "--snapshot") == 0) {
+      static const char *const snapshots[] = {"copy", "targets"};
+      opts->snapshot = pick(value, snapshots, 2);
+      if (opts->snapshot < 0)
+        return usage_error("--snapshot must be copy or targets", value);
+    } else if (strcmp(name, "--threads") == 0) {
+      if (!parse_count(value, 0, 4096, &number))
+        return usage_error("--threads needs a whole number from 0 (all) to 4096", value);
+      opts->threads = (int)number;
+    } else if (strcmp(name, "--tile") == 0) {
+      if (!parse_count(value, 0, 4096, &number))
+        return usage_error("--tile needs a whole number from 1 to 4096 (0: default)",
+                           value);
+      opts->tile = (size_t)number;
     } else if (strcmp(name, "--isa") == 0) {
       opts->isa_name = value;
     } else if (strcmp(name, "--pictures") == 0) {
@@ -142,17 +214,25 @@ static int parse_options(int argc, char **argv, demo_options *opts) {
       return usage_error("unknown option", name);
     }
   }
+  /* The public entry points can only overwrite or accumulate, so separate
+   * calls can express a blend but not a priority choice. */
+  if (opts->mode == MODE_SEPARATE && opts->combine == CROWDSTEER_PRIORITY)
+    return usage_error("--combine priority needs --mode step", NULL);
   return -1;
 }
 
-/* ---- the scenario: one batch, contiguous groups ---------------------------- */
+/* ---- the scenario: one batch, contiguous groups, mixed per agent ----------- */
 
 typedef struct group {
   size_t begin, end; /* the group's agents: [begin, end) of the batch */
   crowdsteer_target target;
-  crowdsteer_params params;
-  double behaviour_seconds, integrate_seconds;
+  crowdsteer_params params; /* the behaviour's own parameters */
 } group;
+
+/* A contiguous run of agents using one behaviour, for the separate calls. */
+typedef struct run {
+  size_t begin, end;
+} run;
 
 /* Where the moving targets are at a given step; a pure function of the step
  * so setup, stepping and reporting all agree. */
@@ -165,14 +245,27 @@ typedef struct markers {
 typedef struct scenario {
   demo_options opts;
   crowdsteer_agents agents;
-  crowdsteer_vectors steering;
-  crowdsteer_vectors spot; /* arrivers' own targets, one per agent */
-  float *max_speed;        /* per-agent top speeds of seekers and arrivers */
-  uint32_t *target_agent;  /* pursuers' quarry, evaders' hunter */
+  crowdsteer_agents snapshot; /* the pre-step state AGENTS targets read */
+  crowdsteer_vectors steering; /* separate mode's blend accumulator */
+  crowdsteer_vectors spot;     /* arrivers' own targets, one per agent */
+  float *max_speed;            /* per-agent top speeds of seekers and arrivers */
+  float *integrate_max_speed;  /* the integrator's, per agent (per group) */
+  float *integrate_max_force;
+  float *wander_weight;        /* blend weight of wander, per agent */
+  uint32_t *target_agent;      /* pursuers' quarry, evaders' hunter */
+  uint32_t *mask;              /* bit g: behaviour of group g applies */
   crowdsteer_wander_state wander;
   group groups[GROUP_COUNT];
+  size_t cautious_begin; /* pursuers from here on also leave the threat */
+  run *runs[GROUP_COUNT]; /* per behaviour, its runs of agents (separate mode) */
+  size_t run_count[GROUP_COUNT];
+  crowdsteer_step_behaviour behaviours[GROUP_COUNT];
+  crowdsteer_step_desc step_desc;
   unsigned step; /* steps taken so far */
   markers now;
+  /* Seconds spent, per part of the work. */
+  double behaviour_seconds[GROUP_COUNT], clear_seconds, integrate_seconds;
+  double step_seconds, snapshot_seconds;
 } scenario;
 
 /* Scenario constants, in the per-step units of the default integrator
@@ -185,6 +278,15 @@ typedef struct scenario {
 #define LEAVE_DANGER_RADIUS 40.0f
 #define LEAVE_ESCAPE_RADIUS 10.0f
 #define EVADE_PANIC_RADIUS 25.0f
+#define EVADE_MAX_SPEED 0.9f
+/* Mixed crowd: fleers and evaders add wander at this weight (blend), and
+ * the last quarter of the pursuers also leave the threat. */
+#define MIXED_WANDER_WEIGHT 0.5f
+#define CAUTIOUS_PURSUER_SHARE 4 /* one in this many */
+/* Priority: a behaviour steering harder than this wins over later ones, so
+ * a fleer running straight away (flee ~ 0) wanders, an evader outside the
+ * panic radius wanders, a cautious pursuer near the threat leaves it. */
+#define PRIORITY_THRESHOLD 0.05f
 
 /* A point moving on a circle in the xy plane, with its velocity per step. */
 static void on_circle(float centre_x, float centre_y, double radius,
@@ -229,26 +331,34 @@ static void place_markers(scenario *sc) {
   memcpy(sc->groups[GROUP_LEAVE].target.point, sc->now.threat, sizeof sc->now.threat);
 }
 
+/* Every per-agent float array but wander's, for allocation and release: the
+ * first VECTOR_ARRAYS are x, y, z triples (z stays NULL in 2D). */
+enum { VECTOR_ARRAYS = 18, ALL_FLOAT_ARRAYS = VECTOR_ARRAYS + 4 };
+static void float_arrays(scenario *sc, float **arrays[ALL_FLOAT_ARRAYS]) {
+  float **list[ALL_FLOAT_ARRAYS] = {
+      &sc->agents.px,          &sc->agents.py,          &sc->agents.pz,
+      &sc->agents.vx,          &sc->agents.vy,          &sc->agents.vz,
+      &sc->snapshot.px,        &sc->snapshot.py,        &sc->snapshot.pz,
+      &sc->snapshot.vx,        &sc->snapshot.vy,        &sc->snapshot.vz,
+      &sc->steering.x,         &sc->steering.y,         &sc->steering.z,
+      &sc->spot.x,             &sc->spot.y,             &sc->spot.z,
+      &sc->max_speed,          &sc->integrate_max_speed, &sc->integrate_max_force,
+      &sc->wander_weight};
+  memcpy(arrays, list, sizeof list);
+}
+
 static void scenario_free(scenario *sc) {
-  float *arrays[] = {sc->agents.px,
-                     sc->agents.py,
-                     sc->agents.pz,
-                     sc->agents.vx,
-                     sc->agents.vy,
-                     sc->agents.vz,
-                     sc->steering.x,
-                     sc->steering.y,
-                     sc->steering.z,
-                     sc->spot.x,
-                     sc->spot.y,
-                     sc->spot.z,
-                     sc->wander.direction.x,
-                     sc->wander.direction.y,
-                     sc->wander.direction.z,
-                     sc->max_speed};
-  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
-    free(arrays[i]);
+  float **arrays[ALL_FLOAT_ARRAYS];
+  float_arrays(sc, arrays);
+  for (size_t i = 0; i < ALL_FLOAT_ARRAYS; i++)
+    free(*arrays[i]);
+  free(sc->wander.direction.x);
+  free(sc->wander.direction.y);
+  free(sc->wander.direction.z);
   free(sc->target_agent);
+  free(sc->mask);
+  for (int g = 0; g < GROUP_COUNT; g++)
+    free(sc->runs[g]);
 }
 
 /* Random numbers for the start state come from the library's own
@@ -270,41 +380,53 @@ static void grid_spot(size_t rank, size_t side, int dims, float spot[3]) {
   }
 }
 
+/* The runs of agents whose mask has `bit`, for the separate calls. */
+static int find_runs(scenario *sc, int g) {
+  const uint32_t bit = 1u << g;
+  const size_t n = sc->agents.count;
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++)
+    count += (sc->mask[i] & bit) && (i == 0 || !(sc->mask[i - 1] & bit));
+  sc->runs[g] = calloc(count + 1, sizeof(run));
+  if (!sc->runs[g]) return 1;
+  for (size_t i = 0; i < n; i++) {
+    if (!(sc->mask[i] & bit)) continue;
+    if (i == 0 || !(sc->mask[i - 1] & bit)) sc->runs[g][sc->run_count[g]++].begin = i;
+    sc->runs[g][sc->run_count[g] - 1].end = i + 1;
+  }
+  return 0;
+}
+
 /* Allocates the batch and sets up every group; 0 on success. */
 static int scenario_setup(scenario *sc, const demo_options *opts) {
   memset(sc, 0, sizeof *sc);
   sc->opts = *opts;
   const size_t n = opts->agents;
   const int dims = opts->dims;
-  sc->agents.count = n;
-  sc->agents.dims = dims;
+  sc->agents.count = sc->snapshot.count = n;
+  sc->agents.dims = sc->snapshot.dims = dims;
 
-  /* calloc checks n * size for overflow; 2D leaves every z array NULL. */
-  float **arrays[] = {&sc->agents.px,
-                      &sc->agents.py,
-                      &sc->agents.pz,
-                      &sc->agents.vx,
-                      &sc->agents.vy,
-                      &sc->agents.vz,
-                      &sc->steering.x,
-                      &sc->steering.y,
-                      &sc->steering.z,
-                      &sc->spot.x,
-                      &sc->spot.y,
-                      &sc->spot.z,
-                      &sc->wander.direction.x,
-                      &sc->wander.direction.y,
-                      &sc->wander.direction.z,
-                      &sc->max_speed};
+  /* calloc checks n * size for overflow; 2D leaves every z array NULL. The
+   * snapshot is calloc'ed too: with --snapshot targets only two of its
+   * agents are ever written, and the rest never costs memory. */
+  float **arrays[ALL_FLOAT_ARRAYS];
+  float_arrays(sc, arrays);
   int failed = 0;
-  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
-    int is_z_axis = i < 15 && i % 3 == 2;
+  for (size_t i = 0; i < ALL_FLOAT_ARRAYS; i++) {
+    int is_z_axis = i < VECTOR_ARRAYS && i % 3 == 2;
     if (is_z_axis && dims == 2) continue;
     *arrays[i] = calloc(n, sizeof(float));
     failed |= *arrays[i] == NULL;
   }
+  float **wander_axes[3] = {&sc->wander.direction.x, &sc->wander.direction.y,
+                            &sc->wander.direction.z};
+  for (int k = 0; k < dims; k++) {
+    *wander_axes[k] = calloc(n, sizeof(float));
+    failed |= *wander_axes[k] == NULL;
+  }
   sc->target_agent = calloc(n, sizeof(uint32_t));
-  if (failed || !sc->target_agent) {
+  sc->mask = calloc(n, sizeof(uint32_t));
+  if (failed || !sc->target_agent || !sc->mask) {
     fprintf(stderr, "crowdsteer-demo: out of memory for %zu agents\n", n);
     scenario_free(sc);
     return 1;
@@ -313,9 +435,10 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
   /* Contiguous groups: all behaviours share the batch evenly, or one
    * behaviour takes every steered agent. */
   const size_t steered = n - DRIVEN_AGENTS;
+  const int mixed = opts->only_group < 0;
   for (int g = 0; g < GROUP_COUNT; g++) {
     group *gr = &sc->groups[g];
-    if (opts->only_group < 0) {
+    if (mixed) {
       gr->begin = DRIVEN_AGENTS + steered * (size_t)g / GROUP_COUNT;
       gr->end = DRIVEN_AGENTS + steered * (size_t)(g + 1) / GROUP_COUNT;
     } else if (opts->only_group == g) {
@@ -325,6 +448,31 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
       gr->begin = gr->end = n; /* empty */
     }
   }
+
+  /* Behaviour masks: each group's own behaviour; in the mixed crowd fleers
+   * and evaders also wander (blended at a lower weight, or as the fallback
+   * by priority) and the last pursuers also leave the threat. Contiguous
+   * runs keep the separate calls few; crowdsteer_step would take any mask. */
+  const group *pursuers = &sc->groups[GROUP_PURSUIT];
+  sc->cautious_begin = pursuers->end - (pursuers->end - pursuers->begin) /
+                                           CAUTIOUS_PURSUER_SHARE;
+  if (!mixed) sc->cautious_begin = pursuers->end;
+  for (int g = 0; g < GROUP_COUNT; g++) {
+    uint32_t bits = 1u << g;
+    if (mixed && (g == GROUP_FLEE || g == GROUP_EVADE)) bits |= 1u << GROUP_WANDER;
+    for (size_t i = sc->groups[g].begin; i < sc->groups[g].end; i++) {
+      sc->mask[i] = bits;
+      sc->wander_weight[i] = g == GROUP_WANDER ? 1.0f : MIXED_WANDER_WEIGHT;
+    }
+  }
+  for (size_t i = sc->cautious_begin; i < pursuers->end; i++)
+    sc->mask[i] |= 1u << GROUP_LEAVE;
+  for (int g = 0; g < GROUP_COUNT; g++)
+    if (find_runs(sc, g) != 0) {
+      fprintf(stderr, "crowdsteer-demo: out of memory\n");
+      scenario_free(sc);
+      return 1;
+    }
 
   /* Everyone starts at rest, scattered over the world. */
   float *const pos[3] = {sc->agents.px, sc->agents.py, sc->agents.pz};
@@ -339,7 +487,6 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
   group *seek = &sc->groups[GROUP_SEEK];
   seek->target.kind = CROWDSTEER_TARGET_POINT;
   seek->params.max_speed_per_agent = sc->max_speed;
-  seek->params.max_force = 0.25f; /* they curve after the beacon */
 
   /* Arrivers: each has its own spot on a grid and starts near it. */
   group *arrive = &sc->groups[GROUP_ARRIVE];
@@ -380,19 +527,56 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
   group *evade = &sc->groups[GROUP_EVADE];
   evade->target.kind = CROWDSTEER_TARGET_AGENTS;
   evade->target.index = sc->target_agent;
-  evade->params.max_speed = 0.9f;
+  evade->params.max_speed = EVADE_MAX_SPEED;
   evade->params.panic_radius = EVADE_PANIC_RADIUS;
   evade->params.max_prediction = 20.0f;
   for (size_t i = evade->begin; i < evade->end; i++)
     sc->target_agent[i] = HUNTER_AGENT;
 
-  /* Wanderers: a gentle force limit so the random walk turns smoothly. */
   group *wander = &sc->groups[GROUP_WANDER];
   wander->params.wander_radius = 0.5f;
   wander->params.wander_distance = 1.0f;
   wander->params.jitter = 0.3f;
-  wander->params.max_force = 0.1f;
   sc->wander.seed = opts->seed;
+
+  /* One integrator for the whole batch, with each group's limits per agent:
+   * seekers curve after the beacon (force 0.25), wanderers turn smoothly
+   * (force 0.1), evaders are slower than the hunter. Agents 0 and 1 are
+   * never integrated. */
+  for (size_t i = 0; i < n; i++) {
+    sc->integrate_max_speed[i] = 1.0f;
+    sc->integrate_max_force[i] = (float)INFINITY;
+  }
+  for (size_t i = seek->begin; i < seek->end; i++) {
+    sc->integrate_max_speed[i] = sc->max_speed[i];
+    sc->integrate_max_force[i] = 0.25f;
+  }
+  for (size_t i = arrive->begin; i < arrive->end; i++)
+    sc->integrate_max_speed[i] = sc->max_speed[i];
+  for (size_t i = evade->begin; i < evade->end; i++)
+    sc->integrate_max_speed[i] = EVADE_MAX_SPEED;
+  for (size_t i = wander->begin; i < wander->end; i++)
+    sc->integrate_max_force[i] = 0.1f;
+
+  /* The step: one behaviour per group, in group order (the priority order). */
+  for (int g = 0; g < GROUP_COUNT; g++) {
+    crowdsteer_step_behaviour *b = &sc->behaviours[g];
+    b->behaviour = group_behaviours[g];
+    b->weight = 1.0f;
+  }
+  sc->behaviours[GROUP_WANDER].wander = &sc->wander;
+  sc->behaviours[GROUP_WANDER].weight_per_agent = sc->wander_weight;
+  crowdsteer_step_desc *d = &sc->step_desc;
+  d->behaviours = sc->behaviours;
+  d->behaviour_count = GROUP_COUNT;
+  d->combine = (crowdsteer_combine)opts->combine;
+  d->priority_threshold = PRIORITY_THRESHOLD;
+  d->behaviour_mask = sc->mask;
+  d->integrator.max_speed_per_agent = sc->integrate_max_speed;
+  d->integrator.max_force_per_agent = sc->integrate_max_force;
+  d->snapshot = &sc->snapshot;
+  d->tile_size = opts->tile;
+  d->threads = opts->threads;
 
   place_markers(sc);
   return 0;
@@ -406,56 +590,110 @@ static double seconds_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static crowdsteer_status run_behaviour(scenario *sc, int g) {
+static crowdsteer_status run_behaviour(scenario *sc, int g, const crowdsteer_output *out,
+                                       size_t begin, size_t end) {
   const group *gr = &sc->groups[g];
-  const crowdsteer_output out = {.steering = sc->steering};
+  const crowdsteer_agents *a = &sc->agents;
   switch (g) {
-  case GROUP_SEEK:
-    return crowdsteer_seek(&sc->agents, &gr->target, &gr->params, &out, gr->begin,
-                           gr->end);
+  case GROUP_SEEK: return crowdsteer_seek(a, &gr->target, &gr->params, out, begin, end);
   case GROUP_ARRIVE:
-    return crowdsteer_arrive(&sc->agents, &gr->target, &gr->params, &out, gr->begin,
-                             gr->end);
-  case GROUP_FLEE:
-    return crowdsteer_flee(&sc->agents, &gr->target, &gr->params, &out, gr->begin,
-                           gr->end);
-  case GROUP_LEAVE:
-    return crowdsteer_leave(&sc->agents, &gr->target, &gr->params, &out, gr->begin,
-                            gr->end);
+    return crowdsteer_arrive(a, &gr->target, &gr->params, out, begin, end);
+  case GROUP_FLEE: return crowdsteer_flee(a, &gr->target, &gr->params, out, begin, end);
+  case GROUP_LEAVE: return crowdsteer_leave(a, &gr->target, &gr->params, out, begin, end);
   case GROUP_PURSUIT:
-    return crowdsteer_pursuit(&sc->agents, &gr->target, &gr->params, &out, gr->begin,
-                              gr->end);
-  case GROUP_EVADE:
-    return crowdsteer_evade(&sc->agents, &gr->target, &gr->params, &out, gr->begin,
-                            gr->end);
-  default:
-    return crowdsteer_wander(&sc->agents, &sc->wander, &gr->params, &out, gr->begin,
-                             gr->end);
+    return crowdsteer_pursuit(a, &gr->target, &gr->params, out, begin, end);
+  case GROUP_EVADE: return crowdsteer_evade(a, &gr->target, &gr->params, out, begin, end);
+  default: return crowdsteer_wander(a, &sc->wander, &gr->params, out, begin, end);
   }
 }
 
-/* One simulation step, behaviour by behaviour: each group's behaviour, then
- * the integrator on that group's range, each call timed on its own. The
- * setup and the report do not depend on how this step is computed. */
-static crowdsteer_status scenario_step(scenario *sc) {
+/* The composition crowdsteer_step is defined by, with public entry points:
+ * clear the steering, each behaviour in order accumulates weight * s over
+ * its runs of agents, then one integrator call. Each part timed on its own.
+ * The pursuers' and evaders' targets (agents 0 and 1) are not integrated,
+ * so they hold their pre-step state throughout and need no snapshot. */
+static crowdsteer_status step_separately(scenario *sc) {
+  const size_t begin = DRIVEN_AGENTS, end = sc->agents.count;
+  const int dims = sc->opts.dims;
+  double start = seconds_now();
+  float *const steer[3] = {sc->steering.x, sc->steering.y, sc->steering.z};
+  for (int k = 0; k < dims; k++)
+    memset(steer[k] + begin, 0, (end - begin) * sizeof(float));
+  sc->clear_seconds += seconds_now() - start;
   for (int g = 0; g < GROUP_COUNT; g++) {
-    group *gr = &sc->groups[g];
-    if (gr->begin == gr->end) continue;
-    double start = seconds_now();
-    crowdsteer_status status = run_behaviour(sc, g);
-    double steered = seconds_now();
-    if (status == CROWDSTEER_OK)
-      status = crowdsteer_integrate(&sc->agents, &sc->steering, &gr->params, gr->begin,
-                                    gr->end);
-    double moved = seconds_now();
-    if (status != CROWDSTEER_OK) {
-      fprintf(stderr, "crowdsteer-demo: %s failed at step %u: %s\n", group_names[g],
-              sc->step, crowdsteer_status_string(status));
-      return status;
+    /* ACCUMULATE with weight 1 adds s itself, as the step's blend does. */
+    const crowdsteer_output out = {
+        .steering = sc->steering,
+        .mode = CROWDSTEER_ACCUMULATE,
+        .weight = 1.0f,
+        .weight_per_agent = g == GROUP_WANDER ? sc->wander_weight : NULL};
+    start = seconds_now();
+    for (size_t r = 0; r < sc->run_count[g]; r++) {
+      crowdsteer_status status =
+          run_behaviour(sc, g, &out, sc->runs[g][r].begin, sc->runs[g][r].end);
+      if (status != CROWDSTEER_OK) {
+        fprintf(stderr, "crowdsteer-demo: %s failed at step %u: %s\n", group_names[g],
+                sc->step, crowdsteer_status_string(status));
+        return status;
+      }
     }
-    gr->behaviour_seconds += steered - start;
-    gr->integrate_seconds += moved - steered;
+    sc->behaviour_seconds[g] += seconds_now() - start;
   }
+  start = seconds_now();
+  crowdsteer_status status = crowdsteer_integrate(&sc->agents, &sc->steering,
+                                                  &sc->step_desc.integrator, begin, end);
+  sc->integrate_seconds += seconds_now() - start;
+  if (status != CROWDSTEER_OK)
+    fprintf(stderr, "crowdsteer-demo: integrate failed at step %u: %s\n", sc->step,
+            crowdsteer_status_string(status));
+  return status;
+}
+
+/* Makes the snapshot hold the state before the step. crowdsteer_step works
+ * in place, so swapping two buffers cannot give it one: the agents' arrays
+ * must hold the current state too. Either every agent is copied, or (since
+ * only target agents are ever read from the snapshot) just the targets. */
+static void refresh_snapshot(scenario *sc) {
+  const crowdsteer_agents *a = &sc->agents, *s = &sc->snapshot;
+  float *const from[6] = {a->px, a->py, a->pz, a->vx, a->vy, a->vz};
+  float *const to[6] = {s->px, s->py, s->pz, s->vx, s->vy, s->vz};
+  for (int k = 0; k < 6; k++) {
+    if (!from[k]) continue; /* z in 2D */
+    if (sc->opts.snapshot == SNAPSHOT_COPY) {
+      memcpy(to[k], from[k], a->count * sizeof(float));
+    } else {
+      to[k][QUARRY_AGENT] = from[k][QUARRY_AGENT];
+      to[k][HUNTER_AGENT] = from[k][HUNTER_AGENT];
+    }
+  }
+}
+
+/* One crowdsteer_step over every steered agent of the batch. */
+static crowdsteer_status step_at_once(scenario *sc) {
+  /* The markers moved the point targets since the last step. */
+  for (int g = 0; g < GROUP_COUNT; g++) {
+    sc->behaviours[g].target = sc->groups[g].target;
+    sc->behaviours[g].params = sc->groups[g].params;
+  }
+  double start = seconds_now();
+  refresh_snapshot(sc);
+  double copied = seconds_now();
+  crowdsteer_status status =
+      crowdsteer_step(&sc->agents, &sc->step_desc, DRIVEN_AGENTS, sc->agents.count);
+  sc->step_seconds += seconds_now() - copied;
+  sc->snapshot_seconds += copied - start;
+  if (status != CROWDSTEER_OK)
+    fprintf(stderr, "crowdsteer-demo: crowdsteer_step failed at step %u: %s\n",
+            sc->step, crowdsteer_status_string(status));
+  return status;
+}
+
+/* One simulation step. The setup and the report do not depend on how the
+ * step is computed: both modes give the same bits. */
+static crowdsteer_status scenario_step(scenario *sc) {
+  crowdsteer_status status =
+      sc->opts.mode == MODE_STEP ? step_at_once(sc) : step_separately(sc);
+  if (status != CROWDSTEER_OK) return status;
   sc->wander.tick++; /* fresh wander randomness next step */
   sc->step++;
   place_markers(sc);
@@ -547,28 +785,118 @@ static figures measure(const scenario *sc) {
 
 /* ---- report ---------------------------------------------------------------- */
 
-static void report_throughput(const scenario *sc, double wall_seconds) {
-  const unsigned steps = sc->step;
-  double total_seconds = 0.0, agent_steps = 0.0;
-  printf("\n%-8s %10s %18s %18s\n", "group", "agents", "behaviour Magent/s",
-         "integrate Magent/s");
-  for (int g = 0; g < GROUP_COUNT; g++) {
-    const group *gr = &sc->groups[g];
-    size_t members = gr->end - gr->begin;
-    if (!members) continue;
-    double work = (double)members * steps;
-    printf("%-8s %10zu %18.1f %18.1f\n", group_names[g], members,
-           work / gr->behaviour_seconds * 1e-6, work / gr->integrate_seconds * 1e-6);
-    total_seconds += gr->behaviour_seconds + gr->integrate_seconds;
-    agent_steps += work;
+/* Threads crowdsteer_step runs on with these options, as the library picks
+ * them: the requested count (0: every OpenMP thread), at most one per tile,
+ * and one without OpenMP. */
+static int step_threads(const scenario *sc, int *all) {
+  int max_threads = 1;
+#ifdef _OPENMP
+  max_threads = omp_get_max_threads();
+#else
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN); /* OpenMP's usual default */
+  max_threads = cpus > 0 ? (int)cpus : 1;
+#endif
+  *all = max_threads;
+  if (!crowdsteer_step_threads_available()) return 1;
+  size_t tile = sc->opts.tile ? sc->opts.tile : 1024; /* the documented default */
+  size_t tiles = (sc->agents.count - DRIVEN_AGENTS + tile - 1) / tile;
+  size_t threads = sc->opts.threads ? (size_t)sc->opts.threads : (size_t)max_threads;
+  if (threads > tiles) threads = tiles;
+  return threads < 1 ? 1 : (int)threads;
+}
+
+static void print_mode(const scenario *sc) {
+  static const char *const combines[] = {"blend", "priority"};
+  const demo_options *o = &sc->opts;
+  printf("crowd: %s, %s\n",
+         o->only_group < 0 ? "mixed (fleers and evaders also wander, 1 in 4 pursuers "
+                             "also leaves the threat)"
+                           : group_names[o->only_group],
+         combines[o->combine]);
+  int all = 1, used = step_threads(sc, &all);
+  if (o->mode == MODE_STEP) {
+    printf("mode: step (one crowdsteer_step per simulation step), tile %zu%s, "
+           "threads %d (requested %d%s), snapshot %s\n",
+           o->tile ? o->tile : (size_t)1024, o->tile ? "" : " (default)", used,
+           o->threads, o->threads ? "" : " = all", o->snapshot == SNAPSHOT_COPY
+                                                       ? "copy of every agent"
+                                                       : "copy of the target agents");
+  } else {
+    printf("mode: separate (one call per behaviour and run of agents, then "
+           "crowdsteer_integrate), 1 thread\n");
   }
-  printf("total: %.0f agent-steps in %.2f s of library calls = %.1f M agent-steps/s "
-         "(behaviour + integrate); %.2f s wall for the whole loop\n",
-         agent_steps, total_seconds, agent_steps / total_seconds * 1e-6, wall_seconds);
+  printf("OpenMP in crowdsteer_step: %s (%d thread%s available)\n",
+         crowdsteer_step_threads_available() ? "yes" : "no", all, all == 1 ? "" : "s");
+}
+
+static void report_throughput(const scenario *sc, double wall_seconds) {
+  const double steps = sc->step;
+  const double steered = (double)(sc->agents.count - DRIVEN_AGENTS);
+  const double agent_steps = steered * steps;
+  double library_seconds = 0.0;
+  if (sc->opts.mode == MODE_STEP) {
+    library_seconds = sc->step_seconds;
+    printf("\nstep: %.0f agent-steps in %.2f s = %.1f M agent-steps/s "
+           "(crowdsteer_step: behaviours + integrate)\n",
+           agent_steps, sc->step_seconds, agent_steps / sc->step_seconds * 1e-6);
+    printf("snapshot: %.3f s (%.1f%% of the step time); step + snapshot = %.1f M "
+           "agent-steps/s\n",
+           sc->snapshot_seconds, 100.0 * sc->snapshot_seconds / sc->step_seconds,
+           agent_steps / (sc->step_seconds + sc->snapshot_seconds) * 1e-6);
+  } else {
+    printf("\n%-9s %10s %16s\n", "behaviour", "agents", "M agent-steps/s");
+    for (int g = 0; g < GROUP_COUNT; g++) {
+      size_t users = 0;
+      for (size_t r = 0; r < sc->run_count[g]; r++)
+        users += sc->runs[g][r].end - sc->runs[g][r].begin;
+      if (!users) continue;
+      printf("%-9s %10zu %16.1f\n", group_names[g], users,
+             (double)users * steps / sc->behaviour_seconds[g] * 1e-6);
+      library_seconds += sc->behaviour_seconds[g];
+    }
+    printf("%-9s %10.0f %16.1f\n", "clear", steered,
+           agent_steps / sc->clear_seconds * 1e-6);
+    printf("%-9s %10.0f %16.1f\n", "integrate", steered,
+           agent_steps / sc->integrate_seconds * 1e-6);
+    library_seconds += sc->clear_seconds + sc->integrate_seconds;
+    printf("total: %.0f agent-steps in %.2f s = %.1f M agent-steps/s "
+           "(clear + behaviours + integrate)\n",
+           agent_steps, library_seconds, agent_steps / library_seconds * 1e-6);
+  }
+  printf("%.2f s wall for the whole loop\n", wall_seconds);
+}
+
+/* FNV-1a over the bits of the final state, so runs can be compared: both
+ * modes, any tile size and any thread count must print the same hash. */
+static uint64_t state_hash(const scenario *sc) {
+  const crowdsteer_agents *a = &sc->agents;
+  const float *arrays[9] = {a->px,
+                            a->py,
+                            a->pz,
+                            a->vx,
+                            a->vy,
+                            a->vz,
+                            sc->wander.direction.x,
+                            sc->wander.direction.y,
+                            sc->wander.direction.z};
+  uint64_t hash = 0xCBF29CE484222325u;
+  for (int k = 0; k < 9; k++) {
+    if (!arrays[k]) continue;
+    for (size_t i = 0; i < a->count; i++) {
+      uint32_t bits;
+      memcpy(&bits, &arrays[k][i], sizeof bits);
+      for (int byte = 0; byte < 4; byte++) {
+        hash ^= (bits >> (8 * byte)) & 0xFFu;
+        hash *= 0x100000001B3u;
+      }
+    }
+  }
+  return hash;
 }
 
 static int report_sanity(const scenario *sc, const figures *start, const figures *end) {
   const group *g = sc->groups;
+  const int mixed = sc->opts.only_group < 0;
   printf("\nsanity (start -> end of the run):\n");
   if (g[GROUP_SEEK].end > g[GROUP_SEEK].begin)
     printf("  seek    mean distance to the moving beacon   %9.2f -> %9.2f\n",
@@ -580,24 +908,30 @@ static int report_sanity(const scenario *sc, const figures *start, const figures
            AT_REST_TOLERANCE, start->mean_distance[GROUP_ARRIVE],
            end->mean_distance[GROUP_ARRIVE]);
   if (g[GROUP_FLEE].end > g[GROUP_FLEE].begin)
-    printf("  flee    mean distance from the threat        %9.2f -> %9.2f\n",
-           start->mean_distance[GROUP_FLEE], end->mean_distance[GROUP_FLEE]);
+    printf("  flee    mean distance from the threat        %9.2f -> %9.2f%s\n",
+           start->mean_distance[GROUP_FLEE], end->mean_distance[GROUP_FLEE],
+           mixed ? " (also wandering)" : "");
   if (g[GROUP_LEAVE].end > g[GROUP_LEAVE].begin)
     printf("  leave   mean distance from the threat        %9.2f -> %9.2f "
            "(inside escape radius %g: %zu -> %zu)\n",
            start->mean_distance[GROUP_LEAVE], end->mean_distance[GROUP_LEAVE],
            LEAVE_ESCAPE_RADIUS, start->leavers_inside_escape, end->leavers_inside_escape);
   if (g[GROUP_PURSUIT].end > g[GROUP_PURSUIT].begin)
-    printf("  pursuit mean distance to the quarry          %9.2f -> %9.2f\n",
-           start->mean_distance[GROUP_PURSUIT], end->mean_distance[GROUP_PURSUIT]);
+    printf("  pursuit mean distance to the quarry          %9.2f -> %9.2f%s\n",
+           start->mean_distance[GROUP_PURSUIT], end->mean_distance[GROUP_PURSUIT],
+           mixed ? " (1 in 4 also leaves the threat)" : "");
   if (g[GROUP_EVADE].end > g[GROUP_EVADE].begin)
     printf("  evade   mean distance from the hunter        %9.2f -> %9.2f "
-           "(inside panic radius %g: %zu -> %zu)\n",
+           "(inside panic radius %g: %zu -> %zu)%s\n",
            start->mean_distance[GROUP_EVADE], end->mean_distance[GROUP_EVADE],
-           EVADE_PANIC_RADIUS, start->evaders_inside_panic, end->evaders_inside_panic);
+           EVADE_PANIC_RADIUS, start->evaders_inside_panic, end->evaders_inside_panic,
+           mixed ? " (also wandering)" : "");
   if (g[GROUP_WANDER].end > g[GROUP_WANDER].begin)
     printf("  wander  mean speed %.4f, top speed %.4f, max_speed 1\n",
            end->wander_mean_speed, end->wander_top_speed);
+  printf("  state hash: %016" PRIx64 " (the same in both modes, for any tile size "
+         "and thread count)\n",
+         state_hash(sc));
   printf("  NaN/inf values in the state: %zu\n", end->non_finite);
   return end->non_finite == 0 ? 0 : 1;
 }
@@ -655,6 +989,7 @@ int main(int argc, char **argv) {
          crowdsteer_version_string(), opts.agents, DRIVEN_AGENTS, opts.dims, opts.steps,
          opts.seed);
   print_supported_isas();
+  print_mode(&sc);
   fflush(stdout);
 
   figures start = measure(&sc);
