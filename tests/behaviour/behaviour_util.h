@@ -68,8 +68,8 @@ static inline crowdsteer_vectors bh_vectors(float (*a)[BH_MAX]) {
 static inline void bh_call_init(bh_call *c, bh_world *w, size_t count, int dims,
                                 crowdsteer_target_kind kind) {
   memset(c, 0, sizeof *c);
-  crowdsteer_agents a = {count, dims, w->p[0], w->p[1], w->p[2],
-                         w->v[0], w->v[1], w->v[2]};
+  crowdsteer_agents a = {count,   dims,    w->p[0], w->p[1],
+                         w->p[2], w->v[0], w->v[1], w->v[2]};
   c->agents = a;
   c->target.kind = kind;
   c->target.position = bh_vectors(w->tp);
@@ -87,33 +87,32 @@ static inline void bh_call_init(bh_call *c, bh_world *w, size_t count, int dims,
   c->steering_ptr = &c->steering;
 }
 
-static inline crowdsteer_status bh_run(bh_entry e, bh_call *c, size_t begin,
-                                       size_t end) {
+static inline crowdsteer_status bh_run(bh_entry e, bh_call *c, size_t begin, size_t end) {
   switch (e) {
   case BH_SEEK:
-    return crowdsteer_seek(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr,
-                           begin, end);
+    return crowdsteer_seek(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr, begin,
+                           end);
   case BH_FLEE:
-    return crowdsteer_flee(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr,
-                           begin, end);
+    return crowdsteer_flee(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr, begin,
+                           end);
   case BH_ARRIVE:
-    return crowdsteer_arrive(c->agents_ptr, c->target_ptr, c->params_ptr,
-                             c->out_ptr, begin, end);
+    return crowdsteer_arrive(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr,
+                             begin, end);
   case BH_LEAVE:
     return crowdsteer_leave(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr,
                             begin, end);
   case BH_PURSUIT:
-    return crowdsteer_pursuit(c->agents_ptr, c->target_ptr, c->params_ptr,
-                              c->out_ptr, begin, end);
+    return crowdsteer_pursuit(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr,
+                              begin, end);
   case BH_EVADE:
     return crowdsteer_evade(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr,
                             begin, end);
   case BH_WANDER:
-    return crowdsteer_wander(c->agents_ptr, c->wander_ptr, c->params_ptr,
-                             c->out_ptr, begin, end);
+    return crowdsteer_wander(c->agents_ptr, c->wander_ptr, c->params_ptr, c->out_ptr,
+                             begin, end);
   case BH_INTEGRATE:
-    return crowdsteer_integrate(c->agents_ptr, c->steering_ptr, c->params_ptr,
-                                begin, end);
+    return crowdsteer_integrate(c->agents_ptr, c->steering_ptr, c->params_ptr, begin,
+                                end);
   default: break;
   }
   return CROWDSTEER_ERROR_PARAMETER;
@@ -124,8 +123,10 @@ static inline crowdsteer_status bh_run(bh_entry e, bh_call *c, size_t begin,
 static inline void bh_world_fill(bh_world *w, float base) {
   float *f = &w->p[0][0];
   size_t n = offsetof(bh_world, index) / sizeof(float);
-  for (size_t i = 0; i < n; i++) f[i] = base + 0.25f * (float)(i % 97);
-  for (size_t i = 0; i < BH_MAX; i++) w->index[i] = 0;
+  for (size_t i = 0; i < n; i++)
+    f[i] = base + 0.25f * (float)(i % 97);
+  for (size_t i = 0; i < BH_MAX; i++)
+    w->index[i] = 0;
 }
 
 /* Hand-written expectations are exact decimals; float rounding of a handful
@@ -136,7 +137,8 @@ static inline int bh_finite(float x) { return x == x && x >= -FLT_MAX && x <= FL
 
 static inline double bh_len(const float *x, int dims) {
   double s = 0.0;
-  for (int k = 0; k < dims; k++) s += (double)x[k] * x[k];
+  for (int k = 0; k < dims; k++)
+    s += (double)x[k] * x[k];
   return sqrt(s);
 }
 

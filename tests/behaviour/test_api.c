@@ -18,7 +18,8 @@ static void test_status_strings(void) {
   for (size_t u = 0; u < sizeof unknown / sizeof unknown[0]; u++) {
     const char *x = crowdsteer_status_string((crowdsteer_status)unknown[u]);
     CHECK_MSG(x != NULL && x[0] != '\0', "status %d has no string", unknown[u]);
-    for (int i = 0; x && i < CODES; i++) CHECK(!s[i] || strcmp(x, s[i]) != 0);
+    for (int i = 0; x && i < CODES; i++)
+      CHECK(!s[i] || strcmp(x, s[i]) != 0);
   }
 }
 
@@ -28,8 +29,8 @@ static void test_version(void) {
                                          CROWDSTEER_VERSION_MINOR * 100 +
                                          CROWDSTEER_VERSION_PATCH);
   char want[64];
-  snprintf(want, sizeof want, "%d.%d.%d", CROWDSTEER_VERSION_MAJOR, CROWDSTEER_VERSION_MINOR,
-           CROWDSTEER_VERSION_PATCH);
+  snprintf(want, sizeof want, "%d.%d.%d", CROWDSTEER_VERSION_MAJOR,
+           CROWDSTEER_VERSION_MINOR, CROWDSTEER_VERSION_PATCH);
   const char *got = crowdsteer_version_string();
   CHECK_MSG(got && strcmp(got, want) == 0, "version string \"%s\", expected \"%s\"",
             got ? got : "(null)", want);
@@ -41,7 +42,8 @@ static void test_isa_names(void) {
     CHECK_MSG(name && strcmp(name, "unknown") != 0, "ISA %d has no name", i);
     crowdsteer_isa back = CROWDSTEER_ISA_COUNT;
     CHECK_STATUS(crowdsteer_isa_from_name(name, &back), CROWDSTEER_OK);
-    CHECK_MSG(back == (crowdsteer_isa)i, "\"%s\" parsed as %d, expected %d", name, (int)back, i);
+    CHECK_MSG(back == (crowdsteer_isa)i, "\"%s\" parsed as %d, expected %d", name,
+              (int)back, i);
     for (int j = 0; j < i; j++)
       CHECK(strcmp(name, crowdsteer_isa_name((crowdsteer_isa)j)) != 0);
   }
@@ -94,15 +96,18 @@ static void test_force_isa(void) {
 
   static const int bad[] = {CROWDSTEER_ISA_COUNT, 99, -1};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    CHECK_STATUS(crowdsteer_force_isa((crowdsteer_isa)bad[i]), CROWDSTEER_ERROR_UNKNOWN_ISA);
+    CHECK_STATUS(crowdsteer_force_isa((crowdsteer_isa)bad[i]),
+                 CROWDSTEER_ERROR_UNKNOWN_ISA);
     CHECK(crowdsteer_active_isa() == start);
   }
 #if defined(__x86_64__) || defined(__i386__)
   CHECK(!crowdsteer_isa_supported(CROWDSTEER_ISA_NEON));
-  CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_NEON), CROWDSTEER_ERROR_UNSUPPORTED_ISA);
+  CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_NEON),
+               CROWDSTEER_ERROR_UNSUPPORTED_ISA);
 #elif defined(__aarch64__)
   CHECK(!crowdsteer_isa_supported(CROWDSTEER_ISA_AVX2));
-  CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_AVX2), CROWDSTEER_ERROR_UNSUPPORTED_ISA);
+  CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_AVX2),
+               CROWDSTEER_ERROR_UNSUPPORTED_ISA);
 #endif
   CHECK(crowdsteer_active_isa() == start);
 

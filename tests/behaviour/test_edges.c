@@ -2,6 +2,7 @@
  * ranges with NULL arrays, coordinates up to 1e18, tiny and subnormal values,
  * max_speed 0, pursuit's zero divisor and head-on branch, NaN isolation. */
 #include "behaviour_util.h"
+/* after check.h, which brings the <math.h> it needs */
 #include "../common/scenario.h"
 
 static const crowdsteer_target_kind forms[3] = {
@@ -88,15 +89,18 @@ static void test_empty(void) {
             c.wander_ptr = &c.wander;
             c.steering_ptr = &c.steering;
             size_t at = cases[n][1];
-            CHECK_MSG(bh_run((bh_entry)e, &c, at, at) == CROWDSTEER_OK,
-                      "%s %dD form %d: empty range [%zu,%zu) of %zu agents with NULL arrays",
-                      bh_entry_names[e], dims, f, at, at, cases[n][0]);
+            CHECK_MSG(
+                bh_run((bh_entry)e, &c, at, at) == CROWDSTEER_OK,
+                "%s %dD form %d: empty range [%zu,%zu) of %zu agents with NULL arrays",
+                bh_entry_names[e], dims, f, at, at, cases[n][0]);
           }
         }
 }
 
 /* A deterministic mix of values for agent i, axis k, drawn from `table`. */
-static float pick(rng *r, const float *table, int n) { return table[rng_below(r, (uint32_t)n)]; }
+static float pick(rng *r, const float *table, int n) {
+  return table[rng_below(r, (uint32_t)n)];
+}
 
 /* Runs every entry point, every target form and a few parameter sets on
  * batches whose state is drawn from `table`; every output must be finite. */
@@ -146,7 +150,8 @@ static void test_huge(void) {
   sets[0].max_speed = 2, sets[0].time_to_target = 0.5f, sets[0].slowing_radius = 1e18f;
   sets[0].target_radius = 1, sets[0].panic_radius = 2e18f, sets[0].danger_radius = 3e18f;
   sets[0].escape_radius = 1e17f, sets[0].wander_radius = 1, sets[0].wander_distance = 2;
-  sets[0].jitter = 0.5f, sets[0].max_force = 1e18f, sets[0].mass = 0.5f, sets[0].dt = 0.25f;
+  sets[0].jitter = 0.5f, sets[0].max_force = 1e18f, sets[0].mass = 0.5f,
+  sets[0].dt = 0.25f;
   sets[1].max_speed = 1e18f, sets[1].slowing_radius = 5, sets[1].danger_radius = 1e18f;
   sets[1].max_prediction = 1e18f, sets[1].wander_radius = 1e18f;
   sets[1].wander_distance = 1e18f, sets[1].jitter = 1e18f;
@@ -183,8 +188,8 @@ static void test_huge(void) {
 }
 
 static void test_tiny(void) {
-  static const float table[] = {-1e-30f, -1e-38f, -1.4e-45f, -0.0f, 0.0f,
-                                3e-42f,  4.5e-23f, 1e-20f,   2e-19f};
+  static const float table[] = {-1e-30f, -1e-38f,  -1.4e-45f, -0.0f, 0.0f,
+                                3e-42f,  4.5e-23f, 1e-20f,    2e-19f};
   crowdsteer_params sets[3];
   memset(sets, 0, sizeof sets);
   sets[0].max_speed = 1e-30f, sets[0].slowing_radius = 1e-38f;
@@ -318,8 +323,8 @@ static void test_pursuit_branches(void) {
     cb.params = ca.params;
     CHECK_STATUS(bh_run(BH_PURSUIT, &ca, 0, N), CROWDSTEER_OK);
     CHECK_STATUS(bh_run(BH_SEEK, &cb, 0, N), CROWDSTEER_OK);
-    CHECK_MSG(memcmp(a.out, b.out, sizeof a.out) == 0, "%dD head-on pursuit != seek of tp",
-              dims);
+    CHECK_MSG(memcmp(a.out, b.out, sizeof a.out) == 0,
+              "%dD head-on pursuit != seek of tp", dims);
     /* evade of the same head-on pursuer flees its prediction tp + tv*T, which
      * is nearer the agent than tp: compare with flee of that point */
     CHECK_STATUS(bh_run(BH_EVADE, &ca, 0, N), CROWDSTEER_OK);
@@ -345,7 +350,8 @@ static void test_pursuit_branches(void) {
     }
     /* stationary quarry / pursuer */
     for (int i = 0; i < N; i++)
-      for (int k = 0; k < 3; k++) a.tv[k][i] = b.tv[k][i] = 0;
+      for (int k = 0; k < 3; k++)
+        a.tv[k][i] = b.tv[k][i] = 0;
     CHECK_STATUS(bh_run(BH_PURSUIT, &ca, 0, N), CROWDSTEER_OK);
     CHECK_STATUS(bh_run(BH_SEEK, &cb, 0, N), CROWDSTEER_OK);
     CHECK_MSG(memcmp(a.out, b.out, sizeof a.out) == 0,
@@ -408,8 +414,10 @@ static void test_nan_isolation(void) {
                         !same_bits(clean.v[k][i], sick.v[k][i]) ||
                         !same_bits(clean.w[k][i], sick.w[k][i]);
           }
-          CHECK_MSG(leaked == 0, "%s %dD form %d: NaN (kind %d) in agent %d leaked into %d "
-                    "values of other agents", bh_entry_names[e], dims, f, where, SICK, leaked);
+          CHECK_MSG(leaked == 0,
+                    "%s %dD form %d: NaN (kind %d) in agent %d leaked into %d "
+                    "values of other agents",
+                    bh_entry_names[e], dims, f, where, SICK, leaked);
         }
 }
 

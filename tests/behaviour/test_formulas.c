@@ -12,7 +12,9 @@ typedef struct hand_case {
   float want[3];
 } hand_case;
 
-/* Worked by hand; ms = max_speed, ttt = time_to_target. */
+/* Worked by hand; ms = max_speed, ttt = time_to_target. One row per case is
+ * easier to read than clang-format's field-per-line layout. */
+// clang-format off
 static const hand_case cases[] = {
     /* d = (3,4), |d| = 5, desired = (0.6,0.8)*2 = (1.2,1.6); s = desired - v
      * = (1.2-1, 1.6-0) = (0.2, 1.6) */
@@ -113,6 +115,7 @@ static const hand_case cases[] = {
     {"evade 3D ttt", BH_EVADE, 3, {0, 0, 0}, {0, 0, 0}, {0, 4, 0}, {0, 0, 3},
      {.max_speed = 1, .time_to_target = 2}, {0, -0.4f, -0.3f}},
 };
+// clang-format on
 
 /* Where the subject and its target holder sit in the batch: not at 0, so a
  * kernel that confuses range and batch indices shows. */
@@ -186,7 +189,8 @@ static void run_case(const hand_case *hc, crowdsteer_target_kind kind, int per_a
     }
   }
   /* Nothing outside the range or the output moved. */
-  for (int k = 0; k < hc->dims; k++) w.out[k][SUBJECT] = before.out[k][SUBJECT];
+  for (int k = 0; k < hc->dims; k++)
+    w.out[k][SUBJECT] = before.out[k][SUBJECT];
   CHECK_MSG(memcmp(&w, &before, sizeof w) == 0, "%s wrote outside agent %d", hc->name,
             SUBJECT);
 }
@@ -220,7 +224,8 @@ static void test_per_agent_mix(void) {
    * ms 3.5 -> (0,0.5,2) */
   static const float want[4][3] = {{3, 5, 11}, {1, 2, 5}, {-1, -1, -1}, {0, 0.5f, 2}};
   for (int i = 0; i < 4; i++)
-    for (int k = 0; k < 3; k++) CHECK_NEAR(w.out[k][i], want[i][k], bh_tol(want[i][k]));
+    for (int k = 0; k < 3; k++)
+      CHECK_NEAR(w.out[k][i], want[i][k], bh_tol(want[i][k]));
 
   /* Flee: panic_radius_per_agent {0, +inf, 7, 6.9}; |p - t| = 7 for all.
    * Literal 0 means "never flee" (distance 7 > 0), unlike uniform 0. */
@@ -253,7 +258,8 @@ static void test_per_agent_mix(void) {
   bh_call_init(&c, &w, 4, 2, CROWDSTEER_TARGET_POINT);
   c.target.point[0] = 6, c.target.point[1] = 8;
   static const float tr[4] = {0, 0, 10, 9.99f}, sr[4] = {0, 40, 40, 20};
-  for (int i = 0; i < 4; i++) w.p[0][i] = w.p[1][i] = 0, w.v[0][i] = 1, w.v[1][i] = 0;
+  for (int i = 0; i < 4; i++)
+    w.p[0][i] = w.p[1][i] = 0, w.v[0][i] = 1, w.v[1][i] = 0;
   c.params.max_speed = 2;
   c.params.target_radius = 1000; /* decoys */
   c.params.slowing_radius = 1000;
@@ -323,9 +329,11 @@ static void test_accumulate(void) {
   c.out.weight = 0.5f;
   c.out.weight_per_agent = wt;
   CHECK_STATUS(bh_run(BH_SEEK, &c, 0, 4), CROWDSTEER_OK);
-  static const float want[4][2] = {{0.7f, -0.4f}, {1.1f, 2.8f}, {1.3f, 4.4f}, {3.1f, 18.8f}};
+  static const float want[4][2] = {
+      {0.7f, -0.4f}, {1.1f, 2.8f}, {1.3f, 4.4f}, {3.1f, 18.8f}};
   for (int i = 0; i < 4; i++)
-    for (int k = 0; k < 2; k++) CHECK_NEAR(w.out[k][i], want[i][k], bh_tol(want[i][k]));
+    for (int k = 0; k < 2; k++)
+      CHECK_NEAR(w.out[k][i], want[i][k], bh_tol(want[i][k]));
 
   /* 3D flee accumulating with a negative weight: s = (-2,-3,-7) ("flee 3D"),
    * out = (1,1,1) - 1*s = (3,4,8) */
@@ -378,8 +386,9 @@ static void test_defaults(void) {
         if (variant == 2) c.params = spelled;
         CHECK_STATUS(bh_run((bh_entry)e, &c, 0, 1), CROWDSTEER_OK);
         for (int k = 0; k < 3; k++)
-          got[variant][k] = e == BH_INTEGRATE ? (k < 2 ? w[variant].v[k][0] : w[variant].p[0][0])
-                                               : w[variant].out[k][0];
+          got[variant][k] = e == BH_INTEGRATE
+                                ? (k < 2 ? w[variant].v[k][0] : w[variant].p[0][0])
+                                : w[variant].out[k][0];
       }
       for (int variant = 1; variant < 3; variant++)
         CHECK_MSG(memcmp(&w[0], &w[variant], sizeof w[0]) == 0,
@@ -395,20 +404,20 @@ static void test_defaults(void) {
       case BH_FLEE: /* panic +inf: desired (-0.6,-0.8), s = (-1.1,-0.8) */
         want[0] = -1.1, want[1] = -0.8;
         break;
-      case BH_LEAVE: /* danger_radius 0: never steers */
-        break;
+      case BH_LEAVE: /* danger_radius 0: never steers */ break;
       case BH_PURSUIT: { /* T = 5000/(1+0.5) uncapped; aim (3000, 4000+T/2) */
-        double T = 5000.0 / 1.5, ax = 3000, ay = 4000 + 0.5 * T, l = sqrt(ax * ax + ay * ay);
+        double T = 5000.0 / 1.5, ax = 3000, ay = 4000 + 0.5 * T,
+               l = sqrt(ax * ax + ay * ay);
         want[0] = ax / l - 0.5, want[1] = ay / l;
         break;
       }
       case BH_EVADE: {
-        double T = 5000.0 / 1.5, ax = 3000, ay = 4000 + 0.5 * T, l = sqrt(ax * ax + ay * ay);
+        double T = 5000.0 / 1.5, ax = 3000, ay = 4000 + 0.5 * T,
+               l = sqrt(ax * ax + ay * ay);
         want[0] = -ax / l - 0.5, want[1] = -ay / l;
         break;
       }
-      case BH_WANDER: /* radius 0, distance 0: s = 0 */
-        break;
+      case BH_WANDER: /* radius 0, distance 0: s = 0 */ break;
       case BH_INTEGRATE: /* v' = truncate((0.5,0)+(0,0.5), 1) = (0.5,0.5); p' = p + v' */
         want[0] = 0.5, want[1] = 0.5;
         CHECK_NEAR(got[0][2], 0.5, bh_tol(0.5));
@@ -436,7 +445,8 @@ static void test_integrator(void) {
   bh_call_init(&c, &w, 1, 2, CROWDSTEER_TARGET_POINT);
   w.p[0][0] = 1, w.p[1][0] = 1, w.v[0][0] = 3, w.v[1][0] = 0;
   w.out[0][0] = 0, w.out[1][0] = 20;
-  c.params.max_force = 8, c.params.mass = 1, c.params.dt = 0.5f, c.params.max_speed = 2.5f;
+  c.params.max_force = 8, c.params.mass = 1, c.params.dt = 0.5f,
+  c.params.max_speed = 2.5f;
   CHECK_STATUS(bh_run(BH_INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
   CHECK_NEAR(w.v[0][0], 1.5, bh_tol(1.5));
   CHECK_NEAR(w.v[1][0], 2, bh_tol(2));
@@ -461,7 +471,8 @@ static void test_integrator(void) {
   w.p[0][0] = 1, w.p[1][0] = 2, w.p[2][0] = 3;
   w.v[0][0] = w.v[1][0] = w.v[2][0] = 0;
   w.out[0][0] = 2, w.out[1][0] = 3, w.out[2][0] = 6;
-  c.params.max_force = 7, c.params.mass = 0.5f, c.params.dt = 0.25f, c.params.max_speed = 7;
+  c.params.max_force = 7, c.params.mass = 0.5f, c.params.dt = 0.25f,
+  c.params.max_speed = 7;
   CHECK_STATUS(bh_run(BH_INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
   static const float wv[3] = {1, 1.5f, 3}, wp[3] = {1.25f, 2.375f, 3.75f};
   for (int k = 0; k < 3; k++) {
@@ -481,7 +492,8 @@ static void test_integrator(void) {
   mass[0] = 0.5f, mass[1] = 2, mass[2] = 1, mass[3] = 1;
   ms[0] = 100, ms[1] = 1.75f, ms[2] = 5, ms[3] = 0;
   for (int i = 0; i < 4; i++) {
-    for (int k = 0; k < 3; k++) w.p[k][i] = w.v[k][i] = 0;
+    for (int k = 0; k < 3; k++)
+      w.p[k][i] = w.v[k][i] = 0;
     w.out[0][i] = 2, w.out[1][i] = 3, w.out[2][i] = 6;
   }
   c.params.max_force_per_agent = mf;
@@ -489,7 +501,8 @@ static void test_integrator(void) {
   c.params.max_speed_per_agent = ms;
   c.params.max_force = 0.01f, c.params.mass = 50, c.params.max_speed = 0.01f; /* decoys */
   CHECK_STATUS(bh_run(BH_INTEGRATE, &c, 0, 4), CROWDSTEER_OK);
-  static const float want_v[4][3] = {{2, 3, 6}, {0.5f, 0.75f, 1.5f}, {0, 0, 0}, {0, 0, 0}};
+  static const float want_v[4][3] = {
+      {2, 3, 6}, {0.5f, 0.75f, 1.5f}, {0, 0, 0}, {0, 0, 0}};
   for (int i = 0; i < 4; i++)
     for (int k = 0; k < 3; k++) {
       CHECK_NEAR(w.v[k][i], want_v[i][k], bh_tol(want_v[i][k]));
@@ -498,7 +511,8 @@ static void test_integrator(void) {
 
   /* dt 0 means 1, not a frozen step: v = (1,0), s = 0 -> p' = p + (1,0) */
   bh_call_init(&c, &w, 1, 2, CROWDSTEER_TARGET_POINT);
-  w.p[0][0] = 5, w.p[1][0] = 5, w.v[0][0] = 1, w.v[1][0] = 0, w.out[0][0] = w.out[1][0] = 0;
+  w.p[0][0] = 5, w.p[1][0] = 5, w.v[0][0] = 1, w.v[1][0] = 0,
+  w.out[0][0] = w.out[1][0] = 0;
   c.params.max_speed = 10;
   CHECK_STATUS(bh_run(BH_INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
   CHECK_NEAR(w.p[0][0], 6, bh_tol(6));
@@ -510,10 +524,12 @@ static void wander_expect(const float v[3], float w[3], int dims, float jitter,
                           uint32_t seed, uint32_t index, uint32_t tick, float dist,
                           float radius, float s[3]) {
   float h[3] = {1, 0, 0}, vl = 0, j[3], jl = 0;
-  for (int k = 0; k < dims; k++) vl += v[k] * v[k];
+  for (int k = 0; k < dims; k++)
+    vl += v[k] * v[k];
   vl = sqrtf(vl);
   if (vl > 0)
-    for (int k = 0; k < dims; k++) h[k] = v[k] / vl;
+    for (int k = 0; k < dims; k++)
+      h[k] = v[k] / vl;
   for (int k = 0; k < dims; k++) {
     j[k] = w[k] + jitter * crowdsteer_random(seed, index, tick, (uint32_t)k);
     jl += j[k] * j[k];
@@ -555,7 +571,8 @@ static void test_wander(void) {
    * s = (0.6,0.8)*(2+1) = (1.8,2.4). At rest: heading +x, s = (3,0). */
   bh_call_init(&c, &w, 2, 2, CROWDSTEER_TARGET_POINT);
   w.v[0][0] = 3, w.v[1][0] = 4, w.v[0][1] = 0, w.v[1][1] = 0;
-  for (int i = 0; i < 2; i++) w.w[0][i] = w.w[1][i] = 0;
+  for (int i = 0; i < 2; i++)
+    w.w[0][i] = w.w[1][i] = 0;
   c.params.wander_distance = 2, c.params.wander_radius = 1;
   CHECK_STATUS(bh_run(BH_WANDER, &c, 0, 2), CROWDSTEER_OK);
   CHECK_NEAR(w.w[0][0], 0.6, bh_tol(0.6));
@@ -579,12 +596,14 @@ static void test_wander(void) {
     for (int i = 0; i < 10; i++) {
       float v[3] = {(float)(i % 3) - 1, 0.5f * (float)i, i % 2 ? 0 : 1};
       float wv[3] = {i % 4 ? 0.6f : 0, i % 4 ? -0.8f : 0, 0};
-      for (int k = 0; k < 3; k++) w.v[k][i] = v[k], w.w[k][i] = wv[k];
+      for (int k = 0; k < 3; k++)
+        w.v[k][i] = v[k], w.w[k][i] = wv[k];
       w.wander_radius[i] = 0.25f * (float)i;
       w.wander_distance[i] = 3 - 0.25f * (float)i;
       wander_expect(v, wv, dims, 0.7f, 0xC0FFEEu, (uint32_t)i, 41, w.wander_distance[i],
                     w.wander_radius[i], want_s[i]);
-      for (int k = 0; k < 3; k++) want_w[i][k] = wv[k];
+      for (int k = 0; k < 3; k++)
+        want_w[i][k] = wv[k];
     }
     bh_world before = w;
     CHECK_STATUS(bh_run(BH_WANDER, &c, 3, 8), CROWDSTEER_OK);

@@ -5,7 +5,8 @@
 
 static double dist_to(const bh_world *w, size_t i, const float t[3], int dims) {
   double s = 0;
-  for (int k = 0; k < dims; k++) s += ((double)w->p[k][i] - t[k]) * ((double)w->p[k][i] - t[k]);
+  for (int k = 0; k < dims; k++)
+    s += ((double)w->p[k][i] - t[k]) * ((double)w->p[k][i] - t[k]);
   return sqrt(s);
 }
 
@@ -47,7 +48,8 @@ static void arrive_run(const char *name, int dims, const float start[3],
     for (int k = 0; k < dims; k++)
       side += ((double)target[k] - w.p[k][0]) * ((double)target[k] - start[k]);
     if (side < 0) overshoot++;
-    for (int k = 0; k < dims; k++) nan += !bh_finite(w.p[k][0]) || !bh_finite(w.v[k][0]);
+    for (int k = 0; k < dims; k++)
+      nan += !bh_finite(w.p[k][0]) || !bh_finite(w.v[k][0]);
   }
   CHECK_MSG(grew == 0, "%s: distance grew in %d steps", name, grew);
   CHECK_MSG(overshoot == 0, "%s: passed the target in %d steps", name, overshoot);
@@ -55,7 +57,8 @@ static void arrive_run(const char *name, int dims, const float start[3],
   /* Near |t| = 100 a float step is 7.6e-6, and the last creeping moves fall
    * below half of it, so "on the target" means within a few hundred ulps. */
   CHECK_MSG(prev < 1e-3, "%s: final distance %g", name, prev);
-  CHECK_MSG(speed_of(&w, 0, dims) < 1e-4, "%s: final speed %g", name, speed_of(&w, 0, dims));
+  CHECK_MSG(speed_of(&w, 0, dims) < 1e-4, "%s: final speed %g", name,
+            speed_of(&w, 0, dims));
 }
 
 static void test_arrive(void) {
@@ -109,12 +112,13 @@ static void test_flee_leave(void) {
       enum { N = 6 };
       bh_call_init(&c, &w, N, dims, CROWDSTEER_TARGET_POINT);
       const float threat[3] = {5, -3, 2};
-      for (int k = 0; k < 3; k++) c.target.point[k] = threat[k];
+      for (int k = 0; k < 3; k++)
+        c.target.point[k] = threat[k];
       /* positions around the threat, some at rest, some moving sideways */
-      static const float off[N][3] = {{1, 0, 0},    {0, -2, 0},  {0.5f, 0.5f, 1},
-                                      {-3, 1, -1},  {0, 0, 0.5f}, {2, 2, 0}};
+      static const float off[N][3] = {{1, 0, 0},   {0, -2, 0},   {0.5f, 0.5f, 1},
+                                      {-3, 1, -1}, {0, 0, 0.5f}, {2, 2, 0}};
       static const float side[N][3] = {{0, 0, 0}, {0.3f, 0, 0}, {0, 0, 0},
-                                       {0, 0, 0},  {0.2f, 0, 0}, {-1, 1, 0}};
+                                       {0, 0, 0}, {0.2f, 0, 0}, {-1, 1, 0}};
       static const float ms[N] = {1, 2, 0.5f, 3, 1.5f, 1};
       for (int i = 0; i < N; i++)
         for (int k = 0; k < 3; k++) {
@@ -127,7 +131,8 @@ static void test_flee_leave(void) {
       c.params.danger_radius = 30;
       c.params.escape_radius = 2;
       double prev[N];
-      for (int i = 0; i < N; i++) prev[i] = dist_to(&w, i, threat, dims);
+      for (int i = 0; i < N; i++)
+        prev[i] = dist_to(&w, i, threat, dims);
       int shrank = 0;
       for (int n = 0; n < 100; n++) {
         step(e, &c, &c.params, N);
@@ -140,8 +145,8 @@ static void test_flee_leave(void) {
       CHECK_MSG(shrank == 0, "%s %dD: distance did not grow %d times", bh_entry_names[e],
                 dims, shrank);
       for (int i = 0; i < N; i++)
-        CHECK_MSG(prev[i] > 3.5, "%s %dD agent %d only reached %g", bh_entry_names[e], dims,
-                  i, prev[i]);
+        CHECK_MSG(prev[i] > 3.5, "%s %dD agent %d only reached %g", bh_entry_names[e],
+                  dims, i, prev[i]);
     }
   }
 
@@ -158,7 +163,8 @@ static void test_flee_leave(void) {
     c.params.danger_radius = 5;
     c.params.dt = 0.1f;
     c.params.time_to_target = 2;
-    for (int k = 0; k < 3; k++) w.p[k][0] = 0.5f, w.v[k][0] = k < dims ? 2.0f : 0;
+    for (int k = 0; k < 3; k++)
+      w.p[k][0] = 0.5f, w.v[k][0] = k < dims ? 2.0f : 0;
     const float origin[3] = {0, 0, 0};
     int outside_steps = 0, bad = 0;
     for (int n = 0; n < 200; n++) {
@@ -167,7 +173,8 @@ static void test_flee_leave(void) {
       CHECK_STATUS(bh_run(BH_LEAVE, &c, 0, 1), CROWDSTEER_OK);
       if (beyond) {
         outside_steps++;
-        for (int k = 0; k < dims; k++) bad += w.out[k][0] != 0.0f;
+        for (int k = 0; k < dims; k++)
+          bad += w.out[k][0] != 0.0f;
       } else {
         float s[3] = {w.out[0][0], w.out[1][0], w.out[2][0]};
         bad += bh_len(s, dims) == 0.0;
@@ -175,7 +182,8 @@ static void test_flee_leave(void) {
       CHECK_STATUS(crowdsteer_integrate(&c.agents, &c.steering, &c.params, 0, 1),
                    CROWDSTEER_OK);
       if (beyond)
-        for (int k = 0; k < dims; k++) bad += w.v[k][0] != v_before[k];
+        for (int k = 0; k < dims; k++)
+          bad += w.v[k][0] != v_before[k];
     }
     CHECK_MSG(bad == 0, "leave %dD: %d wrong steps around the danger radius", dims, bad);
     CHECK_MSG(outside_steps > 50, "leave %dD: never got beyond the danger radius", dims);
@@ -198,11 +206,13 @@ static int chase_steps(bh_entry e, int dims, const float quarry[3], const float 
   }
   for (int n = 1; n <= 500; n++) {
     CHECK_STATUS(bh_run(e, &c, 0, 1), CROWDSTEER_OK);
-    for (int k = 0; k < 3; k++) w.out[k][1] = 0; /* the quarry keeps its course */
+    for (int k = 0; k < 3; k++)
+      w.out[k][1] = 0; /* the quarry keeps its course */
     CHECK_STATUS(crowdsteer_integrate(&c.agents, &c.steering, &c.params, 0, 2),
                  CROWDSTEER_OK);
     double s = 0;
-    for (int k = 0; k < dims; k++) s += ((double)w.p[k][0] - w.p[k][1]) * ((double)w.p[k][0] - w.p[k][1]);
+    for (int k = 0; k < dims; k++)
+      s += ((double)w.p[k][0] - w.p[k][1]) * ((double)w.p[k][0] - w.p[k][1]);
     if (sqrt(s) < 1) return n;
   }
   return -1;
@@ -231,18 +241,19 @@ static void test_evade_prediction(void) {
     bh_call c;
     enum { N = 6 };
     bh_call_init(&c, &w, N, dims, CROWDSTEER_TARGET_ARRAYS);
-    static const float p[N][3] = {{0, 0, 0},  {1, 2, 3},   {-4, 0.5f, 2},
+    static const float p[N][3] = {{0, 0, 0},    {1, 2, 3},      {-4, 0.5f, 2},
                                   {10, -10, 1}, {0.25f, 0, -1}, {3, 3, 3}};
-    static const float v[N][3] = {{0.5f, 0, 0}, {0, -1, 0.5f}, {0, 0, 0},
+    static const float v[N][3] = {{0.5f, 0, 0}, {0, -1, 0.5f},    {0, 0, 0},
                                   {1, 1, 1},    {-0.2f, 0.1f, 0}, {0, 0, 2}};
     static const float tp[N][3] = {{6, 1, 0}, {-2, 2, 0}, {-4, 7, 2},
                                    {0, 0, 0}, {5, 5, 5},  {3, 8, -1}};
-    static const float tv[N][3] = {{-1, 0.5f, 0}, {2, 0, -1}, {0, -3, 0},
-                                   {0.3f, 0.1f, 0}, {0, 0, 0}, {-2, -2, 1}};
+    static const float tv[N][3] = {{-1, 0.5f, 0},   {2, 0, -1}, {0, -3, 0},
+                                   {0.3f, 0.1f, 0}, {0, 0, 0},  {-2, -2, 1}};
     static const float ms[N] = {1, 2.5f, 0.7f, 4, 1, 0.5f};
     for (int i = 0; i < N; i++)
       for (int k = 0; k < 3; k++)
-        w.p[k][i] = p[i][k], w.v[k][i] = v[i][k], w.tp[k][i] = tp[i][k], w.tv[k][i] = tv[i][k];
+        w.p[k][i] = p[i][k], w.v[k][i] = v[i][k], w.tp[k][i] = tp[i][k],
+        w.tv[k][i] = tv[i][k];
     c.params.max_speed_per_agent = ms;
     for (int capped = 0; capped < 2; capped++) {
       c.params.max_prediction = capped ? 0.75f : 0; /* 0 = no cap */
@@ -265,8 +276,8 @@ static void test_evade_prediction(void) {
         for (int k = 0; k < dims; k++) {
           double want = away[k] / al * ms[i] - v[i][k];
           CHECK_MSG(fabs(w.out[k][i] - want) <= 1e-5 * (1 + fabs(want)),
-                    "evade %dD agent %d axis %d (cap %d): %.9g, expected %.9g", dims, i, k,
-                    capped, w.out[k][i], want);
+                    "evade %dD agent %d axis %d (cap %d): %.9g, expected %.9g", dims, i,
+                    k, capped, w.out[k][i], want);
         }
       }
     }
@@ -283,12 +294,15 @@ static double closest_approach(bh_entry e, int dims) {
   c.params.max_speed = 0.3f;
   float q[3] = {-10, 0.5f, dims == 3 ? 0.25f : 0};
   const float qv[3] = {1, 0, 0};
-  for (int k = 0; k < 3; k++) w.p[k][0] = w.v[k][0] = 0, w.tv[k][0] = qv[k];
+  for (int k = 0; k < 3; k++)
+    w.p[k][0] = w.v[k][0] = 0, w.tv[k][0] = qv[k];
   double best = 1e30;
   for (int n = 0; n < 60; n++) {
-    for (int k = 0; k < 3; k++) w.tp[k][0] = q[k];
+    for (int k = 0; k < 3; k++)
+      w.tp[k][0] = q[k];
     step(e, &c, &c.params, 1);
-    for (int k = 0; k < 3; k++) q[k] += qv[k];
+    for (int k = 0; k < 3; k++)
+      q[k] += qv[k];
     double d = dist_to(&w, 0, q, dims);
     if (d < best) best = d;
   }
@@ -347,15 +361,18 @@ static void test_wander(void) {
     CHECK_MSG(wander_run(&a, dims, 1234, 300), "wander %dD: speed over max_speed", dims);
     CHECK(wander_run(&b, dims, 1234, 300));
     CHECK(wander_run(&other, dims, 1235, 300));
-    CHECK_MSG(memcmp(&a, &b, sizeof a) == 0, "wander %dD: same seed, different result", dims);
+    CHECK_MSG(memcmp(&a, &b, sizeof a) == 0, "wander %dD: same seed, different result",
+              dims);
     int differ = 0;
     for (int i = 0; i < 9; i++)
-      for (int k = 0; k < dims; k++) differ += a.p[k][i] != other.p[k][i];
+      for (int k = 0; k < dims; k++)
+        differ += a.p[k][i] != other.p[k][i];
     CHECK_MSG(differ >= 9, "wander %dD: another seed changed only %d coordinates", dims,
               differ);
     /* the walk turns: the headings at the end are not all still +x */
     int turned = 0;
-    for (int i = 0; i < 9; i++) turned += fabs(a.v[1][i]) > 1e-3;
+    for (int i = 0; i < 9; i++)
+      turned += fabs(a.v[1][i]) > 1e-3;
     CHECK_MSG(turned >= 5, "wander %dD: only %d agents turned", dims, turned);
   }
 }

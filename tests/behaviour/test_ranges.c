@@ -9,7 +9,7 @@ static const char *const names[ENTRY_COUNT] = {"seek",  "arrive", "leave",    "p
 /* The target form each behaviour is tried with: AGENTS for pursuit and
  * evade, where split calls must still read every target's old state. */
 static const crowdsteer_target_kind kinds[ENTRY_COUNT] = {
-    CROWDSTEER_TARGET_POINT, CROWDSTEER_TARGET_ARRAYS, CROWDSTEER_TARGET_ARRAYS,
+    CROWDSTEER_TARGET_POINT,  CROWDSTEER_TARGET_ARRAYS, CROWDSTEER_TARGET_ARRAYS,
     CROWDSTEER_TARGET_AGENTS, CROWDSTEER_TARGET_AGENTS, CROWDSTEER_TARGET_POINT,
     CROWDSTEER_TARGET_POINT};
 
@@ -76,15 +76,19 @@ int main(void) {
   enum { N = 53 };
   /* cut points; each split is run in the listed order, so some run the
    * later piece first */
-  static const size_t splits[][8] = {
-      {0, 1, N},       {0, 17, 17, N},         {0, 5, 16, 17, 31, 32, N},
-      {0, N - 1, N},   {0, 8, 16, 24, 40, 48, N}, {0, 3, 7, 11, 13, 29, N}};
+  static const size_t splits[][8] = {{0, 1, N},
+                                     {0, 17, 17, N},
+                                     {0, 5, 16, 17, 31, 32, N},
+                                     {0, N - 1, N},
+                                     {0, 8, 16, 24, 40, 48, N},
+                                     {0, 3, 7, 11, 13, 29, N}};
   static const size_t split_len[] = {3, 4, 7, 3, 7, 7};
   size_t compared = 0;
   for (int dims = 2; dims <= 3; dims++)
     for (int entry = 0; entry < ENTRY_COUNT; entry++)
       for (int per_agent = 0; per_agent < 2; per_agent++)
-        for (int accumulate = 0; accumulate < (entry == INTEGRATE ? 1 : 2); accumulate++) {
+        for (int accumulate = 0; accumulate < (entry == INTEGRATE ? 1 : 2);
+             accumulate++) {
           scenario whole, pieces;
           uint64_t seed = 1000u + (uint64_t)(dims * 100 + entry * 10 + per_agent);
           scenario_make(&whole, N, dims, seed, 1);
@@ -104,9 +108,10 @@ int main(void) {
                                splits[sp][piece + 1]),
                            CROWDSTEER_OK);
             }
-            CHECK_MSG(memcmp(whole.storage, pieces.storage, bytes) == 0,
-                      "%s %dD per_agent %d accumulate %d: split #%zu differs from one call",
-                      names[entry], dims, per_agent, accumulate, sp);
+            CHECK_MSG(
+                memcmp(whole.storage, pieces.storage, bytes) == 0,
+                "%s %dD per_agent %d accumulate %d: split #%zu differs from one call",
+                names[entry], dims, per_agent, accumulate, sp);
             compared++;
             scenario_free(&pieces);
           }
