@@ -6,6 +6,9 @@
 
 #include "internal.h"
 
+/* Plain functions, inlined so each kernel compiles for a constant dims. */
+#define REF static inline __attribute__((always_inline))
+
 /* A 2D or 3D vector; in 2D the z component is ignored and never computed
  * with, so the 2D results are exactly what a 2-component code computes. */
 typedef struct vec {
@@ -14,49 +17,49 @@ typedef struct vec {
 
 static const vec zero_vec = {{0.0f, 0.0f, 0.0f}};
 
-static vec vec_load(const float *const a[3], size_t i, int dims) {
+REF vec vec_load(const float *const a[3], size_t i, int dims) {
   vec v = zero_vec;
   for (int k = 0; k < dims; k++) v.c[k] = a[k][i];
   return v;
 }
 
-static vec vec_sub(vec a, vec b, int dims) {
+REF vec vec_sub(vec a, vec b, int dims) {
   for (int k = 0; k < dims; k++) a.c[k] -= b.c[k];
   return a;
 }
 
-static vec vec_add(vec a, vec b, int dims) {
+REF vec vec_add(vec a, vec b, int dims) {
   for (int k = 0; k < dims; k++) a.c[k] += b.c[k];
   return a;
 }
 
-static vec vec_scale(vec a, float s, int dims) {
+REF vec vec_scale(vec a, float s, int dims) {
   for (int k = 0; k < dims; k++) a.c[k] *= s;
   return a;
 }
 
-static vec vec_div(vec a, float s, int dims) {
+REF vec vec_div(vec a, float s, int dims) {
   for (int k = 0; k < dims; k++) a.c[k] /= s;
   return a;
 }
 
 /* dot = (x*x + y*y) + z*z: left to right. */
-static float dot(vec a, vec b, int dims) {
+REF float dot(vec a, vec b, int dims) {
   float d = a.c[0] * b.c[0];
   for (int k = 1; k < dims; k++) d += a.c[k] * b.c[k];
   return d;
 }
 
-static float len(vec a, int dims) { return sqrtf(dot(a, a, dims)); }
+REF float len(vec a, int dims) { return sqrtf(dot(a, a, dims)); }
 
 /* normalize(v) = v / len(v) when len(v) > 0, else the zero vector. */
-static vec normalize(vec a, int dims) {
+REF vec normalize(vec a, int dims) {
   float l = len(a, dims);
   return l > 0.0f ? vec_div(a, l, dims) : zero_vec;
 }
 
 /* heading(v) = normalize(v), or the unit x axis when v is zero. */
-static vec heading(vec a, int dims) {
+REF vec heading(vec a, int dims) {
   float l = len(a, dims);
   if (l > 0.0f) return vec_div(a, l, dims);
   vec x = zero_vec;
@@ -65,50 +68,49 @@ static vec heading(vec a, int dims) {
 }
 
 /* truncate(v, m) = v * (m / len(v)) when len(v) > m, else v. */
-static vec truncate(vec a, float m, int dims) {
+REF vec truncate(vec a, float m, int dims) {
   float l = len(a, dims);
   return l > m ? vec_scale(a, m / l, dims) : a;
 }
 
 /* s = (desired - v) / time_to_target */
-static vec steer_towards(vec desired, vec v, float time_to_target, int dims) {
+REF vec steer_towards(vec desired, vec v, float time_to_target, int dims) {
   return vec_div(vec_sub(desired, v, dims), time_to_target, dims);
 }
 
-static vec target_position(const cs_job *job, size_t i) {
+REF vec target_position(const cs_job *job, size_t i, int dims) {
   switch (job->target_kind) {
   case CROWDSTEER_TARGET_POINT: {
     vec t = zero_vec;
-    for (int k = 0; k < job->dims; k++) t.c[k] = job->target_point[k];
+    for (int k = 0; k < dims; k++) t.c[k] = job->target_point[k];
     return t;
   }
-  case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_pos, i, job->dims);
-  default: return vec_load(job->gather_pos, job->target_index[i], job->dims);
+  case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_pos, i, dims);
+  default: return vec_load(job->gather_pos, job->target_index[i], dims);
   }
 }
 
-static vec target_velocity(const cs_job *job, size_t i) {
+REF vec target_velocity(const cs_job *job, size_t i, int dims) {
   switch (job->target_kind) {
   case CROWDSTEER_TARGET_POINT: {
     vec t = zero_vec;
-    for (int k = 0; k < job->dims; k++) t.c[k] = job->target_point_velocity[k];
+    for (int k = 0; k < dims; k++) t.c[k] = job->target_point_velocity[k];
     return t;
   }
-  case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_vel, i, job->dims);
-  default: return vec_load(job->gather_vel, job->target_index[i], job->dims);
+  case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_vel, i, dims);
+  default: return vec_load(job->gather_vel, job->target_index[i], dims);
   }
 }
 
-static int agent_active(const cs_job *job, size_t i) {
+REF int agent_active(const cs_job *job, size_t i) {
   return !job->lane_select || (job->lane_select[i] & job->lane_bit);
 }
 
 /* OVERWRITE: out = s. ACCUMULATE: out = out + weight * s. PRIORITY (mixed
  * steps): unless decided, out = weight * s, and decided once
  * len(weight * s) > priority_threshold. Inactive agents keep out as is. */
-static void write_steering(const cs_job *job, size_t i, vec s) {
+REF void write_steering(const cs_job *job, size_t i, vec s, int dims) {
   if (!agent_active(job, i)) return;
-  const int dims = job->dims;
   const size_t slot = i - job->out_base;
   if (job->mode == CROWDSTEER_OVERWRITE) {
     for (int k = 0; k < dims; k++) job->out[k][slot] = s.c[k];
@@ -124,14 +126,14 @@ static void write_steering(const cs_job *job, size_t i, vec s) {
 }
 
 /* seek: desired = normalize(t - p) * max_speed (0 when p == t) */
-static vec seek_one(vec p, vec v, vec t, float max_speed, float ttt, int dims) {
+REF vec seek_one(vec p, vec v, vec t, float max_speed, float ttt, int dims) {
   vec desired = vec_scale(normalize(vec_sub(t, p, dims), dims), max_speed, dims);
   return steer_towards(desired, v, ttt, dims);
 }
 
 /* flee: desired = normalize(p - t) * max_speed, or heading(v) * max_speed
  * when p == t; zero steering when len(p - t) > panic_radius. */
-static vec flee_one(vec p, vec v, vec t, float max_speed, float panic_radius,
+REF vec flee_one(vec p, vec v, vec t, float max_speed, float panic_radius,
                     float ttt, int dims) {
   vec d = vec_sub(p, t, dims);
   float dist = len(d, dims);
@@ -140,24 +142,24 @@ static vec flee_one(vec p, vec v, vec t, float max_speed, float panic_radius,
   return steer_towards(vec_scale(away, max_speed, dims), v, ttt, dims);
 }
 
-static void seek_kernel(const cs_job *job, size_t begin, size_t end) {
+REF void seek_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
-    vec p = vec_load(job->pos, i, job->dims), v = vec_load(job->vel, i, job->dims);
+    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     write_steering(job, i,
-                   seek_one(p, v, target_position(job, i),
+                   seek_one(p, v, target_position(job, i, dims),
                             cs_param_at(job->max_speed, i), job->time_to_target,
-                            job->dims));
+                            dims), dims);
   }
 }
 
-static void flee_kernel(const cs_job *job, size_t begin, size_t end) {
+REF void flee_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
-    vec p = vec_load(job->pos, i, job->dims), v = vec_load(job->vel, i, job->dims);
+    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     write_steering(job, i,
-                   flee_one(p, v, target_position(job, i),
+                   flee_one(p, v, target_position(job, i, dims),
                             cs_param_at(job->max_speed, i),
                             cs_param_at(job->panic_radius, i),
-                            job->time_to_target, job->dims));
+                            job->time_to_target, dims), dims);
   }
 }
 
@@ -165,11 +167,10 @@ static void flee_kernel(const cs_job *job, size_t begin, size_t end) {
  *   dist <= target_radius : desired = 0
  *   dist <  slowing_radius: desired = (d / dist) * (max_speed * dist / slowing_radius)
  *   otherwise             : desired = (d / dist) * max_speed */
-static void arrive_kernel(const cs_job *job, size_t begin, size_t end) {
-  const int dims = job->dims;
+REF void arrive_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
-    vec d = vec_sub(target_position(job, i), p, dims);
+    vec d = vec_sub(target_position(job, i, dims), p, dims);
     float dist = len(d, dims);
     float max_speed = cs_param_at(job->max_speed, i);
     float slowing_radius = cs_param_at(job->slowing_radius, i);
@@ -179,7 +180,7 @@ static void arrive_kernel(const cs_job *job, size_t begin, size_t end) {
                                           : max_speed;
       desired = vec_scale(vec_div(d, dist, dims), speed, dims);
     }
-    write_steering(job, i, steer_towards(desired, v, job->time_to_target, dims));
+    write_steering(job, i, steer_towards(desired, v, job->time_to_target, dims), dims);
   }
 }
 
@@ -187,11 +188,10 @@ static void arrive_kernel(const cs_job *job, size_t begin, size_t end) {
  * dist > danger_radius. Else speed = max_speed when dist < escape_radius,
  * otherwise max_speed - max_speed * dist / danger_radius; the direction is
  * d / dist, or heading(v) when dist == 0. */
-static void leave_kernel(const cs_job *job, size_t begin, size_t end) {
-  const int dims = job->dims;
+REF void leave_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
-    vec d = vec_sub(p, target_position(job, i), dims);
+    vec d = vec_sub(p, target_position(job, i, dims), dims);
     float dist = len(d, dims);
     float max_speed = cs_param_at(job->max_speed, i);
     float danger_radius = cs_param_at(job->danger_radius, i);
@@ -203,14 +203,14 @@ static void leave_kernel(const cs_job *job, size_t begin, size_t end) {
       vec away = dist > 0.0f ? vec_div(d, dist, dims) : heading(v, dims);
       s = steer_towards(vec_scale(away, speed, dims), v, job->time_to_target, dims);
     }
-    write_steering(job, i, s);
+    write_steering(job, i, s, dims);
   }
 }
 
 /* Look-ahead for pursuit and evade:
  * T = min(len(d) / (max_speed + len(tv)), max_prediction), 0 when the divisor
  * is 0; the predicted target is tp + tv * T. */
-static vec predict(vec d, vec tp, vec tv, float max_speed, float max_prediction,
+REF vec predict(vec d, vec tp, vec tv, float max_speed, float max_prediction,
                    int dims) {
   float divisor = max_speed + len(tv, dims);
   float T = divisor > 0.0f ? len(d, dims) / divisor : 0.0f;
@@ -221,42 +221,39 @@ static vec predict(vec d, vec tp, vec tv, float max_speed, float max_prediction,
 /* pursuit: with d = tp - p, a quarry ahead (dot(d, heading(v)) > 0) and
  * coming head-on (dot(heading(v), heading(tv)) < -0.95) is sought directly;
  * otherwise seek the predicted position. */
-static void pursuit_kernel(const cs_job *job, size_t begin, size_t end) {
-  const int dims = job->dims;
+REF void pursuit_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
-    vec tp = target_position(job, i), tv = target_velocity(job, i);
+    vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
     float max_speed = cs_param_at(job->max_speed, i);
     vec d = vec_sub(tp, p, dims);
     vec own_heading = heading(v, dims);
     int head_on = dot(d, own_heading, dims) > 0.0f &&
                   dot(own_heading, heading(tv, dims), dims) < -0.95f;
     vec aim = head_on ? tp : predict(d, tp, tv, max_speed, job->max_prediction, dims);
-    write_steering(job, i, seek_one(p, v, aim, max_speed, job->time_to_target, dims));
+    write_steering(job, i, seek_one(p, v, aim, max_speed, job->time_to_target, dims), dims);
   }
 }
 
 /* evade: flee (with panic_radius) from pursuit's predicted position. */
-static void evade_kernel(const cs_job *job, size_t begin, size_t end) {
-  const int dims = job->dims;
+REF void evade_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
-    vec tp = target_position(job, i), tv = target_velocity(job, i);
+    vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
     float max_speed = cs_param_at(job->max_speed, i);
     vec threat = predict(vec_sub(tp, p, dims), tp, tv, max_speed,
                          job->max_prediction, dims);
     write_steering(job, i,
                    flee_one(p, v, threat, max_speed,
                             cs_param_at(job->panic_radius, i),
-                            job->time_to_target, dims));
+                            job->time_to_target, dims), dims);
   }
 }
 
 /* wander: w = normalize(w + jitter * r), r[k] = random(seed, i, tick, k);
  * if that is zero, w = heading(v). s = heading(v) * wander_distance +
  * w * wander_radius. */
-static void wander_kernel(const cs_job *job, size_t begin, size_t end) {
-  const int dims = job->dims;
+REF void wander_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   uint32_t key[3];
   for (int k = 0; k < dims; k++)
     key[k] = cs_random_key(job->wander_seed, job->wander_tick, (uint32_t)k);
@@ -272,14 +269,13 @@ static void wander_kernel(const cs_job *job, size_t begin, size_t end) {
       for (int k = 0; k < dims; k++) job->wander[k][i] = w.c[k];
     vec s = vec_add(vec_scale(own_heading, cs_param_at(job->wander_distance, i), dims),
                     vec_scale(w, cs_param_at(job->wander_radius, i), dims), dims);
-    write_steering(job, i, s);
+    write_steering(job, i, s, dims);
   }
 }
 
 /* integrator: f = truncate(s, max_force); a = f / mass;
  * v' = truncate(v + a * dt, max_speed); p' = p + v' * dt */
-static void integrate_kernel(const cs_job *job, size_t begin, size_t end) {
-  const int dims = job->dims;
+REF void integrate_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
     vec s = vec_load(job->steering, i - job->out_base, dims);
     vec v = vec_load((const float *const *)job->vel_rw, i, dims);
@@ -296,18 +292,34 @@ static void integrate_kernel(const cs_job *job, size_t begin, size_t end) {
   }
 }
 
-/* The same functions serve 2D and 3D: the job carries dims. */
-#define BOTH_DIMS(kernel) {kernel, kernel}
+/* Each kernel specialised for a constant dims, so the vectors live in
+ * registers: the reference is a fair scalar baseline, not a slow one. */
+#define FOR_DIMS(kernel)                                                       \
+  static void kernel##_2d(const cs_job *job, size_t begin, size_t end) {       \
+    kernel##_kernel(job, begin, end, 2);                                       \
+  }                                                                            \
+  static void kernel##_3d(const cs_job *job, size_t begin, size_t end) {       \
+    kernel##_kernel(job, begin, end, 3);                                       \
+  }
+FOR_DIMS(seek)
+FOR_DIMS(flee)
+FOR_DIMS(arrive)
+FOR_DIMS(leave)
+FOR_DIMS(pursuit)
+FOR_DIMS(evade)
+FOR_DIMS(wander)
+FOR_DIMS(integrate)
+#define BOTH_DIMS(kernel) {kernel##_2d, kernel##_3d}
 const cs_backend cs_backend_scalar = {
     .behaviour =
         {
-            [CS_SEEK] = BOTH_DIMS(seek_kernel),
-            [CS_FLEE] = BOTH_DIMS(flee_kernel),
-            [CS_ARRIVE] = BOTH_DIMS(arrive_kernel),
-            [CS_LEAVE] = BOTH_DIMS(leave_kernel),
-            [CS_PURSUIT] = BOTH_DIMS(pursuit_kernel),
-            [CS_EVADE] = BOTH_DIMS(evade_kernel),
-            [CS_WANDER] = BOTH_DIMS(wander_kernel),
+            [CS_SEEK] = BOTH_DIMS(seek),
+            [CS_FLEE] = BOTH_DIMS(flee),
+            [CS_ARRIVE] = BOTH_DIMS(arrive),
+            [CS_LEAVE] = BOTH_DIMS(leave),
+            [CS_PURSUIT] = BOTH_DIMS(pursuit),
+            [CS_EVADE] = BOTH_DIMS(evade),
+            [CS_WANDER] = BOTH_DIMS(wander),
         },
-    .integrate = BOTH_DIMS(integrate_kernel),
+    .integrate = BOTH_DIMS(integrate),
 };
