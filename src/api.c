@@ -135,12 +135,17 @@ static crowdsteer_status resolve_target(cs_job *job, const crowdsteer_target *ta
   if (!target) return CROWDSTEER_ERROR_NULL_POINTER;
   job->target_kind = target->kind;
   switch (target->kind) {
-  case CROWDSTEER_TARGET_POINT:
+  case CROWDSTEER_TARGET_POINT: {
+    /* A shared point is a parameter of the call, so it must be finite. */
+    int ok = 1;
     for (int k = 0; k < job->dims; k++) {
       job->target_point[k] = target->point[k];
       job->target_point_velocity[k] = needs_velocity ? target->point_velocity[k] : 0.0f;
+      ok &= value_ok(job->target_point[k], FINITE) &
+            value_ok(job->target_point_velocity[k], FINITE);
     }
-    return CROWDSTEER_OK;
+    return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
+  }
   case CROWDSTEER_TARGET_ARRAYS:
     copy_axes(job->target_pos, &target->position, job->dims);
     if (needs_velocity) copy_axes(job->target_vel, &target->velocity, job->dims);

@@ -124,7 +124,19 @@ CS_INLINE vi i_iota(void) {
 }
 CS_INLINE vi i_add(vi a, vi b) { return simde_mm512_add_epi32(a, b); }
 CS_INLINE vi i_xor(vi a, vi b) { return simde_mm512_xor_si512(a, b); }
+#if defined(__AVX512F__)
 CS_INLINE vi i_mul(vi a, vi b) { return simde_mm512_mullo_epi32(a, b); }
+#else
+/* SIMDe's portable mullo multiplies signed lanes (overflow is undefined
+ * behaviour); the hash needs wrapping unsigned products. */
+CS_INLINE vi i_mul(vi a, vi b) {
+  uint32_t x[16], y[16];
+  simde_mm512_storeu_si512((void *)x, a);
+  simde_mm512_storeu_si512((void *)y, b);
+  for (int k = 0; k < 16; k++) x[k] *= y[k];
+  return simde_mm512_loadu_si512((const void *)x);
+}
+#endif
 #define i_shr(a, n) simde_mm512_srli_epi32((a), (n))
 CS_INLINE void i_store(uint32_t *p, vi a) { simde_mm512_storeu_si512((void *)p, a); }
 CS_INLINE vmask m_bit_set(vi bits, uint32_t bit) {
