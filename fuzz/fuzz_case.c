@@ -10,6 +10,20 @@
 
 #include "crowdsteer.h"
 
+/* Under AddressSanitizer the elements outside [begin, end) are poisoned
+ * during a call, so reading one (not only writing) is a report. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CS_FUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define CS_FUZZ_ASAN 1
+#endif
+#ifdef CS_FUZZ_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 cs_fuzz_stats cs_fuzz_counters;
 
 /* ---- byte reader ----------------------------------------------------------
@@ -226,6 +240,42 @@ static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t
   }
 }
 
+/* Poisons (or unpoisons) every element outside [begin, end) that a call on
+ * that range must not touch: all arrays, except the agent state an AGENTS
+ * target gathers from anywhere in the batch. ASan works in 8-byte granules,
+ * so a float just before `begin` may stay unpoisoned. */
+static void guard_range(const fuzz_case *c, world *w, size_t begin, size_t end, int poison) {
+#ifdef CS_FUZZ_ASAN
+  if (begin > end || end > c->count) return;
+  int gathered = c->entry <= E_EVADE && c->target_kind == CROWDSTEER_TARGET_AGENTS;
+  for (int f = 0; f < F_COUNT; f++) {
+    if (gathered && f <= F_VZ) continue;
+    if (poison) {
+      ASAN_POISON_MEMORY_REGION(w->f[f], begin * sizeof(float));
+      ASAN_POISON_MEMORY_REGION(w->f[f] + end, (c->count - end) * sizeof(float));
+    } else {
+      ASAN_UNPOISON_MEMORY_REGION(w->f[f], c->count * sizeof(float));
+    }
+  }
+  if (poison) {
+    ASAN_POISON_MEMORY_REGION(w->index, begin * sizeof(uint32_t));
+    ASAN_POISON_MEMORY_REGION(w->index + end, (c->count - end) * sizeof(uint32_t));
+  } else {
+    ASAN_UNPOISON_MEMORY_REGION(w->index, c->count * sizeof(uint32_t));
+  }
+#else
+  (void)c, (void)w, (void)begin, (void)end, (void)poison;
+#endif
+}
+
+static crowdsteer_status guarded_call(const fuzz_case *c, world *w, size_t begin,
+                                      size_t end) {
+  guard_range(c, w, begin, end, 1);
+  crowdsteer_status st = call(c, w, begin, end);
+  guard_range(c, w, begin, end, 0);
+  return st;
+}
+
 /* ---- decoding ---------------------------------------------------------------*/
 
 static void decode_range(reader *r, fuzz_case *c) {
@@ -395,6 +445,12 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
           if (w->index[i] >= c->count) req |= ERR(CROWDSTEER_ERROR_AGENT_INDEX);
     } else if (c->target_kind != CROWDSTEER_TARGET_POINT) {
       req |= ERR(CROWDSTEER_ERROR_PARAMETER);
+    } else {
+      /* A shared target point is a parameter: it must be finite. */
+      for (int k = 0; k < dims; k++)
+        if (!(fabsf(c->point[k]) <= FLT_MAX) ||
+            (with_velocity(c->entry) && !(fabsf(c->point_velocity[k]) <= FLT_MAX)))
+          req |= ERR(CROWDSTEER_ERROR_PARAMETER);
     }
   }
   if (c->entry == E_WANDER) {
@@ -718,7 +774,7 @@ int cs_fuzz_one(const uint8_t *data, size_t size, int isa_override) {
   int failed = 0;
   world a;
   world_copy(&a, &w0);
-  crowdsteer_status st = call(&c, &a, c.begin, c.end);
+  crowdsteer_status st = guarded_call(&c, &a, c.begin, c.end);
   unsigned required, optional;
   expected_errors(&c, &w0, &required, &optional);
   int allowed = st == CROWDSTEER_OK ? required == 0
@@ -743,7 +799,7 @@ int cs_fuzz_one(const uint8_t *data, size_t size, int isa_override) {
   world ref;
   world_copy(&ref, &w0);
   crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR);
-  st = call(&c, &ref, c.begin, c.end);
+  st = guarded_call(&c, &ref, c.begin, c.end);
   crowdsteer_force_isa((crowdsteer_isa)isa);
   if (st != CROWDSTEER_OK) {
     fail_header(&c, isa, "the scalar reference rejected a call the ISA accepted");
@@ -754,8 +810,8 @@ int cs_fuzz_one(const uint8_t *data, size_t size, int isa_override) {
 
   world split;
   world_copy(&split, &w0);
-  crowdsteer_status s1 = call(&c, &split, c.split, c.end);
-  crowdsteer_status s2 = call(&c, &split, c.begin, c.split);
+  crowdsteer_status s1 = guarded_call(&c, &split, c.split, c.end);
+  crowdsteer_status s2 = guarded_call(&c, &split, c.begin, c.split);
   if (s1 != CROWDSTEER_OK || s2 != CROWDSTEER_OK) {
     fail_header(&c, isa, "a piece of a valid range was rejected");
     failed = 1;
