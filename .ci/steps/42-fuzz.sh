@@ -18,7 +18,7 @@ cp fuzz/corpus/* tests/reliability/inputs/* build/fuzz/corpus/
 set +e
 build/fuzz/fuzz_crowdsteer -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
   -print_final_stats=1 -artifact_prefix=build/fuzz/findings/ build/fuzz/corpus \
-  2>&1 | grep -v '^#[0-9]' | tail -40
+  2>&1 | grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' | tail -40
 status=${PIPESTATUS[0]}
 set -e
 if [ "$status" -ne 0 ] || [ -n "$(ls -A build/fuzz/findings)" ]; then
