@@ -260,6 +260,71 @@ static void run_kernel(csb_state *state, const void *arg) {
   csb_set_bytes_processed(state, agents_done * bytes_per_agent(e->c, e->step, dims));
 }
 
+/* ---- mixed steps: crowdsteer_step, one pass over memory ------------------- */
+
+typedef struct mixed_entry {
+  int behaviours; /* 1: seek alone; 3: seek + flee + wander, blended */
+  int threads;
+  int dims;
+  crowdsteer_isa isa;
+  const char *isa_name;
+} mixed_entry;
+
+/* Every agent runs every behaviour of the step (the blend's worst case for
+ * compute), then the integrator, in place; compare with seek_step (seek,
+ * then crowdsteer_integrate: two passes) at the same count. */
+static void run_mixed(csb_state *state, const void *arg) {
+  const mixed_entry *e = arg;
+  const size_t n = (size_t)csb_range(state, 0);
+  const int dims = e->dims;
+  world *w = world_for(n, dims, e);
+  if (!w || crowdsteer_force_isa(e->isa) != CROWDSTEER_OK) {
+    csb_skip_with_error(state, w ? "ISA not available" : "out of memory");
+    while (csb_keep_running(state)) {
+    }
+    return;
+  }
+  int z = dims == 3;
+  crowdsteer_agents agents = {n,         dims,      w->p[0], w->p[1],
+                              z ? w->p[2] : NULL, w->v[0], w->v[1],
+                              z ? w->v[2] : NULL};
+  crowdsteer_wander_state wander;
+  memset(&wander, 0, sizeof wander);
+  wander.direction = (crowdsteer_vectors){w->w[0], w->w[1], z ? w->w[2] : NULL};
+  wander.seed = 0x12345u;
+  crowdsteer_step_behaviour behaviours[3];
+  memset(behaviours, 0, sizeof behaviours);
+  static const crowdsteer_behaviour kinds[3] = {CROWDSTEER_SEEK, CROWDSTEER_FLEE,
+                                                CROWDSTEER_WANDER};
+  for (int b = 0; b < 3; b++) {
+    behaviours[b].behaviour = kinds[b];
+    behaviours[b].params = bench_params();
+    behaviours[b].wander = &wander;
+  }
+  behaviours[1].target.point[0] = 30.0f; /* the threat, off the seek target */
+  behaviours[1].weight = 0.75f;
+  behaviours[2].weight = 0.5f;
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = behaviours;
+  step.behaviour_count = (size_t)e->behaviours;
+  step.combine = CROWDSTEER_BLEND;
+  step.integrator = bench_params();
+  step.threads = e->threads;
+  while (csb_keep_running(state)) {
+    wander.tick = w->tick++;
+    crowdsteer_status status = crowdsteer_step(&agents, &step, 0, n);
+    if (status != CROWDSTEER_OK) csb_skip_with_error(state, crowdsteer_status_string(status));
+    csb_clobber_memory();
+  }
+  const int64_t agents_done = csb_iterations(state) * (int64_t)n;
+  const int64_t f = (int64_t)sizeof(float);
+  /* reads and writes p and v (and w when wandering) */
+  const int64_t per_agent = 2 * (e->behaviours >= 3 ? 3 : 2) * dims * f;
+  csb_set_items_processed(state, agents_done);
+  csb_set_bytes_processed(state, agents_done * per_agent);
+}
+
 /* ---- bandwidth baselines -------------------------------------------------- */
 
 typedef enum bw_op { BW_READ, BW_COPY, BW_RMW } bw_op;
@@ -365,8 +430,25 @@ static void register_all(const int64_t *counts, size_t n_counts) {
         for (size_t k = 0; k < n_isas; k++)
           entries[used++] = (kernel_entry){&cases[c], step, dims, isas[k].backend,
                                           isas[k].name};
+  /* crowdsteer_step runs on the dispatched backend: every ISA but autovec. */
+  static mixed_entry mixed[2][CROWDSTEER_ISA_COUNT][3];
+  static const struct {
+    const char *name;
+    int behaviours, threads;
+  } mixed_kinds[3] = {{"seek_fused", 1, 1}, {"mixed3_fused", 3, 1}, {"mixed3_fused_2threads", 3, 2}};
   for (size_t ci = 0; ci < n_counts; ci++) {
     for (int dims = 2; dims <= 3; dims++) {
+      for (size_t k = 0; k < n_isas; k++) {
+        crowdsteer_isa isa;
+        if (crowdsteer_isa_from_name(isas[k].name, &isa) != CROWDSTEER_OK) continue;
+        for (int m = 0; m < 3; m++) {
+          mixed[dims - 2][isa][m] = (mixed_entry){mixed_kinds[m].behaviours,
+                                                  mixed_kinds[m].threads, dims, isa,
+                                                  isas[k].name};
+          snprintf(name, sizeof name, "%s/%dd/%s", mixed_kinds[m].name, dims, isas[k].name);
+          csb_register_wall_clock(name, run_mixed, &mixed[dims - 2][isa][m], &counts[ci], 1);
+        }
+      }
       for (int op = BW_READ; op <= BW_RMW; op++) {
         bw[dims - 2][op] = (bw_entry){(bw_op)op, dims};
         snprintf(name, sizeof name, "%s/%dd/native", bw_names[op], dims);

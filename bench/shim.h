@@ -28,6 +28,11 @@ void csb_add_context(const char *key, const char *value);
 void csb_register(const char *name, csb_function function, const void *arg,
                   const int64_t *args, size_t n_args);
 
+/** As csb_register, but rates and times use wall-clock time: for code that
+ *  runs on several threads (CPU time counts only the calling thread). */
+void csb_register_wall_clock(const char *name, csb_function function, const void *arg,
+                             const int64_t *args, size_t n_args);
+
 /** Runs the benchmarks selected by --benchmark_filter; returns how many ran. */
 size_t csb_run_specified(void);
 /** Releases the library's global state (call once, at the end). */

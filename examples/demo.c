@@ -12,10 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "crowdsteer.h"
 
 #ifdef CROWDSTEER_DEMO_PICTURES
@@ -51,7 +47,7 @@ static const crowdsteer_behaviour group_behaviours[GROUP_COUNT] = {
 enum { QUARRY_AGENT = 0, HUNTER_AGENT = 1, DRIVEN_AGENTS = 2 };
 
 enum step_mode { MODE_STEP, MODE_SEPARATE };
-enum snapshot_mode { SNAPSHOT_COPY, SNAPSHOT_TARGETS };
+enum snapshot_mode { SNAPSHOT_SWAP, SNAPSHOT_COPY, SNAPSHOT_TARGETS };
 
 typedef struct demo_options {
   size_t agents;
@@ -90,7 +86,7 @@ static void print_usage(FILE *to) {
       "  --threads N       crowdsteer_step threads, 0 = all (default 0)\n"
       "  --tile N          crowdsteer_step agents per tile, 1 to 4096\n"
       "                    (default 0: the library's default)\n"
-      "  --snapshot copy|targets\n"
+      "  --snapshot swap|copy|targets\n"
       "                    how the pre-step state that pursuit and evade read is\n"
       "                    kept: copy every agent before each step (default), or\n"
       "                    only the agents that are targets (the two driven ones)\n"
@@ -137,7 +133,7 @@ static int parse_options(int argc, char **argv, demo_options *opts) {
                          .only_group = -1,
                          .mode = MODE_STEP,
                          .combine = CROWDSTEER_BLEND,
-                         .snapshot = SNAPSHOT_COPY,
+                         .snapshot = SNAPSHOT_SWAP,
                          .seed = 1};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -193,10 +189,10 @@ static int parse_options(int argc, char **argv, demo_options *opts) {
       if (opts->combine < 0)
         return usage_error("--combine must be blend or priority", value);
     } else if (strcmp(name, "--snapshot") == 0) {
-      static const char *const snapshots[] = {"copy", "targets"};
-      opts->snapshot = pick(value, snapshots, 2);
+      static const char *const snapshots[] = {"swap", "copy", "targets"};
+      opts->snapshot = pick(value, snapshots, 3);
       if (opts->snapshot < 0)
-        return usage_error("--snapshot must be copy or targets", value);
+        return usage_error("--snapshot must be swap, copy or targets", value);
     } else if (strcmp(name, "--threads") == 0) {
       if (!parse_count(value, 0, 4096, &number))
         return usage_error("--threads needs a whole number from 0 (all) to 4096", value);
@@ -649,11 +645,13 @@ static crowdsteer_status step_separately(scenario *sc) {
   return status;
 }
 
-/* Makes the snapshot hold the state before the step. crowdsteer_step works
- * in place, so swapping two buffers cannot give it one: the agents' arrays
- * must hold the current state too. Either every agent is copied, or (since
- * only target agents are ever read from the snapshot) just the targets. */
+/* AGENTS targets must see the state from before the step. Default (swap):
+ * the step writes the new state into the second buffer and the buffers swap
+ * afterwards, so nothing is copied. In place (copy, targets), the second
+ * buffer is a snapshot: a copy of every agent, or only of the two agents
+ * that are targets (the only ones ever read from it). */
 static void refresh_snapshot(scenario *sc) {
+  if (sc->opts.snapshot == SNAPSHOT_SWAP) return;
   const crowdsteer_agents *a = &sc->agents, *s = &sc->snapshot;
   float *const from[6] = {a->px, a->py, a->pz, a->vx, a->vy, a->vz};
   float *const to[6] = {s->px, s->py, s->pz, s->vx, s->vy, s->vz};
@@ -678,8 +676,16 @@ static crowdsteer_status step_at_once(scenario *sc) {
   double start = seconds_now();
   refresh_snapshot(sc);
   double copied = seconds_now();
+  const int swap = sc->opts.snapshot == SNAPSHOT_SWAP;
+  sc->step_desc.output = swap ? &sc->snapshot : NULL;
+  sc->step_desc.snapshot = swap ? NULL : &sc->snapshot;
   crowdsteer_status status =
       crowdsteer_step(&sc->agents, &sc->step_desc, DRIVEN_AGENTS, sc->agents.count);
+  if (swap) { /* the second buffer now holds the current state */
+    crowdsteer_agents previous = sc->agents;
+    sc->agents = sc->snapshot;
+    sc->snapshot = previous;
+  }
   sc->step_seconds += seconds_now() - copied;
   sc->snapshot_seconds += copied - start;
   if (status != CROWDSTEER_OK)
@@ -789,15 +795,8 @@ static figures measure(const scenario *sc) {
  * them: the requested count (0: every OpenMP thread), at most one per tile,
  * and one without OpenMP. */
 static int step_threads(const scenario *sc, int *all) {
-  int max_threads = 1;
-#ifdef _OPENMP
-  max_threads = omp_get_max_threads();
-#else
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN); /* OpenMP's usual default */
-  max_threads = cpus > 0 ? (int)cpus : 1;
-#endif
+  int max_threads = crowdsteer_step_max_threads();
   *all = max_threads;
-  if (!crowdsteer_step_threads_available()) return 1;
   size_t tile = sc->opts.tile ? sc->opts.tile : 1024; /* the documented default */
   size_t tiles = (sc->agents.count - DRIVEN_AGENTS + tile - 1) / tile;
   size_t threads = sc->opts.threads ? (size_t)sc->opts.threads : (size_t)max_threads;
@@ -818,15 +817,15 @@ static void print_mode(const scenario *sc) {
     printf("mode: step (one crowdsteer_step per simulation step), tile %zu%s, "
            "threads %d (requested %d%s), snapshot %s\n",
            o->tile ? o->tile : (size_t)1024, o->tile ? "" : " (default)", used,
-           o->threads, o->threads ? "" : " = all", o->snapshot == SNAPSHOT_COPY
-                                                       ? "copy of every agent"
-                                                       : "copy of the target agents");
+           o->threads, o->threads ? "" : " = all",
+           o->snapshot == SNAPSHOT_SWAP   ? "none (double buffer, swapped)"
+           : o->snapshot == SNAPSHOT_COPY ? "copy of every agent"
+                                          : "copy of the target agents");
   } else {
     printf("mode: separate (one call per behaviour and run of agents, then "
            "crowdsteer_integrate), 1 thread\n");
   }
-  printf("OpenMP in crowdsteer_step: %s (%d thread%s available)\n",
-         crowdsteer_step_threads_available() ? "yes" : "no", all, all == 1 ? "" : "s");
+  printf("crowdsteer_step threads available: %d\n", all);
 }
 
 static void report_throughput(const scenario *sc, double wall_seconds) {

@@ -348,11 +348,18 @@ typedef struct crowdsteer_step_desc {
   const uint32_t *behaviour_mask;
   /** Integrator parameters (max_speed, max_force, mass, dt). */
   crowdsteer_params integrator;
-  /** The agents' state as it was before the step: AGENTS targets read it,
-   *  so an agent sees its target's old state whatever order tiles run in.
-   *  Same count and dims as the agents, arrays not overlapping them (keep
-   *  two buffers and swap, or copy before the step). Required when any
-   *  behaviour has an AGENTS target, ignored otherwise. */
+  /** Where the new state goes. NULL: in place, into `agents`. Otherwise a
+   *  second state buffer of the same count and dims, not overlapping
+   *  `agents`, which the step only reads then: swap the two buffers after
+   *  each step (classic double buffering). Only the range is written. */
+  const crowdsteer_agents *output;
+  /** In place only (output NULL): the agents' state as it was before the
+   *  step, for AGENTS targets, so an agent sees its target's old state
+   *  whatever order tiles run in. Same count and dims as the agents, arrays
+   *  not overlapping them (a copy made before the step; copying only the
+   *  agents that are targets is enough). Required when any behaviour has an
+   *  AGENTS target and the step is in place; ignored otherwise (an
+   *  out-of-place step reads targets from `agents`). */
   const crowdsteer_agents *snapshot;
   /** Agents per tile, 0 means 1024; at most 4096. Tiles small enough to stay
    *  in cache make the step one pass over memory. */
@@ -363,15 +370,20 @@ typedef struct crowdsteer_step_desc {
   int threads;
 } crowdsteer_step_desc;
 
-/** Runs a mixed step on agents [begin, end), in place. Validates everything
- *  first (every behaviour, as its own entry point would, plus the step's
- *  fields) and writes nothing on error. */
+/** Runs a mixed step on agents [begin, end). Validates everything first
+ *  and writes nothing on error: the step's fields, every behaviour as its
+ *  own entry point would, except that a behaviour's per-agent data (its
+ *  per-agent parameters and weights, target indices) is only checked, and
+ *  only read, for the agents whose mask selects it. When the input has
+ *  several faults, the status of any one of them may be returned. */
 CROWDSTEER_API crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
                                                  const crowdsteer_step_desc *step,
                                                  size_t begin, size_t end);
 
-/** Whether crowdsteer_step can use more than one thread in this build. */
-CROWDSTEER_API int crowdsteer_step_threads_available(void);
+/** How many threads crowdsteer_step uses when its `threads` field is 0: the
+ *  OpenMP default (OMP_NUM_THREADS or the cores), or 1 in a build without
+ *  OpenMP. Thread-safe. */
+CROWDSTEER_API int crowdsteer_step_max_threads(void);
 
 /** Wander's random number for (seed, agent index, tick, axis 0..2): a
  *  multiple of 2^-23 in [-1, 1), the same on every ISA. */

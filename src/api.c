@@ -57,37 +57,46 @@ static int value_ok(float x, value_rule rule) {
   return 0;
 }
 
-/* Every element of a per-agent array in [begin, end) obeys the rule. Written
- * as a branch-free reduction so the compiler vectorises this extra pass. */
-static int array_ok(const float *a, size_t begin, size_t end, value_rule rule) {
+/* Every element of a per-agent array that `r` covers obeys the rule. Written
+ * as branch-free reductions so the compiler vectorises this extra pass. */
+#define ALL_OBEY(r, cond)                                                      \
+  do {                                                                         \
+    if (!(r)->select) {                                                        \
+      for (size_t i = (r)->begin; i < (r)->end; i++) ok &= (cond);             \
+    } else {                                                                   \
+      for (size_t i = (r)->begin; i < (r)->end; i++)                           \
+        ok &= (((r)->select[i] & (r)->bit) == 0) | (cond);                     \
+    }                                                                          \
+  } while (0)
+
+static int array_ok(const float *a, const cs_range *r, value_rule rule) {
   int ok = 1;
   switch (rule) {
-  case NON_NEGATIVE:
-    for (size_t i = begin; i < end; i++) ok &= a[i] >= 0.0f;
-    break;
-  case NON_NEGATIVE_FINITE:
-    for (size_t i = begin; i < end; i++)
-      ok &= (a[i] >= 0.0f) & (a[i] <= FLT_MAX);
-    break;
-  case POSITIVE:
-    for (size_t i = begin; i < end; i++) ok &= a[i] > 0.0f;
-    break;
-  case FINITE:
-    for (size_t i = begin; i < end; i++)
-      ok &= (a[i] >= -FLT_MAX) & (a[i] <= FLT_MAX);
-    break;
+  case NON_NEGATIVE: ALL_OBEY(r, a[i] >= 0.0f); break;
+  case NON_NEGATIVE_FINITE: ALL_OBEY(r, (a[i] >= 0.0f) & (a[i] <= FLT_MAX)); break;
+  case POSITIVE: ALL_OBEY(r, a[i] > 0.0f); break;
+  case FINITE: ALL_OBEY(r, (a[i] >= -FLT_MAX) & (a[i] <= FLT_MAX)); break;
   }
+  return ok;
+}
+
+/* Every agent index that `r` covers is below count (32-bit compares, so the
+ * loop vectorises; any uint32_t is below a count beyond 2^32 - 1). */
+static int indices_ok(const uint32_t *index, size_t count, const cs_range *r) {
+  if (count > UINT32_MAX) return 1;
+  const uint32_t limit = (uint32_t)count;
+  int ok = 1;
+  ALL_OBEY(r, index[i] < limit);
   return ok;
 }
 
 /* Resolves one parameter: uniform value (0 means `default_value`) or a
  * per-agent array, and checks the values in effect over the range. */
 static int resolve_param(cs_param *out, float uniform, const float *per_agent,
-                         float default_value, value_rule rule, size_t begin,
-                         size_t end) {
+                         float default_value, value_rule rule, const cs_range *r) {
   out->array = per_agent;
   out->value = uniform == 0.0f ? default_value : uniform;
-  if (per_agent) return array_ok(per_agent, begin, end, rule);
+  if (per_agent) return array_ok(per_agent, r, rule);
   return value_ok(out->value, rule);
 }
 
@@ -131,7 +140,7 @@ static crowdsteer_status resolve_agents(cs_job *job, const crowdsteer_agents *ag
 
 static crowdsteer_status resolve_target(cs_job *job, const crowdsteer_target *target,
                                         int needs_velocity, size_t count,
-                                        size_t begin, size_t end) {
+                                        const cs_range *r) {
   if (!target) return CROWDSTEER_ERROR_NULL_POINTER;
   job->target_kind = target->kind;
   switch (target->kind) {
@@ -149,25 +158,22 @@ static crowdsteer_status resolve_target(cs_job *job, const crowdsteer_target *ta
   case CROWDSTEER_TARGET_ARRAYS:
     copy_axes(job->target_pos, &target->position, job->dims);
     if (needs_velocity) copy_axes(job->target_vel, &target->velocity, job->dims);
-    if (begin < end && (!vectors_present(job->target_pos, job->dims) ||
+    if (r->begin < r->end && (!vectors_present(job->target_pos, job->dims) ||
                         (needs_velocity && !vectors_present(job->target_vel, job->dims))))
       return CROWDSTEER_ERROR_NULL_POINTER;
     return CROWDSTEER_OK;
   case CROWDSTEER_TARGET_AGENTS: {
     job->target_index = target->index;
-    if (begin == end) return CROWDSTEER_OK;
+    if (r->begin == r->end) return CROWDSTEER_OK;
     if (!target->index) return CROWDSTEER_ERROR_NULL_POINTER;
-    int ok = 1;
-    for (size_t i = begin; i < end; i++) ok &= target->index[i] < count;
-    return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_AGENT_INDEX;
+    return indices_ok(target->index, count, r) ? CROWDSTEER_OK
+                                                : CROWDSTEER_ERROR_AGENT_INDEX;
   }
   }
   return CROWDSTEER_ERROR_PARAMETER;
 }
 
-int cs_all_finite(const float *a, size_t begin, size_t end) {
-  return array_ok(a, begin, end, FINITE);
-}
+int cs_all_finite(const float *a, const cs_range *r) { return array_ok(a, r, FINITE); }
 
 static crowdsteer_status resolve_output(cs_job *job, const crowdsteer_output *out,
                                         size_t begin, size_t end) {
@@ -180,7 +186,8 @@ static crowdsteer_status resolve_output(cs_job *job, const crowdsteer_output *ou
   if (out->mode != CROWDSTEER_ACCUMULATE) return CROWDSTEER_ERROR_PARAMETER;
   job->weight.value = out->weight;
   job->weight.array = out->weight_per_agent;
-  int ok = out->weight_per_agent ? array_ok(out->weight_per_agent, begin, end, FINITE)
+  const cs_range r = {begin, end, NULL, 0};
+  int ok = out->weight_per_agent ? array_ok(out->weight_per_agent, &r, FINITE)
                                  : value_ok(out->weight, FINITE);
   return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
 }
@@ -209,32 +216,32 @@ static const unsigned params_used[CS_BEHAVIOUR_COUNT] = {
 };
 
 static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *given,
-                                        unsigned uses, size_t begin, size_t end) {
+                                        unsigned uses, const cs_range *r) {
   static const crowdsteer_params defaults;
   const crowdsteer_params *p = given ? given : &defaults;
   const float inf = (float)INFINITY;
   int ok = 1;
   if (uses & (USES_MAX_SPEED | USES_INTEGRATOR))
     ok &= resolve_param(&job->max_speed, p->max_speed, p->max_speed_per_agent, 1.0f,
-                        NON_NEGATIVE_FINITE, begin, end);
+                        NON_NEGATIVE_FINITE, r);
   if (uses & USES_TIME_TO_TARGET) {
     job->time_to_target = p->time_to_target == 0.0f ? 1.0f : p->time_to_target;
     ok &= value_ok(job->time_to_target, POSITIVE);
   }
   if (uses & USES_ARRIVE_RADII) {
     ok &= resolve_param(&job->target_radius, p->target_radius,
-                        p->target_radius_per_agent, 0.0f, NON_NEGATIVE, begin, end);
+                        p->target_radius_per_agent, 0.0f, NON_NEGATIVE, r);
     ok &= resolve_param(&job->slowing_radius, p->slowing_radius,
-                        p->slowing_radius_per_agent, 0.0f, NON_NEGATIVE, begin, end);
+                        p->slowing_radius_per_agent, 0.0f, NON_NEGATIVE, r);
   }
   if (uses & USES_PANIC_RADIUS)
     ok &= resolve_param(&job->panic_radius, p->panic_radius, p->panic_radius_per_agent,
-                        inf, NON_NEGATIVE, begin, end);
+                        inf, NON_NEGATIVE, r);
   if (uses & USES_LEAVE_RADII) {
     ok &= resolve_param(&job->danger_radius, p->danger_radius,
-                        p->danger_radius_per_agent, 0.0f, NON_NEGATIVE, begin, end);
+                        p->danger_radius_per_agent, 0.0f, NON_NEGATIVE, r);
     ok &= resolve_param(&job->escape_radius, p->escape_radius,
-                        p->escape_radius_per_agent, 0.0f, NON_NEGATIVE, begin, end);
+                        p->escape_radius_per_agent, 0.0f, NON_NEGATIVE, r);
   }
   if (uses & USES_PREDICTION) {
     float max_prediction = p->max_prediction == 0.0f ? inf : p->max_prediction;
@@ -245,19 +252,16 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
   }
   if (uses & USES_WANDER) {
     ok &= resolve_param(&job->wander_radius, p->wander_radius,
-                        p->wander_radius_per_agent, 0.0f, NON_NEGATIVE_FINITE, begin,
-                        end);
+                        p->wander_radius_per_agent, 0.0f, NON_NEGATIVE_FINITE, r);
     ok &= resolve_param(&job->wander_distance, p->wander_distance,
-                        p->wander_distance_per_agent, 0.0f, NON_NEGATIVE_FINITE,
-                        begin, end);
+                        p->wander_distance_per_agent, 0.0f, NON_NEGATIVE_FINITE, r);
     job->jitter = p->jitter;
     ok &= value_ok(job->jitter, NON_NEGATIVE_FINITE);
   }
   if (uses & USES_INTEGRATOR) {
     ok &= resolve_param(&job->max_force, p->max_force, p->max_force_per_agent, inf,
-                        NON_NEGATIVE, begin, end);
-    ok &= resolve_param(&job->mass, p->mass, p->mass_per_agent, 1.0f, POSITIVE, begin,
-                        end);
+                        NON_NEGATIVE, r);
+    ok &= resolve_param(&job->mass, p->mass, p->mass_per_agent, 1.0f, POSITIVE, r);
     job->dt = p->dt == 0.0f ? 1.0f : p->dt;
     ok &= value_ok(job->dt, NON_NEGATIVE_FINITE);
   }
@@ -275,7 +279,9 @@ crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
                                        const crowdsteer_target *target,
                                        const crowdsteer_wander_state *wander,
                                        const crowdsteer_params *params, size_t begin,
-                                       size_t end) {
+                                       size_t end, const uint32_t *select,
+                                       uint32_t select_bit) {
+  const cs_range r = {begin, end, select, select_bit};
   memset(job, 0, sizeof *job);
   CHECK(resolve_agents(job, agents, begin, end));
   if ((unsigned)behaviour >= CS_BEHAVIOUR_COUNT) return CROWDSTEER_ERROR_PARAMETER;
@@ -288,9 +294,9 @@ crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
     job->wander_tick = wander->tick;
   } else {
     CHECK(resolve_target(job, target, behaviour == CS_PURSUIT || behaviour == CS_EVADE,
-                         agents->count, begin, end));
+                         agents->count, &r));
   }
-  return resolve_params(job, params, params_used[behaviour], begin, end);
+  return resolve_params(job, params, params_used[behaviour], &r);
 }
 
 crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *agents,
@@ -302,7 +308,8 @@ crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *ag
   crowdsteer_vectors v = {agents->vx, agents->vy, agents->vz};
   copy_axes_rw(job->pos_rw, &p, job->dims);
   copy_axes_rw(job->vel_rw, &v, job->dims);
-  return resolve_params(job, params, USES_INTEGRATOR, begin, end);
+  const cs_range r = {begin, end, NULL, 0};
+  return resolve_params(job, params, USES_INTEGRATOR, &r);
 }
 
 static crowdsteer_status run_behaviour(const cs_backend *backend, cs_behaviour behaviour,
@@ -313,7 +320,8 @@ static crowdsteer_status run_behaviour(const cs_backend *backend, cs_behaviour b
                                        const crowdsteer_output *out, size_t begin,
                                        size_t end) {
   cs_job job;
-  CHECK(cs_prepare_behaviour(&job, behaviour, agents, target, wander, params, begin, end));
+  CHECK(cs_prepare_behaviour(&job, behaviour, agents, target, wander, params, begin, end,
+                             NULL, 0));
   CHECK(resolve_output(&job, out, begin, end));
   if (begin < end) backend->behaviour[behaviour][job.dims - 2](&job, begin, end);
   return CROWDSTEER_OK;

@@ -82,7 +82,8 @@ typedef struct cs_job {
   float *decided;
   float priority_threshold;
 
-  /* Integrator: state written in place, steering read. */
+  /* Integrator: reads pos/vel and steering, writes pos_rw/vel_rw (the same
+   * arrays, except for an out-of-place crowdsteer_step). */
   float *pos_rw[3];
   float *vel_rw[3];
   const float *steering[3];
@@ -107,20 +108,31 @@ const cs_backend *cs_active_backend(void);
 /* The backend compiled in for an ISA, NULL if none (whatever the CPU). */
 const cs_backend *cs_backend_for(crowdsteer_isa isa);
 
+/* The agents a validation covers: [begin, end), and of those only the ones
+ * with select[i] & bit (all of them when select is NULL). */
+typedef struct cs_range {
+  size_t begin, end;
+  const uint32_t *select;
+  uint32_t bit;
+} cs_range;
+
 /* Validation and defaults of one behaviour (everything but its output) and
  * of the integrator (everything but its steering input); shared by the
- * single-behaviour entry points and crowdsteer_step. */
+ * single-behaviour entry points and crowdsteer_step. A behaviour's per-agent
+ * data (parameters, agent indices) is checked for the agents of [begin, end)
+ * whose select[i] has select_bit (all when select is NULL). */
 crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
                                        const crowdsteer_agents *agents,
                                        const crowdsteer_target *target,
                                        const crowdsteer_wander_state *wander,
                                        const crowdsteer_params *params, size_t begin,
-                                       size_t end);
+                                       size_t end, const uint32_t *select,
+                                       uint32_t select_bit);
 crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *agents,
                                         const crowdsteer_params *params, size_t begin,
                                         size_t end);
-/* Every element of a[begin, end) is finite. */
-int cs_all_finite(const float *a, size_t begin, size_t end);
+/* Every element of `a` that `r` covers is finite. */
+int cs_all_finite(const float *a, const cs_range *r);
 
 /* The public entry points with an explicit backend: validation and defaults
  * included. Benchmarks use them to run competitors built outside the table. */

@@ -20,11 +20,11 @@ enum { DEFAULT_TILE = 1024, MAX_TILE = 4096 };
     if (status_ != CROWDSTEER_OK) return status_;                              \
   } while (0)
 
-int crowdsteer_step_threads_available(void) {
+int crowdsteer_step_max_threads(void) {
 #ifdef _OPENMP
-  return 1;
+  return omp_get_max_threads();
 #else
-  return 0;
+  return 1;
 #endif
 }
 
@@ -39,23 +39,77 @@ typedef struct plan {
   size_t tile;
 } plan;
 
-static crowdsteer_status check_snapshot(const crowdsteer_agents *agents,
-                                        const crowdsteer_agents *snapshot, size_t begin,
-                                        size_t end) {
-  if (!snapshot) return CROWDSTEER_ERROR_NULL_POINTER;
-  if (snapshot->dims != agents->dims) return CROWDSTEER_ERROR_DIMS;
-  if (snapshot->count != agents->count) return CROWDSTEER_ERROR_RANGE;
+/* A second state buffer (snapshot or output): same shape as the agents,
+ * every array present, and not the agents' own arrays. */
+static crowdsteer_status check_state_buffer(const crowdsteer_agents *agents,
+                                            const crowdsteer_agents *buffer,
+                                            size_t begin, size_t end) {
+  if (!buffer) return CROWDSTEER_ERROR_NULL_POINTER;
+  if (buffer->dims != agents->dims) return CROWDSTEER_ERROR_DIMS;
+  if (buffer->count != agents->count) return CROWDSTEER_ERROR_RANGE;
   if (begin == end) return CROWDSTEER_OK;
-  const float *const arrays[6] = {snapshot->px, snapshot->py, snapshot->pz,
-                                  snapshot->vx, snapshot->vy, snapshot->vz};
+  const float *const mine[6] = {agents->px, agents->py, agents->pz,
+                                agents->vx, agents->vy, agents->vz};
+  const float *const theirs[6] = {buffer->px, buffer->py, buffer->pz,
+                                  buffer->vx, buffer->vy, buffer->vz};
   for (int a = 0; a < 6; a++) {
     if (agents->dims == 2 && (a == 2 || a == 5)) continue;
-    if (!arrays[a]) return CROWDSTEER_ERROR_NULL_POINTER;
+    if (!theirs[a]) return CROWDSTEER_ERROR_NULL_POINTER;
+    /* Sharing arrays would make results depend on tile order. Identical
+     * pointers are the overlap that is cheap to detect. */
+    for (int b = 0; b < 6; b++)
+      if (theirs[a] == mine[b]) return CROWDSTEER_ERROR_PARAMETER;
   }
-  /* Reading targets from the arrays being written would make results depend
-   * on tile order: the one overlap that is cheap to detect is rejected. */
-  if (snapshot->px == agents->px || snapshot->vx == agents->vx)
+  return CROWDSTEER_OK;
+}
+
+/* Behaviour b's per-agent data (parameters, target indices, weights, and
+ * its arrays being present) for the agents of [first, last) that use it. */
+static crowdsteer_status check_behaviour_run(const crowdsteer_agents *agents,
+                                             const crowdsteer_step_desc *step, size_t b,
+                                             size_t first, size_t last) {
+  const crowdsteer_step_behaviour *desc = &step->behaviours[b];
+  const uint32_t bit = 1u << b;
+  cs_job scratch;
+  CHECK(cs_prepare_behaviour(&scratch, (cs_behaviour)desc->behaviour, agents,
+                             &desc->target, desc->wander, &desc->params, first, last,
+                             step->behaviour_mask, bit));
+  const cs_range r = {first, last, step->behaviour_mask, bit};
+  if (desc->weight_per_agent && !cs_all_finite(desc->weight_per_agent, &r))
     return CROWDSTEER_ERROR_PARAMETER;
+  return CROWDSTEER_OK;
+}
+
+/* Checks each behaviour's per-agent data exactly for the agents that use it.
+ * Runs of tiles in which no agent uses a behaviour are not read at all, so a
+ * crowd grouped by behaviour pays for each behaviour's data only where it is
+ * used (the step itself skips the same tiles). */
+static crowdsteer_status check_agent_data(const plan *pl, const crowdsteer_agents *agents,
+                                          const crowdsteer_step_desc *step, size_t begin,
+                                          size_t end) {
+  if (begin == end) return CROWDSTEER_OK;
+  if (!pl->mask) {
+    for (size_t b = 0; b < pl->behaviour_count; b++)
+      CHECK(check_behaviour_run(agents, step, b, begin, end));
+    return CROWDSTEER_OK;
+  }
+  enum { NO_RUN = 0 }; /* run_start holds first + 1, so 0 means "no run open" */
+  size_t run_start[CROWDSTEER_STEP_MAX_BEHAVIOURS] = {0};
+  for (size_t first = begin; first < end; first += pl->tile) {
+    size_t last = end - first < pl->tile ? end : first + pl->tile;
+    uint32_t used = 0;
+    for (size_t i = first; i < last; i++) used |= pl->mask[i];
+    for (size_t b = 0; b < pl->behaviour_count; b++) {
+      if (used & (1u << b)) {
+        if (run_start[b] == NO_RUN) run_start[b] = first + 1;
+      } else if (run_start[b] != NO_RUN) {
+        CHECK(check_behaviour_run(agents, step, b, run_start[b] - 1, first));
+        run_start[b] = NO_RUN;
+      }
+    }
+  }
+  for (size_t b = 0; b < pl->behaviour_count; b++)
+    if (run_start[b] != NO_RUN) CHECK(check_behaviour_run(agents, step, b, run_start[b] - 1, end));
   return CROWDSTEER_OK;
 }
 
@@ -71,6 +125,15 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
       step->tile_size > MAX_TILE || step->threads < 0)
     return CROWDSTEER_ERROR_PARAMETER;
   CHECK(cs_prepare_integrator(&out->integrator, agents, &step->integrator, begin, end));
+  const int in_place = step->output == NULL;
+  if (!in_place) {
+    CHECK(check_state_buffer(agents, step->output, begin, end));
+    const crowdsteer_agents *o = step->output;
+    float *pos[3] = {o->px, o->py, agents->dims == 3 ? o->pz : NULL};
+    float *vel[3] = {o->vx, o->vy, agents->dims == 3 ? o->vz : NULL};
+    memcpy(out->integrator.pos_rw, pos, sizeof pos);
+    memcpy(out->integrator.vel_rw, vel, sizeof vel);
+  }
   out->behaviour_count = step->behaviour_count;
   out->all_bits = step->behaviour_count == 32 ? 0xFFFFFFFFu
                                               : (1u << step->behaviour_count) - 1u;
@@ -80,10 +143,12 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
     const crowdsteer_step_behaviour *desc = &step->behaviours[b];
     cs_job *job = &out->behaviour[b];
     out->kind[b] = (cs_behaviour)desc->behaviour;
+    /* Here the call's shape and uniform values; per-agent data below. */
     CHECK(cs_prepare_behaviour(job, out->kind[b], agents, &desc->target, desc->wander,
-                               &desc->params, begin, end));
-    if (out->kind[b] != CS_WANDER && desc->target.kind == CROWDSTEER_TARGET_AGENTS) {
-      CHECK(check_snapshot(agents, step->snapshot, begin, end));
+                               &desc->params, begin, begin, NULL, 0));
+    if (in_place && out->kind[b] != CS_WANDER &&
+        desc->target.kind == CROWDSTEER_TARGET_AGENTS) {
+      CHECK(check_state_buffer(agents, step->snapshot, begin, end));
       const crowdsteer_agents *s = step->snapshot;
       const float *pos[3] = {s->px, s->py, agents->dims == 3 ? s->pz : NULL};
       const float *vel[3] = {s->vx, s->vy, agents->dims == 3 ? s->vz : NULL};
@@ -94,15 +159,13 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
                                                   : CS_WRITE_PRIORITY;
     job->weight.value = desc->weight == 0.0f ? 1.0f : desc->weight;
     job->weight.array = desc->weight_per_agent;
-    int weights_ok = desc->weight_per_agent
-                         ? cs_all_finite(desc->weight_per_agent, begin, end)
-                         : job->weight.value >= -FLT_MAX && job->weight.value <= FLT_MAX;
-    if (!weights_ok) return CROWDSTEER_ERROR_PARAMETER;
+    if (!(job->weight.value >= -FLT_MAX && job->weight.value <= FLT_MAX))
+      return CROWDSTEER_ERROR_PARAMETER;
     job->lane_select = step->behaviour_mask;
     job->lane_bit = 1u << b;
     job->priority_threshold = step->priority_threshold;
   }
-  return CROWDSTEER_OK;
+  return check_agent_data(out, agents, step, begin, end);
 }
 
 /* One tile [first, last): behaviours into the accumulator, then integrate. */
@@ -147,8 +210,10 @@ crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
   int threads = step->threads ? step->threads : omp_get_max_threads();
   if (threads > 1 && tiles > 1) {
     if ((size_t)threads > tiles) threads = (int)tiles;
-    /* Static schedule: contiguous tile runs per thread, no shared state. */
-#pragma omp parallel for schedule(static) num_threads(threads)
+    /* Tiles share nothing, so any assignment gives the same bits; dynamic
+     * chunks of 4 tiles keep a thread that shares its core with another
+     * process from holding everyone back. */
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
     for (size_t t = 0; t < tiles; t++) {
       size_t first = begin + t * pl.tile;
       size_t last = end - first < pl.tile ? end : first + pl.tile;

@@ -161,12 +161,21 @@ CS_INLINE v3 seek_one(v3 p, v3 v, v3 t, vf max_speed, float ttt, int dims) {
   return steer_towards(v3_scale(direction, max_speed, dims), v, ttt, dims);
 }
 
+/* d / dist, or heading(v) where dist is 0 (on the threat). heading costs a
+ * square root and divisions, and agents exactly on a threat are rare: it is
+ * only computed for blocks that have one (same bits either way). */
+CS_INLINE v3 away_from(v3 d, vf dist, v3 v, int dims) {
+  vmask off_threat = v_gt(dist, v_zero());
+  v3 away = v3_div(d, dist, dims);
+  if (!m_any(m_not(off_threat))) return away;
+  return v3_select(off_threat, away, v3_heading(v, dims), dims);
+}
+
 CS_INLINE v3 flee_one(v3 p, v3 v, v3 t, vf max_speed, vf panic_radius, float ttt,
                       int dims) {
   v3 d = v3_sub(p, t, dims);
   vf dist = v3_len(d, dims);
-  v3 away = v3_select(v_gt(dist, v_zero()), v3_div(d, dist, dims), v3_heading(v, dims),
-                      dims);
+  v3 away = away_from(d, dist, v, dims);
   v3 s = steer_towards(v3_scale(away, max_speed, dims), v, ttt, dims);
   return v3_select(v_gt(dist, panic_radius), v3_zero(dims), s, dims);
 }
@@ -232,8 +241,7 @@ CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int 
   vf danger_radius = param_load(job->danger_radius, i, n);
   vf speed = v_select(v_lt(dist, param_load(job->escape_radius, i, n)), max_speed,
                       v_sub(max_speed, v_div(v_mul(max_speed, dist), danger_radius)));
-  v3 away = v3_select(v_gt(dist, v_zero()), v3_div(d, dist, dims), v3_heading(v, dims),
-                      dims);
+  v3 away = away_from(d, dist, v, dims);
   v3 s = steer_towards(v3_scale(away, speed, dims), v, job->time_to_target, dims);
   vmask active = m_and(v_ne(danger_radius, v_zero()), m_not(v_gt(dist, danger_radius)));
   write_steering(job, i, n, v3_select(active, s, v3_zero(dims), dims), dims);
@@ -306,8 +314,8 @@ CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) 
       job->steering[0] + (i - job->out_base), job->steering[1] + (i - job->out_base),
       dims == 3 ? job->steering[2] + (i - job->out_base) : NULL};
   v3 s = v3_load(steering, 0, n, dims);
-  v3 v = v3_load((const float *const *)job->vel_rw, i, n, dims);
-  v3 p = v3_load((const float *const *)job->pos_rw, i, n, dims);
+  v3 v = v3_load(job->vel, i, n, dims);
+  v3 p = v3_load(job->pos, i, n, dims);
   /* Exact shortcuts, same bits: truncating by +inf, dividing by 1 and
    * multiplying by 1 leave a vector unchanged. */
   if (job->max_force.array || job->max_force.value <= FLT_MAX)

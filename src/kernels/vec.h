@@ -38,6 +38,7 @@ CS_INLINE vmask m_not(vmask a) {
 }
 /* mask ? a : b */
 CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm_blendv_ps(b, a, m); }
+CS_INLINE int m_any(vmask m) { return simde_mm_movemask_ps(m) != 0; }
 
 CS_INLINE vi i_load(const uint32_t *p) { return simde_mm_loadu_si128((const void *)p); }
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm_set1_epi32((int32_t)x); }
@@ -77,6 +78,7 @@ CS_INLINE vmask m_not(vmask a) {
   return simde_mm256_xor_ps(a, simde_mm256_castsi256_ps(simde_mm256_set1_epi32(-1)));
 }
 CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm256_blendv_ps(b, a, m); }
+CS_INLINE int m_any(vmask m) { return simde_mm256_movemask_ps(m) != 0; }
 
 CS_INLINE vi i_load(const uint32_t *p) { return simde_mm256_loadu_si256((const void *)p); }
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }
@@ -116,6 +118,7 @@ CS_INLINE vmask v_ne(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CM
 CS_INLINE vmask m_and(vmask a, vmask b) { return (vmask)(a & b); }
 CS_INLINE vmask m_not(vmask a) { return (vmask)~a; }
 CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a); }
+CS_INLINE int m_any(vmask m) { return m != 0; }
 
 CS_INLINE vi i_load(const uint32_t *p) { return simde_mm512_loadu_si512((const void *)p); }
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm512_set1_epi32((int32_t)x); }

@@ -278,8 +278,8 @@ REF void wander_kernel(const cs_job *job, size_t begin, size_t end, const int di
 REF void integrate_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
     vec s = vec_load(job->steering, i - job->out_base, dims);
-    vec v = vec_load((const float *const *)job->vel_rw, i, dims);
-    vec p = vec_load((const float *const *)job->pos_rw, i, dims);
+    vec v = vec_load(job->vel, i, dims);
+    vec p = vec_load(job->pos, i, dims);
     vec a = vec_div(truncate(s, cs_param_at(job->max_force, i), dims),
                     cs_param_at(job->mass, i), dims);
     v = truncate(vec_add(v, vec_scale(a, job->dt, dims), dims),

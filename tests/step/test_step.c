@@ -170,7 +170,22 @@ static void check_case(size_t n, int dims, int combine, const crowdsteer_isa *is
       su.step.tile_size = tiles[t];
       su.step.threads = threads[t % 4];
       crowdsteer_agents agents = scenario_agents(&got);
-      if (t == 2 && n > 10) { /* a split call gives the same bits too */
+      if (t == 3) { /* out of place: the new state goes to a second buffer */
+        scenario next;
+        scenario_make(&next, n, dims, seed + 1, 2);
+        crowdsteer_agents output = scenario_agents(&next);
+        su.step.output = &output;
+        su.step.snapshot = NULL; /* not needed: targets read the untouched input */
+        CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, n), CROWDSTEER_OK);
+        for (int k = 0; k < dims; k++) { /* the input stays as it was */
+          CHECK(n == 0 || memcmp(got.p[k], k == 0 ? su.snapshot.px : k == 1 ? su.snapshot.py
+                                                                     : su.snapshot.pz,
+                                 n * sizeof(float)) == 0);
+          memcpy(got.p[k], next.p[k], n * sizeof(float));
+          memcpy(got.v[k], next.v[k], n * sizeof(float));
+        }
+        scenario_free(&next);
+      } else if (t == 2 && n > 10) { /* a split call gives the same bits too */
         CHECK_STATUS(crowdsteer_step(&agents, &su.step, n / 3, n), CROWDSTEER_OK);
         CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, n / 3), CROWDSTEER_OK);
       } else {
@@ -234,6 +249,23 @@ static void check_validation(void) {
   size_t moved = 0;
   for (size_t i = 0; i < 100; i++) moved += !same_bits(su.snapshot.px[i], s.p[0][i]);
   CHECK_MSG(moved > 50, "a valid step moved only %zu of 100 agents", moved);
+  /* Per-agent data is checked only for the agents that use it. */
+  uint32_t saved_mask = su.mask[70];
+  su.mask[70] = 1u << 0; /* agent 70: seek only */
+  s.index[70] = 1000;   /* a bad pursuit target it does not use */
+  s.slowing_radius[70] = -1.0f; /* a bad arrive radius it does not use */
+  CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, 100), CROWDSTEER_OK);
+  su.mask[70] = 1u << 3; /* now it pursues */
+  CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, 100), CROWDSTEER_ERROR_AGENT_INDEX);
+  su.mask[70] = 1u << 1; /* now it arrives */
+  CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  su.mask[70] = saved_mask;
+  s.index[70] = 0;
+  s.slowing_radius[70] = 1.0f;
+  bad = su.step;
+  crowdsteer_agents same = agents;
+  bad.output = &same; /* writing the arrays being read */
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
   free_setup(&su);
   scenario_free(&s);
 }
@@ -255,6 +287,6 @@ int main(void) {
       for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
         check_case(counts[c], dims, combine, isas, isa_count);
   check_validation();
-  printf("threads available: %s\n", crowdsteer_step_threads_available() ? "yes" : "no");
+  printf("threads available: %d\n", crowdsteer_step_max_threads());
   return check_report("test_step");
 }
