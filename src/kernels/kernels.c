@@ -103,6 +103,11 @@ CS_INLINE vf param_load(cs_param p, size_t i, size_t n) {
   return p.array ? v_load_n(p.array + i, n) : v_set1(p.value);
 }
 
+/* Lanes of agents that take part (see cs_job.lane_select). */
+CS_INLINE vmask active_lanes(const cs_job *job, size_t i, size_t n) {
+  return m_bit_set(i_load_n(job->lane_select + i, n), job->lane_bit);
+}
+
 /* The target of agents [i, i + n) in the form `kind` (a constant after
  * inlining, so each form gets its own loop). */
 CS_INLINE void load_target(const cs_job *job, size_t i, size_t n, int kind,
@@ -114,17 +119,14 @@ CS_INLINE void load_target(const cs_job *job, size_t i, size_t n, int kind,
     *tp = v3_load(job->target_pos, i, n, dims);
     if (with_velocity) *tv = v3_load(job->target_vel, i, n, dims);
   } else {
-    /* Tail lanes gather agent 0, which exists whenever the range is not empty. */
+    /* Tail lanes gather agent 0, which exists whenever the range is not empty;
+     * so do agents a mixed step leaves out, whose index was not checked. */
     vi idx = i_load_n(job->target_index + i, n);
+    if (job->lane_select) idx = i_select(active_lanes(job, i, n), idx, i_set1(0));
     int small_indices = job->count <= (size_t)INT32_MAX;
     *tp = v3_gather(job->gather_pos, idx, small_indices, dims);
     if (with_velocity) *tv = v3_gather(job->gather_vel, idx, small_indices, dims);
   }
-}
-
-/* Lanes of agents that take part (see cs_job.lane_select). */
-CS_INLINE vmask active_lanes(const cs_job *job, size_t i, size_t n) {
-  return m_bit_set(i_load_n(job->lane_select + i, n), job->lane_bit);
 }
 
 /* reference.c's write_steering, lanes-wide. */

@@ -39,6 +39,10 @@ CS_INLINE vmask m_not(vmask a) {
 /* mask ? a : b */
 CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm_blendv_ps(b, a, m); }
 CS_INLINE int m_any(vmask m) { return simde_mm_movemask_ps(m) != 0; }
+CS_INLINE simde__m128i i_select(vmask m, simde__m128i a, simde__m128i b) {
+  return simde_mm_castps_si128(
+      simde_mm_blendv_ps(simde_mm_castsi128_ps(b), simde_mm_castsi128_ps(a), m));
+}
 
 CS_INLINE vi i_load(const uint32_t *p) { return simde_mm_loadu_si128((const void *)p); }
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm_set1_epi32((int32_t)x); }
@@ -79,6 +83,10 @@ CS_INLINE vmask m_not(vmask a) {
 }
 CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm256_blendv_ps(b, a, m); }
 CS_INLINE int m_any(vmask m) { return simde_mm256_movemask_ps(m) != 0; }
+CS_INLINE simde__m256i i_select(vmask m, simde__m256i a, simde__m256i b) {
+  return simde_mm256_castps_si256(
+      simde_mm256_blendv_ps(simde_mm256_castsi256_ps(b), simde_mm256_castsi256_ps(a), m));
+}
 
 CS_INLINE vi i_load(const uint32_t *p) { return simde_mm256_loadu_si256((const void *)p); }
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }
@@ -119,6 +127,9 @@ CS_INLINE vmask m_and(vmask a, vmask b) { return (vmask)(a & b); }
 CS_INLINE vmask m_not(vmask a) { return (vmask)~a; }
 CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a); }
 CS_INLINE int m_any(vmask m) { return m != 0; }
+CS_INLINE simde__m512i i_select(vmask m, simde__m512i a, simde__m512i b) {
+  return simde_mm512_mask_blend_epi32(m, b, a);
+}
 
 CS_INLINE vi i_load(const uint32_t *p) { return simde_mm512_loadu_si512((const void *)p); }
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm512_set1_epi32((int32_t)x); }

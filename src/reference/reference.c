@@ -108,9 +108,9 @@ REF int agent_active(const cs_job *job, size_t i) {
 
 /* OVERWRITE: out = s. ACCUMULATE: out = out + weight * s. PRIORITY (mixed
  * steps): unless decided, out = weight * s, and decided once
- * len(weight * s) > priority_threshold. Inactive agents keep out as is. */
+ * len(weight * s) > priority_threshold. (Agents a mixed step leaves out of a
+ * behaviour are skipped by its loop: out stays as is.) */
 REF void write_steering(const cs_job *job, size_t i, vec s, int dims) {
-  if (!agent_active(job, i)) return;
   const size_t slot = i - job->out_base;
   if (job->mode == CROWDSTEER_OVERWRITE) {
     for (int k = 0; k < dims; k++) job->out[k][slot] = s.c[k];
@@ -144,6 +144,7 @@ REF vec flee_one(vec p, vec v, vec t, float max_speed, float panic_radius,
 
 REF void seek_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
+    if (!agent_active(job, i)) continue; /* its data was not checked */
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     write_steering(job, i,
                    seek_one(p, v, target_position(job, i, dims),
@@ -154,6 +155,7 @@ REF void seek_kernel(const cs_job *job, size_t begin, size_t end, const int dims
 
 REF void flee_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
+    if (!agent_active(job, i)) continue; /* its data was not checked */
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     write_steering(job, i,
                    flee_one(p, v, target_position(job, i, dims),
@@ -169,6 +171,7 @@ REF void flee_kernel(const cs_job *job, size_t begin, size_t end, const int dims
  *   otherwise             : desired = (d / dist) * max_speed */
 REF void arrive_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
+    if (!agent_active(job, i)) continue; /* its data was not checked */
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     vec d = vec_sub(target_position(job, i, dims), p, dims);
     float dist = len(d, dims);
@@ -190,6 +193,7 @@ REF void arrive_kernel(const cs_job *job, size_t begin, size_t end, const int di
  * d / dist, or heading(v) when dist == 0. */
 REF void leave_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
+    if (!agent_active(job, i)) continue; /* its data was not checked */
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     vec d = vec_sub(p, target_position(job, i, dims), dims);
     float dist = len(d, dims);
@@ -223,6 +227,7 @@ REF vec predict(vec d, vec tp, vec tv, float max_speed, float max_prediction,
  * otherwise seek the predicted position. */
 REF void pursuit_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
+    if (!agent_active(job, i)) continue; /* its data was not checked */
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
     float max_speed = cs_param_at(job->max_speed, i);
@@ -238,6 +243,7 @@ REF void pursuit_kernel(const cs_job *job, size_t begin, size_t end, const int d
 /* evade: flee (with panic_radius) from pursuit's predicted position. */
 REF void evade_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
   for (size_t i = begin; i < end; i++) {
+    if (!agent_active(job, i)) continue; /* its data was not checked */
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
     float max_speed = cs_param_at(job->max_speed, i);
@@ -258,6 +264,7 @@ REF void wander_kernel(const cs_job *job, size_t begin, size_t end, const int di
   for (int k = 0; k < dims; k++)
     key[k] = cs_random_key(job->wander_seed, job->wander_tick, (uint32_t)k);
   for (size_t i = begin; i < end; i++) {
+    if (!agent_active(job, i)) continue; /* its data was not checked */
     vec v = vec_load(job->vel, i, dims);
     vec w = vec_load((const float *const *)job->wander, i, dims);
     vec jittered = w;
@@ -265,8 +272,7 @@ REF void wander_kernel(const cs_job *job, size_t begin, size_t end, const int di
       jittered.c[k] = w.c[k] + job->jitter * cs_random_from_key(key[k], (uint32_t)i);
     vec own_heading = heading(v, dims);
     w = len(jittered, dims) > 0.0f ? normalize(jittered, dims) : own_heading;
-    if (agent_active(job, i))
-      for (int k = 0; k < dims; k++) job->wander[k][i] = w.c[k];
+    for (int k = 0; k < dims; k++) job->wander[k][i] = w.c[k];
     vec s = vec_add(vec_scale(own_heading, cs_param_at(job->wander_distance, i), dims),
                     vec_scale(w, cs_param_at(job->wander_radius, i), dims), dims);
     write_steering(job, i, s, dims);
