@@ -77,6 +77,22 @@ static inline int skip_if_forced_isa_unavailable(void) {
   return 0;
 }
 
+/* The ISAs a test should cover: the one CROWDSTEER_ISA forces, or every
+ * supported one from `first` on. Returns -1 when the forced ISA is not
+ * available here (the test should then exit 77, "skipped"). */
+static inline int isas_to_test(crowdsteer_isa first, crowdsteer_isa out[CROWDSTEER_ISA_COUNT]) {
+  int count = 0;
+  const char *forced = getenv("CROWDSTEER_ISA");
+  if (forced && *forced) {
+    if (skip_if_forced_isa_unavailable()) return -1;
+    crowdsteer_isa_from_name(forced, &out[count++]);
+    return count;
+  }
+  for (int i = (int)first; i < CROWDSTEER_ISA_COUNT; i++)
+    if (crowdsteer_isa_supported((crowdsteer_isa)i)) out[count++] = (crowdsteer_isa)i;
+  return count;
+}
+
 static inline int check_report(const char *name) {
   if (check_failures) {
     fprintf(stderr, "%s: %d check(s) failed\n", name, check_failures);

@@ -63,15 +63,8 @@ static void check_variant(const variant *va, const crowdsteer_isa *isas, int isa
 
 int main(void) {
   crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
-  int isa_count = 0;
-  const char *forced = getenv("CROWDSTEER_ISA");
-  if (forced && *forced) {
-    if (skip_if_forced_isa_unavailable()) return 77;
-    crowdsteer_isa_from_name(forced, &isas[isa_count++]);
-  } else {
-    for (int i = 1; i < CROWDSTEER_ISA_COUNT; i++)
-      if (crowdsteer_isa_supported((crowdsteer_isa)i)) isas[isa_count++] = (crowdsteer_isa)i;
-  }
+  int isa_count = isas_to_test(CROWDSTEER_ISA_SSE4, isas);
+  if (isa_count < 0) return 77;
   static const size_t counts[] = {0, 1, 3, 15, 17, 1000, 4099};
   size_t variants = 0;
   for (int entry = 0; entry < ENTRY_COUNT; entry++) {

@@ -272,15 +272,8 @@ static void check_validation(void) {
 
 int main(void) {
   crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
-  int isa_count = 0;
-  const char *forced = getenv("CROWDSTEER_ISA");
-  if (forced && *forced) {
-    if (skip_if_forced_isa_unavailable()) return 77;
-    crowdsteer_isa_from_name(forced, &isas[isa_count++]);
-  } else {
-    for (int i = 0; i < CROWDSTEER_ISA_COUNT; i++)
-      if (crowdsteer_isa_supported((crowdsteer_isa)i)) isas[isa_count++] = (crowdsteer_isa)i;
-  }
+  int isa_count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
+  if (isa_count < 0) return 77;
   static const size_t counts[] = {0, 1, 17, 1000, 4099};
   for (int dims = 2; dims <= 3; dims++)
     for (int combine = 0; combine < 2; combine++)
