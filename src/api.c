@@ -268,12 +268,6 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
   return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
 }
 
-#define CHECK(expr)                                                            \
-  do {                                                                         \
-    crowdsteer_status status_ = (expr);                                        \
-    if (status_ != CROWDSTEER_OK) return status_;                              \
-  } while (0)
-
 crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
                                        const crowdsteer_agents *agents,
                                        const crowdsteer_target *target,
@@ -283,7 +277,7 @@ crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
                                        uint32_t select_bit) {
   const cs_range r = {begin, end, select, select_bit};
   memset(job, 0, sizeof *job);
-  CHECK(resolve_agents(job, agents, begin, end));
+  CS_CHECK(resolve_agents(job, agents, begin, end));
   if ((unsigned)behaviour >= CS_BEHAVIOUR_COUNT) return CROWDSTEER_ERROR_PARAMETER;
   if (behaviour == CS_WANDER) {
     if (!wander) return CROWDSTEER_ERROR_NULL_POINTER;
@@ -293,7 +287,7 @@ crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
     job->wander_seed = wander->seed;
     job->wander_tick = wander->tick;
   } else {
-    CHECK(resolve_target(job, target, behaviour == CS_PURSUIT || behaviour == CS_EVADE,
+    CS_CHECK(resolve_target(job, target, behaviour == CS_PURSUIT || behaviour == CS_EVADE,
                          agents->count, &r));
   }
   return resolve_params(job, params, params_used[behaviour], &r);
@@ -303,7 +297,7 @@ crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *ag
                                         const crowdsteer_params *params, size_t begin,
                                         size_t end) {
   memset(job, 0, sizeof *job);
-  CHECK(resolve_agents(job, agents, begin, end));
+  CS_CHECK(resolve_agents(job, agents, begin, end));
   crowdsteer_vectors p = {agents->px, agents->py, agents->pz};
   crowdsteer_vectors v = {agents->vx, agents->vy, agents->vz};
   copy_axes_rw(job->pos_rw, &p, job->dims);
@@ -320,9 +314,9 @@ static crowdsteer_status run_behaviour(const cs_backend *backend, cs_behaviour b
                                        const crowdsteer_output *out, size_t begin,
                                        size_t end) {
   cs_job job;
-  CHECK(cs_prepare_behaviour(&job, behaviour, agents, target, wander, params, begin, end,
+  CS_CHECK(cs_prepare_behaviour(&job, behaviour, agents, target, wander, params, begin, end,
                              NULL, 0));
-  CHECK(resolve_output(&job, out, begin, end));
+  CS_CHECK(resolve_output(&job, out, begin, end));
   if (begin < end) backend->behaviour[behaviour][job.dims - 2](&job, begin, end);
   return CROWDSTEER_OK;
 }
@@ -349,7 +343,7 @@ crowdsteer_status cs_run_integrate(const cs_backend *backend,
                                    const crowdsteer_params *params, size_t begin,
                                    size_t end) {
   cs_job job;
-  CHECK(cs_prepare_integrator(&job, agents, params, begin, end));
+  CS_CHECK(cs_prepare_integrator(&job, agents, params, begin, end));
   if (!steering) return CROWDSTEER_ERROR_NULL_POINTER;
   copy_axes(job.steering, steering, job.dims);
   if (begin < end && !vectors_present(job.steering, job.dims))

@@ -9,6 +9,13 @@
 
 #include "crowdsteer.h"
 
+/* Returns the status of `expr` from the calling function unless it is OK. */
+#define CS_CHECK(expr)                                                         \
+  do {                                                                         \
+    crowdsteer_status cs_status_ = (expr);                                     \
+    if (cs_status_ != CROWDSTEER_OK) return cs_status_;                        \
+  } while (0)
+
 /* A parameter after defaults: per-agent array when not NULL, else value. */
 typedef struct cs_param {
   float value;

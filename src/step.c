@@ -14,12 +14,6 @@
 
 enum { DEFAULT_TILE = 1024, MAX_TILE = 4096 };
 
-#define CHECK(expr)                                                            \
-  do {                                                                         \
-    crowdsteer_status status_ = (expr);                                        \
-    if (status_ != CROWDSTEER_OK) return status_;                              \
-  } while (0)
-
 int crowdsteer_step_max_threads(void) {
 #ifdef _OPENMP
   return omp_get_max_threads();
@@ -58,7 +52,8 @@ static crowdsteer_status check_state_buffer(const crowdsteer_agents *agents,
     /* Sharing arrays would make results depend on tile order. Identical
      * pointers are the overlap that is cheap to detect. */
     for (int b = 0; b < 6; b++)
-      if (theirs[a] == mine[b]) return CROWDSTEER_ERROR_PARAMETER;
+      if (!(agents->dims == 2 && (b == 2 || b == 5)) && theirs[a] == mine[b])
+        return CROWDSTEER_ERROR_PARAMETER;
   }
   return CROWDSTEER_OK;
 }
@@ -71,7 +66,7 @@ static crowdsteer_status check_behaviour_run(const crowdsteer_agents *agents,
   const crowdsteer_step_behaviour *desc = &step->behaviours[b];
   const uint32_t bit = 1u << b;
   cs_job scratch;
-  CHECK(cs_prepare_behaviour(&scratch, (cs_behaviour)desc->behaviour, agents,
+  CS_CHECK(cs_prepare_behaviour(&scratch, (cs_behaviour)desc->behaviour, agents,
                              &desc->target, desc->wander, &desc->params, first, last,
                              step->behaviour_mask, bit));
   const cs_range r = {first, last, step->behaviour_mask, bit};
@@ -90,7 +85,7 @@ static crowdsteer_status check_agent_data(const plan *pl, const crowdsteer_agent
   if (begin == end) return CROWDSTEER_OK;
   if (!pl->mask) {
     for (size_t b = 0; b < pl->behaviour_count; b++)
-      CHECK(check_behaviour_run(agents, step, b, begin, end));
+      CS_CHECK(check_behaviour_run(agents, step, b, begin, end));
     return CROWDSTEER_OK;
   }
   enum { NO_RUN = 0 }; /* run_start holds first + 1, so 0 means "no run open" */
@@ -103,13 +98,13 @@ static crowdsteer_status check_agent_data(const plan *pl, const crowdsteer_agent
       if (used & (1u << b)) {
         if (run_start[b] == NO_RUN) run_start[b] = first + 1;
       } else if (run_start[b] != NO_RUN) {
-        CHECK(check_behaviour_run(agents, step, b, run_start[b] - 1, first));
+        CS_CHECK(check_behaviour_run(agents, step, b, run_start[b] - 1, first));
         run_start[b] = NO_RUN;
       }
     }
   }
   for (size_t b = 0; b < pl->behaviour_count; b++)
-    if (run_start[b] != NO_RUN) CHECK(check_behaviour_run(agents, step, b, run_start[b] - 1, end));
+    if (run_start[b] != NO_RUN) CS_CHECK(check_behaviour_run(agents, step, b, run_start[b] - 1, end));
   return CROWDSTEER_OK;
 }
 
@@ -124,10 +119,10 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
       !(step->priority_threshold >= 0.0f && step->priority_threshold <= FLT_MAX) ||
       step->tile_size > MAX_TILE || step->threads < 0)
     return CROWDSTEER_ERROR_PARAMETER;
-  CHECK(cs_prepare_integrator(&out->integrator, agents, &step->integrator, begin, end));
+  CS_CHECK(cs_prepare_integrator(&out->integrator, agents, &step->integrator, begin, end));
   const int in_place = step->output == NULL;
   if (!in_place) {
-    CHECK(check_state_buffer(agents, step->output, begin, end));
+    CS_CHECK(check_state_buffer(agents, step->output, begin, end));
     const crowdsteer_agents *o = step->output;
     float *pos[3] = {o->px, o->py, agents->dims == 3 ? o->pz : NULL};
     float *vel[3] = {o->vx, o->vy, agents->dims == 3 ? o->vz : NULL};
@@ -144,11 +139,11 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
     cs_job *job = &out->behaviour[b];
     out->kind[b] = (cs_behaviour)desc->behaviour;
     /* Here the call's shape and uniform values; per-agent data below. */
-    CHECK(cs_prepare_behaviour(job, out->kind[b], agents, &desc->target, desc->wander,
+    CS_CHECK(cs_prepare_behaviour(job, out->kind[b], agents, &desc->target, desc->wander,
                                &desc->params, begin, begin, NULL, 0));
     if (in_place && out->kind[b] != CS_WANDER &&
         desc->target.kind == CROWDSTEER_TARGET_AGENTS) {
-      CHECK(check_state_buffer(agents, step->snapshot, begin, end));
+      CS_CHECK(check_state_buffer(agents, step->snapshot, begin, end));
       const crowdsteer_agents *s = step->snapshot;
       const float *pos[3] = {s->px, s->py, agents->dims == 3 ? s->pz : NULL};
       const float *vel[3] = {s->vx, s->vy, agents->dims == 3 ? s->vz : NULL};
@@ -176,7 +171,7 @@ static void run_tile(const plan *pl, const cs_backend *backend, size_t first,
   const size_t n = last - first;
   const int dims = pl->integrator.dims;
   for (int k = 0; k < dims; k++) memset(acc[k], 0, n * sizeof(float));
-  memset(decided, 0, n * sizeof(float));
+  if (pl->behaviour[0].mode == CS_WRITE_PRIORITY) memset(decided, 0, n * sizeof(float));
 
   uint32_t used = pl->all_bits;
   if (pl->mask) {
@@ -202,7 +197,7 @@ crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
                                   const crowdsteer_step_desc *step, size_t begin,
                                   size_t end) {
   plan pl;
-  CHECK(make_plan(&pl, agents, step, begin, end));
+  CS_CHECK(make_plan(&pl, agents, step, begin, end));
   if (begin == end) return CROWDSTEER_OK;
   const cs_backend *backend = cs_active_backend();
   const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;
