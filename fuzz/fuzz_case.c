@@ -1,6 +1,7 @@
 /* Decodes fuzzer bytes into one crowdsteer call and checks SPEC.md's error
  * contract and exactness on it (properties listed above cs_fuzz_one). */
 #include "fuzz_case.h"
+#include "fuzz_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -10,45 +11,7 @@
 
 #include "crowdsteer.h"
 
-/* Under AddressSanitizer the elements outside [begin, end) are poisoned
- * during a call, so reading one (not only writing) is a report. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CS_FUZZ_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define CS_FUZZ_ASAN 1
-#endif
-#ifdef CS_FUZZ_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
-
 cs_fuzz_stats cs_fuzz_counters;
-
-/* ---- byte reader ----------------------------------------------------------
- * Past the end of the input the reader continues with a splitmix64 stream
- * seeded by the input length, so short inputs still fill big batches and the
- * same bytes always decode to the same call. */
-typedef struct reader {
-  const uint8_t *p;
-  size_t n, pos;
-  uint64_t state;
-} reader;
-
-static uint8_t rd_u8(reader *r) {
-  if (r->pos < r->n) return r->p[r->pos++];
-  uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return (uint8_t)((z ^ (z >> 31)) >> 56);
-}
-
-static uint32_t rd_u32(reader *r) {
-  uint32_t x = 0;
-  for (int k = 0; k < 4; k++) x = x << 8 | rd_u8(r);
-  return x;
-}
 
 /* Values that sit on the edges of the contract: signed zeros, denormals,
  * the 1e18 state bound, the largest floats, infinities and NaN. */
@@ -61,7 +24,7 @@ enum { SPECIAL_COUNT = sizeof specials / sizeof specials[0] };
 
 /* Small multiples of a few scales make coincident positions (agent on its
  * target), head-on pairs and exact radii common; raw bits cover the rest. */
-static float decode_float(reader *r) {
+float cs_fuzz_float(reader *r) {
   static const float scales[16] = {0x1p-6f, 0.125f, 0.25f, 0.5f, 1.0f, 1.0f,
                                    1.0f,    1.0f,   2.0f,  4.0f, 10.0f, 100.0f,
                                    1e4f,    1e9f,   1e15f, 1e16f};
@@ -76,16 +39,16 @@ static float decode_float(reader *r) {
 
 /* Parameters: mostly 0 (the default) or non-negative so that valid calls are
  * common; sometimes any value, which the library must reject when bad. */
-static float decode_param(reader *r) {
+float cs_fuzz_param(reader *r) {
   uint8_t sel = rd_u8(r);
   if (sel < 96) return 0.0f;
-  if (sel < 232) return fabsf(decode_float(r));
-  return decode_float(r);
+  if (sel < 232) return fabsf(cs_fuzz_float(r));
+  return cs_fuzz_float(r);
 }
 
-static float decode_param_element(reader *r) {
+float cs_fuzz_param_element(reader *r) {
   uint8_t sel = rd_u8(r);
-  return sel < 250 ? fabsf(decode_float(r)) : decode_float(r);
+  return sel < 250 ? fabsf(cs_fuzz_float(r)) : cs_fuzz_float(r);
 }
 
 /* ---- the arrays of one call ---------------------------------------------- */
@@ -278,31 +241,30 @@ static crowdsteer_status guarded_call(const fuzz_case *c, world *w, size_t begin
 
 /* ---- decoding ---------------------------------------------------------------*/
 
-static void decode_range(reader *r, fuzz_case *c) {
-  size_t n = c->count;
+void cs_fuzz_range(reader *r, size_t n, size_t *begin, size_t *end, size_t *split) {
   uint8_t how = rd_u8(r) % 8;
-  c->begin = 0;
-  c->end = n;
+  *begin = 0;
+  *end = n;
   if (how == 4) { /* a valid sub-range */
-    c->begin = rd_u8(r) % (n + 1);
-    c->end = c->begin + rd_u8(r) % (n - c->begin + 1);
+    *begin = rd_u8(r) % (n + 1);
+    *end = *begin + rd_u8(r) % (n - *begin + 1);
   } else if (how == 5) { /* begin > end */
-    c->end = rd_u8(r) % (n + 1);
-    c->begin = c->end + 1 + rd_u8(r) % 3;
+    *end = rd_u8(r) % (n + 1);
+    *begin = *end + 1 + rd_u8(r) % 3;
   } else if (how == 6) { /* end > count */
-    c->end = n + 1 + rd_u8(r) % 4;
-    c->begin = rd_u8(r) % c->end;
+    *end = n + 1 + rd_u8(r) % 4;
+    *begin = rd_u8(r) % *end;
   } else if (how == 7) { /* near SIZE_MAX: overflow traps in range arithmetic */
     if (rd_u8(r) & 1) {
-      c->begin = 0;
-      c->end = SIZE_MAX - rd_u8(r) % 2;
+      *begin = 0;
+      *end = SIZE_MAX - rd_u8(r) % 2;
     } else {
-      c->end = SIZE_MAX;
-      c->begin = SIZE_MAX - rd_u8(r) % 17;
+      *end = SIZE_MAX;
+      *begin = SIZE_MAX - rd_u8(r) % 17;
     }
   }
-  c->split = c->begin;
-  if (c->begin <= c->end && c->end <= n) c->split = c->begin + rd_u8(r) % (c->end - c->begin + 1);
+  *split = *begin;
+  if (*begin <= *end && *end <= n) *split = *begin + rd_u8(r) % (*end - *begin + 1);
 }
 
 static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
@@ -314,7 +276,7 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
   c->dims = d % 8 < 3 ? 2 : d % 8 < 6 ? 3 : bad_dims[(d / 8) % 6];
   uint8_t n = rd_u8(r);
   c->count = n < 224 ? n % 40 : 40 + (size_t)(n - 224) * 9;
-  decode_range(r, c);
+  cs_fuzz_range(r, c->count, &c->begin, &c->end, &c->split);
   static const int bad_kinds[] = {3, -1, 255, 2147483647};
   uint8_t k = rd_u8(r) % 16;
   c->target_kind = k < 5 ? 0 : k < 10 ? 1 : k < 15 ? 2 : bad_kinds[rd_u8(r) % 4];
@@ -332,10 +294,10 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
                       &p->slowing_radius, &p->panic_radius,  &p->danger_radius,
                       &p->escape_radius,  &p->max_prediction, &p->wander_radius,
                       &p->wander_distance, &p->jitter};
-  for (size_t i = 0; i < sizeof uniform / sizeof uniform[0]; i++) *uniform[i] = decode_param(r);
-  for (int i = 0; i < 3; i++) c->point[i] = decode_float(r);
-  for (int i = 0; i < 3; i++) c->point_velocity[i] = decode_float(r);
-  c->weight = decode_float(r);
+  for (size_t i = 0; i < sizeof uniform / sizeof uniform[0]; i++) *uniform[i] = cs_fuzz_param(r);
+  for (int i = 0; i < 3; i++) c->point[i] = cs_fuzz_float(r);
+  for (int i = 0; i < 3; i++) c->point_velocity[i] = cs_fuzz_float(r);
+  c->weight = cs_fuzz_float(r);
   c->seed = rd_u32(r);
   c->tick = rd_u32(r);
   c->nan_probe = rd_u8(r) % 4 == 0;
@@ -345,9 +307,9 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
   /* Agent-major, so the first bytes after the header shape agent 0. */
   world_alloc(w, c->count);
   for (size_t i = 0; i < c->count; i++) {
-    for (int f = 0; f < F_FIRST_PARAM; f++) w->f[f][i] = decode_float(r);
-    for (int f = F_FIRST_PARAM; f < F_WEIGHT; f++) w->f[f][i] = decode_param_element(r);
-    w->f[F_WEIGHT][i] = decode_float(r);
+    for (int f = 0; f < F_FIRST_PARAM; f++) w->f[f][i] = cs_fuzz_float(r);
+    for (int f = F_FIRST_PARAM; f < F_WEIGHT; f++) w->f[f][i] = cs_fuzz_param_element(r);
+    w->f[F_WEIGHT][i] = cs_fuzz_float(r);
     uint8_t b = rd_u8(r);
     w->index[i] = b < 244   ? (uint32_t)(b % c->count)
                   : b < 255 ? (uint32_t)(c->count + (size_t)(b - 244))
@@ -518,7 +480,7 @@ static int field_read(const fuzz_case *c, int f) {
   return c->entry == E_INTEGRATE;
 }
 
-static int same_bits(float a, float b) {
+int cs_fuzz_same_bits(float a, float b) {
   if (a != a && b != b) return 1;
   return memcmp(&a, &b, sizeof a) == 0;
 }
@@ -566,7 +528,7 @@ static int check_same_output(const fuzz_case *c, int isa, const world *want,
     if (!field_written(c, f)) continue;
     for (size_t i = c->begin; i < c->end; i++) {
       if (skip && skip[i]) continue;
-      if (!same_bits(want->f[f][i], got->f[f][i])) {
+      if (!cs_fuzz_same_bits(want->f[f][i], got->f[f][i])) {
         fail_header(c, isa, what);
         fprintf(stderr, "  %s[%zu]: expected %a (%.9g), got %a (%.9g)\n", field_names[f],
                 i, (double)want->f[f][i], (double)want->f[f][i], (double)got->f[f][i],
@@ -746,7 +708,10 @@ static int fuzz_isa_functions(reader *r) {
 
 /* ---- one case ---------------------------------------------------------------*/
 
-/* Properties, for the behaviours and the integrator:
+enum { STEP_FIRST_BYTE = 0xB0 };
+
+/* Properties, for the behaviours and the integrator (crowdsteer_step: see
+ * fuzz_step.c):
  *  1. no crash and no sanitizer report (the harness's job);
  *  2. the status is one SPEC.md section 6 allows for the input (oracle);
  *  3. a failed call leaves every array byte-for-byte unchanged;
@@ -762,6 +727,13 @@ int cs_fuzz_one(const uint8_t *data, size_t size, int isa_override) {
   world w0;
   int isa;
   cs_fuzz_counters.calls++;
+  /* crowdsteer_step takes first bytes >= STEP_FIRST_BYTE (a third of the
+   * space); below it the single entry points decode exactly as before the
+   * step was fuzzed, so saved corpora and findings keep their meaning. */
+  if (size && data[0] >= STEP_FIRST_BYTE) {
+    r.pos = 1;
+    return cs_fuzz_step(&r, isa_override);
+  }
   if (size && data[0] % E_COUNT == E_ISA) {
     r.pos = 1;
     return fuzz_isa_functions(&r);

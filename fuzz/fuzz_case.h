@@ -1,4 +1,5 @@
-/* One fuzz case: bytes -> one crowdsteer call (any entry point, valid or not)
+/* One fuzz case: bytes -> one crowdsteer call (any entry point, crowdsteer_step
+ * included, valid or not)
  * plus the property checks. Shared by the libFuzzer harness and the replay
  * test in tests/reliability, so a finding replays through the same checks. */
 #ifndef CROWDSTEER_FUZZ_CASE_H
@@ -16,6 +17,7 @@ int cs_fuzz_one(const uint8_t *data, size_t size, int isa);
 /* Counters over all cs_fuzz_one calls, for the replay test's summary. */
 typedef struct cs_fuzz_stats {
   unsigned long calls, rejected, accepted, finite_checked, nan_probes;
+  unsigned long steps, steps_accepted; /* crowdsteer_step cases (fuzz_step.c) */
 } cs_fuzz_stats;
 extern cs_fuzz_stats cs_fuzz_counters;
 

@@ -76,9 +76,11 @@ int main(void) {
   int findings = replay_dir(CS_RELIABILITY_INPUTS_DIR);
   replay_generated(1500);
   printf("replayed %d corpus files, %d findings, 1500 generated inputs on %d ISA(s): "
-         "%lu calls, %lu rejected, %lu accepted, %lu finite checks, %lu NaN probes\n",
+         "%lu calls, %lu rejected, %lu accepted, %lu finite checks, %lu NaN probes; "
+         "%lu steps, %lu accepted\n",
          corpus, findings, isa_count, cs_fuzz_counters.calls, cs_fuzz_counters.rejected,
          cs_fuzz_counters.accepted, cs_fuzz_counters.finite_checked,
-         cs_fuzz_counters.nan_probes);
+         cs_fuzz_counters.nan_probes, cs_fuzz_counters.steps,
+         cs_fuzz_counters.steps_accepted);
   return check_report("test_fuzz_replay");
 }

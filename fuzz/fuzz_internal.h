@@ -1,0 +1,62 @@
+/* What fuzz_case.c (single entry points) and fuzz_step.c (crowdsteer_step)
+ * share: the byte reader, the value decoders and the ASan hooks. */
+#ifndef CROWDSTEER_FUZZ_INTERNAL_H
+#define CROWDSTEER_FUZZ_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Under AddressSanitizer the elements a call must not touch are poisoned
+ * during the call, so reading one (not only writing) is a report. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CS_FUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define CS_FUZZ_ASAN 1
+#endif
+#ifdef CS_FUZZ_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+/* Past the end of the input the reader continues with a splitmix64 stream
+ * seeded by the input length, so short inputs still fill big batches and the
+ * same bytes always decode to the same call. */
+typedef struct reader {
+  const uint8_t *p;
+  size_t n, pos;
+  uint64_t state;
+} reader;
+
+static inline uint8_t rd_u8(reader *r) {
+  if (r->pos < r->n) return r->p[r->pos++];
+  uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (uint8_t)((z ^ (z >> 31)) >> 56);
+}
+
+static inline uint32_t rd_u32(reader *r) {
+  uint32_t x = 0;
+  for (int k = 0; k < 4; k++) x = x << 8 | rd_u8(r);
+  return x;
+}
+
+/* Any float, biased to the contract's edges (see fuzz_case.c). */
+float cs_fuzz_float(reader *r);
+/* A uniform parameter: mostly 0 (default) or non-negative, sometimes any. */
+float cs_fuzz_param(reader *r);
+/* A per-agent parameter element: almost always non-negative. */
+float cs_fuzz_param_element(reader *r);
+/* A range over n agents: usually valid, sometimes begin > end, end > n or
+ * near SIZE_MAX; `split` lies in a valid range. */
+void cs_fuzz_range(reader *r, size_t n, size_t *begin, size_t *end, size_t *split);
+/* Bit equality, except that any two NaNs are equal (payloads unspecified). */
+int cs_fuzz_same_bits(float a, float b);
+
+/* One crowdsteer_step case from the reader (fuzz_step.c); same return value
+ * and isa_override as cs_fuzz_one. */
+int cs_fuzz_step(reader *r, int isa_override);
+
+#endif
