@@ -399,11 +399,11 @@ static void decode_step(reader *r, scase *c, sworld *w) {
         for (int k = 0; k < 3; k++) x->tpos[k][i] = cs_fuzz_float(r), x->tvel[k][i] = cs_fuzz_float(r);
       if (x->index) {
         uint8_t ib = rd_u8(r);
-        x->index[i] = tame || (wild && ib % 2) ? (uint32_t)(ib % count)
-                      : ib < 240              ? (uint32_t)(ib % count)
-                      : ib < 255              ? (uint32_t)(count + (size_t)(ib - 240))
-                                              : UINT32_MAX;
-        if (wild && ib % 2 == 0) x->index[i] = ib < 128 ? (uint32_t)(count + ib) : UINT32_MAX - ib;
+        if (tame || (wild && ib % 2)) x->index[i] = (uint32_t)(ib % count);
+        else if (wild) x->index[i] = ib < 128 ? (uint32_t)(count + ib) : UINT32_MAX - ib;
+        else x->index[i] = ib < 240   ? (uint32_t)(ib % count)
+                           : ib < 255 ? (uint32_t)(count + (size_t)(ib - 240))
+                                      : UINT32_MAX;
       }
       if (x->wdir[0])
         for (int k = 0; k < 3; k++) x->wdir[k][i] = cs_fuzz_float(r);
