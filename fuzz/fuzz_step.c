@@ -750,11 +750,6 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
     /* The weight: uniform (0 means 1) or per agent, literally. */
     if (d->weight_per_agent) {
       ok &= param_ok(c, w, b, 0.0f, d->weight_per_agent, 1.0f, finite);
-      /* KNOWN DEVIATION (see the report of the fuzzing task): the library
-       * also rejects a non-finite uniform weight that per-agent weights
-       * replace, i.e. a parameter not in effect. Tolerated here so the
-       * fuzzer keeps exploring; the contract alone would require OK. */
-      if (!finite(d->weight == 0.0f ? 1.0f : d->weight)) opt |= ERR(CROWDSTEER_ERROR_PARAMETER);
     } else {
       ok &= finite(d->weight == 0.0f ? 1.0f : d->weight);
     }

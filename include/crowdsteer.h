@@ -44,8 +44,8 @@
 #define CROWDSTEER_VERSION_MINOR 1
 #define CROWDSTEER_VERSION_PATCH 0
 /** The version as one comparable number: major * 10000 + minor * 100 + patch. */
-#define CROWDSTEER_VERSION_NUMBER                                             \
-  (CROWDSTEER_VERSION_MAJOR * 10000 + CROWDSTEER_VERSION_MINOR * 100 +         \
+#define CROWDSTEER_VERSION_NUMBER                                                        \
+  (CROWDSTEER_VERSION_MAJOR * 10000 + CROWDSTEER_VERSION_MINOR * 100 +                   \
    CROWDSTEER_VERSION_PATCH)
 
 /* Public symbols are exported; everything else in the library is hidden. */
@@ -101,8 +101,8 @@ CROWDSTEER_API const char *crowdsteer_version_string(void);
  * and may be NULL.
  */
 typedef struct crowdsteer_agents {
-  size_t count; /**< number of agents in the batch */
-  int dims;     /**< 2 or 3 */
+  size_t count;        /**< number of agents in the batch */
+  int dims;            /**< 2 or 3 */
   float *px, *py, *pz; /**< positions */
   float *vx, *vy, *vz; /**< velocities */
 } crowdsteer_agents;
@@ -131,8 +131,8 @@ typedef enum crowdsteer_target_kind {
  */
 typedef struct crowdsteer_target {
   crowdsteer_target_kind kind;
-  float point[3];          /**< POINT: position (z ignored in 2D) */
-  float point_velocity[3]; /**< POINT: velocity, for pursuit and evade */
+  float point[3];              /**< POINT: position (z ignored in 2D) */
+  float point_velocity[3];     /**< POINT: velocity, for pursuit and evade */
   crowdsteer_vectors position; /**< ARRAYS: per-agent target positions */
   crowdsteer_vectors velocity; /**< ARRAYS: per-agent target velocities */
   const uint32_t *index;       /**< AGENTS: index of each agent's target */
@@ -230,53 +230,60 @@ typedef struct crowdsteer_wander_state {
 } crowdsteer_wander_state;
 
 /** Seek: s = (normalize(t - p) * max_speed - v) / time_to_target. */
-CROWDSTEER_API crowdsteer_status
-crowdsteer_seek(const crowdsteer_agents *agents, const crowdsteer_target *target,
-                const crowdsteer_params *params, const crowdsteer_output *out,
-                size_t begin, size_t end);
+CROWDSTEER_API crowdsteer_status crowdsteer_seek(const crowdsteer_agents *agents,
+                                                 const crowdsteer_target *target,
+                                                 const crowdsteer_params *params,
+                                                 const crowdsteer_output *out,
+                                                 size_t begin, size_t end);
 
 /** Flee: like seek, away from t; no steering beyond panic_radius. */
-CROWDSTEER_API crowdsteer_status
-crowdsteer_flee(const crowdsteer_agents *agents, const crowdsteer_target *target,
-                const crowdsteer_params *params, const crowdsteer_output *out,
-                size_t begin, size_t end);
+CROWDSTEER_API crowdsteer_status crowdsteer_flee(const crowdsteer_agents *agents,
+                                                 const crowdsteer_target *target,
+                                                 const crowdsteer_params *params,
+                                                 const crowdsteer_output *out,
+                                                 size_t begin, size_t end);
 
 /** Arrive: seek that slows linearly inside slowing_radius and brakes to a
  *  stop inside target_radius. */
-CROWDSTEER_API crowdsteer_status
-crowdsteer_arrive(const crowdsteer_agents *agents, const crowdsteer_target *target,
-                  const crowdsteer_params *params, const crowdsteer_output *out,
-                  size_t begin, size_t end);
+CROWDSTEER_API crowdsteer_status crowdsteer_arrive(const crowdsteer_agents *agents,
+                                                   const crowdsteer_target *target,
+                                                   const crowdsteer_params *params,
+                                                   const crowdsteer_output *out,
+                                                   size_t begin, size_t end);
 
 /** Leave: flee at full speed inside escape_radius, slower farther out,
  *  nothing beyond danger_radius. */
-CROWDSTEER_API crowdsteer_status
-crowdsteer_leave(const crowdsteer_agents *agents, const crowdsteer_target *target,
-                 const crowdsteer_params *params, const crowdsteer_output *out,
-                 size_t begin, size_t end);
+CROWDSTEER_API crowdsteer_status crowdsteer_leave(const crowdsteer_agents *agents,
+                                                  const crowdsteer_target *target,
+                                                  const crowdsteer_params *params,
+                                                  const crowdsteer_output *out,
+                                                  size_t begin, size_t end);
 
 /** Pursuit: seek where the target will be, T = len(d) / (max_speed +
  *  len(target velocity)) from now (at most max_prediction); a quarry ahead
  *  and coming head-on is sought directly. */
-CROWDSTEER_API crowdsteer_status
-crowdsteer_pursuit(const crowdsteer_agents *agents, const crowdsteer_target *target,
-                   const crowdsteer_params *params, const crowdsteer_output *out,
-                   size_t begin, size_t end);
+CROWDSTEER_API crowdsteer_status crowdsteer_pursuit(const crowdsteer_agents *agents,
+                                                    const crowdsteer_target *target,
+                                                    const crowdsteer_params *params,
+                                                    const crowdsteer_output *out,
+                                                    size_t begin, size_t end);
 
 /** Evade: flee from where the pursuer will be (pursuit's prediction, no
  *  head-on shortcut), honouring panic_radius. */
-CROWDSTEER_API crowdsteer_status
-crowdsteer_evade(const crowdsteer_agents *agents, const crowdsteer_target *target,
-                 const crowdsteer_params *params, const crowdsteer_output *out,
-                 size_t begin, size_t end);
+CROWDSTEER_API crowdsteer_status crowdsteer_evade(const crowdsteer_agents *agents,
+                                                  const crowdsteer_target *target,
+                                                  const crowdsteer_params *params,
+                                                  const crowdsteer_output *out,
+                                                  size_t begin, size_t end);
 
 /** Wander: w = normalize(w + jitter * r) (heading(v) if that is zero),
  *  s = heading(v) * wander_distance + w * wander_radius, with r from
  *  crowdsteer_random(seed, agent index, tick, axis). Updates `state`. */
-CROWDSTEER_API crowdsteer_status
-crowdsteer_wander(const crowdsteer_agents *agents, crowdsteer_wander_state *state,
-                  const crowdsteer_params *params, const crowdsteer_output *out,
-                  size_t begin, size_t end);
+CROWDSTEER_API crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agents,
+                                                   crowdsteer_wander_state *state,
+                                                   const crowdsteer_params *params,
+                                                   const crowdsteer_output *out,
+                                                   size_t begin, size_t end);
 
 /**
  * Integrator, in place on the agents' velocities and positions:
@@ -284,10 +291,10 @@ crowdsteer_wander(const crowdsteer_agents *agents, crowdsteer_wander_state *stat
  *   v = truncate(v + a * dt, max_speed); p = p + v * dt.
  * `steering` must not overlap the agent arrays.
  */
-CROWDSTEER_API crowdsteer_status
-crowdsteer_integrate(const crowdsteer_agents *agents,
-                     const crowdsteer_vectors *steering,
-                     const crowdsteer_params *params, size_t begin, size_t end);
+CROWDSTEER_API crowdsteer_status crowdsteer_integrate(const crowdsteer_agents *agents,
+                                                      const crowdsteer_vectors *steering,
+                                                      const crowdsteer_params *params,
+                                                      size_t begin, size_t end);
 
 /** Behaviours, for crowdsteer_step. */
 typedef enum crowdsteer_behaviour {
@@ -387,8 +394,8 @@ CROWDSTEER_API int crowdsteer_step_max_threads(void);
 
 /** Wander's random number for (seed, agent index, tick, axis 0..2): a
  *  multiple of 2^-23 in [-1, 1), the same on every ISA. */
-CROWDSTEER_API float crowdsteer_random(uint32_t seed, uint32_t agent_index,
-                                       uint32_t tick, uint32_t axis);
+CROWDSTEER_API float crowdsteer_random(uint32_t seed, uint32_t agent_index, uint32_t tick,
+                                       uint32_t axis);
 
 /** Instruction sets a backend can use. */
 typedef enum crowdsteer_isa {

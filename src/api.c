@@ -28,8 +28,8 @@ const char *crowdsteer_status_string(crowdsteer_status status) {
 unsigned crowdsteer_version(void) { return CROWDSTEER_VERSION_NUMBER; }
 
 const char *crowdsteer_version_string(void) {
-  return CS_STR(CROWDSTEER_VERSION_MAJOR) "." CS_STR(
-      CROWDSTEER_VERSION_MINOR) "." CS_STR(CROWDSTEER_VERSION_PATCH);
+  return CS_STR(CROWDSTEER_VERSION_MAJOR) "." CS_STR(CROWDSTEER_VERSION_MINOR) "." CS_STR(
+      CROWDSTEER_VERSION_PATCH);
 }
 
 float crowdsteer_random(uint32_t seed, uint32_t agent_index, uint32_t tick,
@@ -59,14 +59,15 @@ static int value_ok(float x, value_rule rule) {
 
 /* Every element of a per-agent array that `r` covers obeys the rule. Written
  * as branch-free reductions so the compiler vectorises this extra pass. */
-#define ALL_OBEY(r, cond)                                                      \
-  do {                                                                         \
-    if (!(r)->select) {                                                        \
-      for (size_t i = (r)->begin; i < (r)->end; i++) ok &= (cond);             \
-    } else {                                                                   \
-      for (size_t i = (r)->begin; i < (r)->end; i++)                           \
-        ok &= (((r)->select[i] & (r)->bit) == 0) | (cond);                     \
-    }                                                                          \
+#define ALL_OBEY(r, cond)                                                                \
+  do {                                                                                   \
+    if (!(r)->select) {                                                                  \
+      for (size_t i = (r)->begin; i < (r)->end; i++)                                     \
+        ok &= (cond);                                                                    \
+    } else {                                                                             \
+      for (size_t i = (r)->begin; i < (r)->end; i++)                                     \
+        ok &= (((r)->select[i] & (r)->bit) == 0) | (cond);                               \
+    }                                                                                    \
   } while (0)
 
 static int array_ok(const float *a, const cs_range *r, value_rule rule) {
@@ -158,8 +159,9 @@ static crowdsteer_status resolve_target(cs_job *job, const crowdsteer_target *ta
   case CROWDSTEER_TARGET_ARRAYS:
     copy_axes(job->target_pos, &target->position, job->dims);
     if (needs_velocity) copy_axes(job->target_vel, &target->velocity, job->dims);
-    if (r->begin < r->end && (!vectors_present(job->target_pos, job->dims) ||
-                        (needs_velocity && !vectors_present(job->target_vel, job->dims))))
+    if (r->begin < r->end &&
+        (!vectors_present(job->target_pos, job->dims) ||
+         (needs_velocity && !vectors_present(job->target_vel, job->dims))))
       return CROWDSTEER_ERROR_NULL_POINTER;
     return CROWDSTEER_OK;
   case CROWDSTEER_TARGET_AGENTS: {
@@ -167,7 +169,7 @@ static crowdsteer_status resolve_target(cs_job *job, const crowdsteer_target *ta
     if (r->begin == r->end) return CROWDSTEER_OK;
     if (!target->index) return CROWDSTEER_ERROR_NULL_POINTER;
     return indices_ok(target->index, count, r) ? CROWDSTEER_OK
-                                                : CROWDSTEER_ERROR_AGENT_INDEX;
+                                               : CROWDSTEER_ERROR_AGENT_INDEX;
   }
   }
   return CROWDSTEER_ERROR_PARAMETER;
@@ -229,8 +231,8 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
     ok &= value_ok(job->time_to_target, POSITIVE);
   }
   if (uses & USES_ARRIVE_RADII) {
-    ok &= resolve_param(&job->target_radius, p->target_radius,
-                        p->target_radius_per_agent, 0.0f, NON_NEGATIVE, r);
+    ok &= resolve_param(&job->target_radius, p->target_radius, p->target_radius_per_agent,
+                        0.0f, NON_NEGATIVE, r);
     ok &= resolve_param(&job->slowing_radius, p->slowing_radius,
                         p->slowing_radius_per_agent, 0.0f, NON_NEGATIVE, r);
   }
@@ -238,10 +240,10 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
     ok &= resolve_param(&job->panic_radius, p->panic_radius, p->panic_radius_per_agent,
                         inf, NON_NEGATIVE, r);
   if (uses & USES_LEAVE_RADII) {
-    ok &= resolve_param(&job->danger_radius, p->danger_radius,
-                        p->danger_radius_per_agent, 0.0f, NON_NEGATIVE, r);
-    ok &= resolve_param(&job->escape_radius, p->escape_radius,
-                        p->escape_radius_per_agent, 0.0f, NON_NEGATIVE, r);
+    ok &= resolve_param(&job->danger_radius, p->danger_radius, p->danger_radius_per_agent,
+                        0.0f, NON_NEGATIVE, r);
+    ok &= resolve_param(&job->escape_radius, p->escape_radius, p->escape_radius_per_agent,
+                        0.0f, NON_NEGATIVE, r);
   }
   if (uses & USES_PREDICTION) {
     float max_prediction = p->max_prediction == 0.0f ? inf : p->max_prediction;
@@ -251,8 +253,8 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
     job->max_prediction = max_prediction > FLT_MAX ? FLT_MAX : max_prediction;
   }
   if (uses & USES_WANDER) {
-    ok &= resolve_param(&job->wander_radius, p->wander_radius,
-                        p->wander_radius_per_agent, 0.0f, NON_NEGATIVE_FINITE, r);
+    ok &= resolve_param(&job->wander_radius, p->wander_radius, p->wander_radius_per_agent,
+                        0.0f, NON_NEGATIVE_FINITE, r);
     ok &= resolve_param(&job->wander_distance, p->wander_distance,
                         p->wander_distance_per_agent, 0.0f, NON_NEGATIVE_FINITE, r);
     job->jitter = p->jitter;
@@ -288,7 +290,7 @@ crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
     job->wander_tick = wander->tick;
   } else {
     CS_CHECK(resolve_target(job, target, behaviour == CS_PURSUIT || behaviour == CS_EVADE,
-                         agents->count, &r));
+                            agents->count, &r));
   }
   return resolve_params(job, params, params_used[behaviour], &r);
 }
@@ -306,16 +308,14 @@ crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *ag
   return resolve_params(job, params, USES_INTEGRATOR, &r);
 }
 
-static crowdsteer_status run_behaviour(const cs_backend *backend, cs_behaviour behaviour,
-                                       const crowdsteer_agents *agents,
-                                       const crowdsteer_target *target,
-                                       const crowdsteer_wander_state *wander,
-                                       const crowdsteer_params *params,
-                                       const crowdsteer_output *out, size_t begin,
-                                       size_t end) {
+static crowdsteer_status
+run_behaviour(const cs_backend *backend, cs_behaviour behaviour,
+              const crowdsteer_agents *agents, const crowdsteer_target *target,
+              const crowdsteer_wander_state *wander, const crowdsteer_params *params,
+              const crowdsteer_output *out, size_t begin, size_t end) {
   cs_job job;
-  CS_CHECK(cs_prepare_behaviour(&job, behaviour, agents, target, wander, params, begin, end,
-                             NULL, 0));
+  CS_CHECK(cs_prepare_behaviour(&job, behaviour, agents, target, wander, params, begin,
+                                end, NULL, 0));
   CS_CHECK(resolve_output(&job, out, begin, end));
   if (begin < end) backend->behaviour[behaviour][job.dims - 2](&job, begin, end);
   return CROWDSTEER_OK;
@@ -325,12 +325,14 @@ crowdsteer_status cs_run_targeted(const cs_backend *backend, cs_behaviour behavi
                                   const crowdsteer_agents *agents,
                                   const crowdsteer_target *target,
                                   const crowdsteer_params *params,
-                                  const crowdsteer_output *out, size_t begin, size_t end) {
+                                  const crowdsteer_output *out, size_t begin,
+                                  size_t end) {
   if (behaviour == CS_WANDER) return CROWDSTEER_ERROR_PARAMETER;
   return run_behaviour(backend, behaviour, agents, target, NULL, params, out, begin, end);
 }
 
-crowdsteer_status cs_run_wander(const cs_backend *backend, const crowdsteer_agents *agents,
+crowdsteer_status cs_run_wander(const cs_backend *backend,
+                                const crowdsteer_agents *agents,
                                 crowdsteer_wander_state *state,
                                 const crowdsteer_params *params,
                                 const crowdsteer_output *out, size_t begin, size_t end) {
@@ -353,13 +355,13 @@ crowdsteer_status cs_run_integrate(const cs_backend *backend,
 }
 
 /* The public entry points run on the active backend. */
-#define TARGETED_ENTRY(name, behaviour)                                        \
-  crowdsteer_status crowdsteer_##name(                                         \
-      const crowdsteer_agents *agents, const crowdsteer_target *target,        \
-      const crowdsteer_params *params, const crowdsteer_output *out,           \
-      size_t begin, size_t end) {                                              \
-    return cs_run_targeted(cs_active_backend(), behaviour, agents, target,     \
-                           params, out, begin, end);                           \
+#define TARGETED_ENTRY(name, behaviour)                                                  \
+  crowdsteer_status crowdsteer_##name(                                                   \
+      const crowdsteer_agents *agents, const crowdsteer_target *target,                  \
+      const crowdsteer_params *params, const crowdsteer_output *out, size_t begin,       \
+      size_t end) {                                                                      \
+    return cs_run_targeted(cs_active_backend(), behaviour, agents, target, params, out,  \
+                           begin, end);                                                  \
   }
 TARGETED_ENTRY(seek, CS_SEEK)
 TARGETED_ENTRY(flee, CS_FLEE)

@@ -10,10 +10,10 @@
 #include "crowdsteer.h"
 
 /* Returns the status of `expr` from the calling function unless it is OK. */
-#define CS_CHECK(expr)                                                         \
-  do {                                                                         \
-    crowdsteer_status cs_status_ = (expr);                                     \
-    if (cs_status_ != CROWDSTEER_OK) return cs_status_;                        \
+#define CS_CHECK(expr)                                                                   \
+  do {                                                                                   \
+    crowdsteer_status cs_status_ = (expr);                                               \
+    if (cs_status_ != CROWDSTEER_OK) return cs_status_;                                  \
   } while (0)
 
 /* A parameter after defaults: per-agent array when not NULL, else value. */
@@ -148,7 +148,8 @@ crowdsteer_status cs_run_targeted(const cs_backend *backend, cs_behaviour behavi
                                   const crowdsteer_target *target,
                                   const crowdsteer_params *params,
                                   const crowdsteer_output *out, size_t begin, size_t end);
-crowdsteer_status cs_run_wander(const cs_backend *backend, const crowdsteer_agents *agents,
+crowdsteer_status cs_run_wander(const cs_backend *backend,
+                                const crowdsteer_agents *agents,
                                 crowdsteer_wander_state *state,
                                 const crowdsteer_params *params,
                                 const crowdsteer_output *out, size_t begin, size_t end);
@@ -172,8 +173,7 @@ static inline uint32_t cs_mix32(uint32_t x) {
   return x;
 }
 
-static inline uint32_t cs_random_key(uint32_t seed, uint32_t tick,
-                                     uint32_t axis) {
+static inline uint32_t cs_random_key(uint32_t seed, uint32_t tick, uint32_t axis) {
   return cs_mix32(cs_mix32(seed + axis * CS_GOLDEN) ^ tick);
 }
 

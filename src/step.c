@@ -36,8 +36,8 @@ typedef struct plan {
 /* A second state buffer (snapshot or output): same shape as the agents,
  * every array present, and not the agents' own arrays. */
 static crowdsteer_status check_state_buffer(const crowdsteer_agents *agents,
-                                            const crowdsteer_agents *buffer,
-                                            size_t begin, size_t end) {
+                                            const crowdsteer_agents *buffer, size_t begin,
+                                            size_t end) {
   if (!buffer) return CROWDSTEER_ERROR_NULL_POINTER;
   if (buffer->dims != agents->dims) return CROWDSTEER_ERROR_DIMS;
   if (buffer->count != agents->count) return CROWDSTEER_ERROR_RANGE;
@@ -67,8 +67,8 @@ static crowdsteer_status check_behaviour_run(const crowdsteer_agents *agents,
   const uint32_t bit = 1u << b;
   cs_job scratch;
   CS_CHECK(cs_prepare_behaviour(&scratch, (cs_behaviour)desc->behaviour, agents,
-                             &desc->target, desc->wander, &desc->params, first, last,
-                             step->behaviour_mask, bit));
+                                &desc->target, desc->wander, &desc->params, first, last,
+                                step->behaviour_mask, bit));
   const cs_range r = {first, last, step->behaviour_mask, bit};
   if (desc->weight_per_agent && !cs_all_finite(desc->weight_per_agent, &r))
     return CROWDSTEER_ERROR_PARAMETER;
@@ -93,7 +93,8 @@ static crowdsteer_status check_agent_data(const plan *pl, const crowdsteer_agent
   for (size_t first = begin; first < end; first += pl->tile) {
     size_t last = end - first < pl->tile ? end : first + pl->tile;
     uint32_t used = 0;
-    for (size_t i = first; i < last; i++) used |= pl->mask[i];
+    for (size_t i = first; i < last; i++)
+      used |= pl->mask[i];
     for (size_t b = 0; b < pl->behaviour_count; b++) {
       if (used & (1u << b)) {
         if (run_start[b] == NO_RUN) run_start[b] = first + 1;
@@ -104,7 +105,8 @@ static crowdsteer_status check_agent_data(const plan *pl, const crowdsteer_agent
     }
   }
   for (size_t b = 0; b < pl->behaviour_count; b++)
-    if (run_start[b] != NO_RUN) CS_CHECK(check_behaviour_run(agents, step, b, run_start[b] - 1, end));
+    if (run_start[b] != NO_RUN)
+      CS_CHECK(check_behaviour_run(agents, step, b, run_start[b] - 1, end));
   return CROWDSTEER_OK;
 }
 
@@ -119,7 +121,8 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
       !(step->priority_threshold >= 0.0f && step->priority_threshold <= FLT_MAX) ||
       step->tile_size > MAX_TILE || step->threads < 0)
     return CROWDSTEER_ERROR_PARAMETER;
-  CS_CHECK(cs_prepare_integrator(&out->integrator, agents, &step->integrator, begin, end));
+  CS_CHECK(
+      cs_prepare_integrator(&out->integrator, agents, &step->integrator, begin, end));
   const int in_place = step->output == NULL;
   if (!in_place) {
     CS_CHECK(check_state_buffer(agents, step->output, begin, end));
@@ -130,8 +133,8 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
     memcpy(out->integrator.vel_rw, vel, sizeof vel);
   }
   out->behaviour_count = step->behaviour_count;
-  out->all_bits = step->behaviour_count == 32 ? 0xFFFFFFFFu
-                                              : (1u << step->behaviour_count) - 1u;
+  out->all_bits =
+      step->behaviour_count == 32 ? 0xFFFFFFFFu : (1u << step->behaviour_count) - 1u;
   out->mask = step->behaviour_mask;
   out->tile = step->tile_size ? step->tile_size : DEFAULT_TILE;
   for (size_t b = 0; b < step->behaviour_count; b++) {
@@ -140,7 +143,7 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
     out->kind[b] = (cs_behaviour)desc->behaviour;
     /* Here the call's shape and uniform values; per-agent data below. */
     CS_CHECK(cs_prepare_behaviour(job, out->kind[b], agents, &desc->target, desc->wander,
-                               &desc->params, begin, begin, NULL, 0));
+                                  &desc->params, begin, begin, NULL, 0));
     if (in_place && out->kind[b] != CS_WANDER &&
         desc->target.kind == CROWDSTEER_TARGET_AGENTS) {
       CS_CHECK(check_state_buffer(agents, step->snapshot, begin, end));
@@ -150,11 +153,13 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
       memcpy(job->gather_pos, pos, sizeof pos);
       memcpy(job->gather_vel, vel, sizeof vel);
     }
-    job->mode = step->combine == CROWDSTEER_BLEND ? CROWDSTEER_ACCUMULATE
-                                                  : CS_WRITE_PRIORITY;
+    job->mode =
+        step->combine == CROWDSTEER_BLEND ? CROWDSTEER_ACCUMULATE : CS_WRITE_PRIORITY;
     job->weight.value = desc->weight == 0.0f ? 1.0f : desc->weight;
     job->weight.array = desc->weight_per_agent;
-    if (!(job->weight.value >= -FLT_MAX && job->weight.value <= FLT_MAX))
+    /* Only the weight in effect is checked (per-agent ones with the data). */
+    if (!desc->weight_per_agent &&
+        !(job->weight.value >= -FLT_MAX && job->weight.value <= FLT_MAX))
       return CROWDSTEER_ERROR_PARAMETER;
     job->lane_select = step->behaviour_mask;
     job->lane_bit = 1u << b;
@@ -170,25 +175,29 @@ static void run_tile(const plan *pl, const cs_backend *backend, size_t first,
   float decided[MAX_TILE];
   const size_t n = last - first;
   const int dims = pl->integrator.dims;
-  for (int k = 0; k < dims; k++) memset(acc[k], 0, n * sizeof(float));
+  for (int k = 0; k < dims; k++)
+    memset(acc[k], 0, n * sizeof(float));
   if (pl->behaviour[0].mode == CS_WRITE_PRIORITY) memset(decided, 0, n * sizeof(float));
 
   uint32_t used = pl->all_bits;
   if (pl->mask) {
     uint32_t any = 0;
-    for (size_t i = first; i < last; i++) any |= pl->mask[i];
+    for (size_t i = first; i < last; i++)
+      any |= pl->mask[i];
     used &= any;
   }
   for (size_t b = 0; b < pl->behaviour_count; b++) {
     if (!(used & (1u << b))) continue; /* no agent of this tile uses it */
     cs_job job = pl->behaviour[b];
-    for (int k = 0; k < dims; k++) job.out[k] = acc[k];
+    for (int k = 0; k < dims; k++)
+      job.out[k] = acc[k];
     job.out_base = first;
     job.decided = decided;
     backend->behaviour[pl->kind[b]][dims - 2](&job, first, last);
   }
   cs_job integrate = pl->integrator;
-  for (int k = 0; k < dims; k++) integrate.steering[k] = acc[k];
+  for (int k = 0; k < dims; k++)
+    integrate.steering[k] = acc[k];
   integrate.out_base = first;
   backend->integrate[dims - 2](&integrate, first, last);
 }
@@ -205,9 +214,9 @@ crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
   int threads = step->threads ? step->threads : omp_get_max_threads();
   if (threads > 1 && tiles > 1) {
     if ((size_t)threads > tiles) threads = (int)tiles;
-    /* Tiles share nothing, so any assignment gives the same bits; dynamic
-     * chunks of 4 tiles keep a thread that shares its core with another
-     * process from holding everyone back. */
+      /* Tiles share nothing, so any assignment gives the same bits; dynamic
+       * chunks of 4 tiles keep a thread that shares its core with another
+       * process from holding everyone back. */
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
     for (size_t t = 0; t < tiles; t++) {
       size_t first = begin + t * pl.tile;

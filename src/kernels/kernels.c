@@ -18,60 +18,71 @@ typedef struct v3 {
 
 CS_INLINE v3 v3_splat(const float x[3], int dims) {
   v3 r;
-  for (int k = 0; k < dims; k++) r.c[k] = v_set1(x[k]);
+  for (int k = 0; k < dims; k++)
+    r.c[k] = v_set1(x[k]);
   return r;
 }
 
 CS_INLINE v3 v3_load(const float *const a[3], size_t i, size_t n, int dims) {
   v3 r;
-  for (int k = 0; k < dims; k++) r.c[k] = v_load_n(a[k] + i, n);
+  for (int k = 0; k < dims; k++)
+    r.c[k] = v_load_n(a[k] + i, n);
   return r;
 }
 
 CS_INLINE void v3_store(float *const a[3], size_t i, size_t n, v3 v, int dims) {
-  for (int k = 0; k < dims; k++) v_store_n(a[k] + i, v.c[k], n);
+  for (int k = 0; k < dims; k++)
+    v_store_n(a[k] + i, v.c[k], n);
 }
 
 CS_INLINE v3 v3_gather(const float *const a[3], vi idx, int small_indices, int dims) {
   v3 r;
-  for (int k = 0; k < dims; k++) r.c[k] = v_gather_any(a[k], idx, small_indices);
+  for (int k = 0; k < dims; k++)
+    r.c[k] = v_gather_any(a[k], idx, small_indices);
   return r;
 }
 
 CS_INLINE v3 v3_sub(v3 a, v3 b, int dims) {
-  for (int k = 0; k < dims; k++) a.c[k] = v_sub(a.c[k], b.c[k]);
+  for (int k = 0; k < dims; k++)
+    a.c[k] = v_sub(a.c[k], b.c[k]);
   return a;
 }
 
 CS_INLINE v3 v3_add(v3 a, v3 b, int dims) {
-  for (int k = 0; k < dims; k++) a.c[k] = v_add(a.c[k], b.c[k]);
+  for (int k = 0; k < dims; k++)
+    a.c[k] = v_add(a.c[k], b.c[k]);
   return a;
 }
 
 CS_INLINE v3 v3_scale(v3 a, vf s, int dims) {
-  for (int k = 0; k < dims; k++) a.c[k] = v_mul(a.c[k], s);
+  for (int k = 0; k < dims; k++)
+    a.c[k] = v_mul(a.c[k], s);
   return a;
 }
 
 CS_INLINE v3 v3_div(v3 a, vf s, int dims) {
-  for (int k = 0; k < dims; k++) a.c[k] = v_div(a.c[k], s);
+  for (int k = 0; k < dims; k++)
+    a.c[k] = v_div(a.c[k], s);
   return a;
 }
 
 CS_INLINE v3 v3_select(vmask m, v3 a, v3 b, int dims) {
-  for (int k = 0; k < dims; k++) a.c[k] = v_select(m, a.c[k], b.c[k]);
+  for (int k = 0; k < dims; k++)
+    a.c[k] = v_select(m, a.c[k], b.c[k]);
   return a;
 }
 
 CS_INLINE v3 v3_zero(int dims) {
   v3 r;
-  for (int k = 0; k < dims; k++) r.c[k] = v_zero();
+  for (int k = 0; k < dims; k++)
+    r.c[k] = v_zero();
   return r;
 }
 
 CS_INLINE vf v3_dot(v3 a, v3 b, int dims) {
   vf d = v_mul(a.c[0], b.c[0]);
-  for (int k = 1; k < dims; k++) d = v_add(d, v_mul(a.c[k], b.c[k]));
+  for (int k = 1; k < dims; k++)
+    d = v_add(d, v_mul(a.c[k], b.c[k]));
   return d;
 }
 
@@ -191,18 +202,18 @@ CS_INLINE v3 predict(v3 d, v3 tp, v3 tv, vf max_speed, vf max_prediction, int di
 
 /* ---- one block of n <= W agents starting at i, per behaviour ------------- */
 
-#define LOAD_AGENT                                                             \
-  v3 p = v3_load(job->pos, i, n, dims);                                        \
+#define LOAD_AGENT                                                                       \
+  v3 p = v3_load(job->pos, i, n, dims);                                                  \
   v3 v = v3_load(job->vel, i, n, dims)
 
 CS_INLINE void seek_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
   LOAD_AGENT;
   v3 t, unused;
   load_target(job, i, n, kind, 0, &t, &unused, dims);
-  write_steering(job, i, n,
-                 seek_one(p, v, t, param_load(job->max_speed, i, n),
-                          job->time_to_target, dims),
-                 dims);
+  write_steering(
+      job, i, n,
+      seek_one(p, v, t, param_load(job->max_speed, i, n), job->time_to_target, dims),
+      dims);
 }
 
 CS_INLINE void flee_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
@@ -211,8 +222,7 @@ CS_INLINE void flee_block(const cs_job *job, size_t i, size_t n, int kind, int d
   load_target(job, i, n, kind, 0, &t, &unused, dims);
   write_steering(job, i, n,
                  flee_one(p, v, t, param_load(job->max_speed, i, n),
-                          param_load(job->panic_radius, i, n),
-                          job->time_to_target, dims),
+                          param_load(job->panic_radius, i, n), job->time_to_target, dims),
                  dims);
 }
 
@@ -229,8 +239,7 @@ CS_INLINE void arrive_block(const cs_job *job, size_t i, size_t n, int kind, int
   v3 desired = v3_scale(v3_div(d, dist, dims), speed, dims);
   desired = v3_select(v_le(dist, param_load(job->target_radius, i, n)), v3_zero(dims),
                       desired, dims);
-  write_steering(job, i, n, steer_towards(desired, v, job->time_to_target, dims),
-                 dims);
+  write_steering(job, i, n, steer_towards(desired, v, job->time_to_target, dims), dims);
 }
 
 CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
@@ -256,14 +265,14 @@ CS_INLINE void pursuit_block(const cs_job *job, size_t i, size_t n, int kind, in
   vf max_speed = param_load(job->max_speed, i, n);
   v3 d = v3_sub(tp, p, dims);
   v3 own_heading = v3_heading(v, dims);
-  vmask head_on = m_and(v_gt(v3_dot(d, own_heading, dims), v_zero()),
-                        v_lt(v3_dot(own_heading, v3_heading(tv, dims), dims),
-                             v_set1(-0.95f)));
-  v3 aim = v3_select(head_on, tp,
-                     predict(d, tp, tv, max_speed, v_set1(job->max_prediction), dims),
-                     dims);
-  write_steering(job, i, n,
-                 seek_one(p, v, aim, max_speed, job->time_to_target, dims), dims);
+  vmask head_on =
+      m_and(v_gt(v3_dot(d, own_heading, dims), v_zero()),
+            v_lt(v3_dot(own_heading, v3_heading(tv, dims), dims), v_set1(-0.95f)));
+  v3 aim =
+      v3_select(head_on, tp,
+                predict(d, tp, tv, max_speed, v_set1(job->max_prediction), dims), dims);
+  write_steering(job, i, n, seek_one(p, v, aim, max_speed, job->time_to_target, dims),
+                 dims);
 }
 
 CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
@@ -271,8 +280,8 @@ CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int 
   v3 tp, tv;
   load_target(job, i, n, kind, 1, &tp, &tv, dims);
   vf max_speed = param_load(job->max_speed, i, n);
-  v3 threat = predict(v3_sub(tp, p, dims), tp, tv, max_speed,
-                      v_set1(job->max_prediction), dims);
+  v3 threat =
+      predict(v3_sub(tp, p, dims), tp, tv, max_speed, v_set1(job->max_prediction), dims);
   write_steering(job, i, n,
                  flee_one(p, v, threat, max_speed, param_load(job->panic_radius, i, n),
                           job->time_to_target, dims),
@@ -336,39 +345,36 @@ CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) 
 
 /* ---- loops: full blocks with n == W (constant), then one partial block --- */
 
-#define FOR_BLOCKS(call_with_n)                                                \
-  do {                                                                         \
-    size_t i = begin;                                                          \
-    for (; end - i >= W; i += W) {                                             \
-      const size_t n = W;                                                      \
-      call_with_n;                                                             \
-    }                                                                          \
-    if (i < end) {                                                             \
-      const size_t n = end - i;                                                \
-      call_with_n;                                                             \
-    }                                                                          \
+#define FOR_BLOCKS(call_with_n)                                                          \
+  do {                                                                                   \
+    size_t i = begin;                                                                    \
+    for (; end - i >= W; i += W) {                                                       \
+      const size_t n = W;                                                                \
+      call_with_n;                                                                       \
+    }                                                                                    \
+    if (i < end) {                                                                       \
+      const size_t n = end - i;                                                          \
+      call_with_n;                                                                       \
+    }                                                                                    \
   } while (0)
 
-#define TARGETED_KERNELS(name)                                                 \
-  CS_INLINE void name##_run(const cs_job *job, size_t begin, size_t end,       \
-                            int dims) {                                        \
-    switch (job->target_kind) {                                                \
-    case CROWDSTEER_TARGET_POINT:                                              \
-      FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_POINT, dims));      \
-      break;                                                                   \
-    case CROWDSTEER_TARGET_ARRAYS:                                             \
-      FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_ARRAYS, dims));     \
-      break;                                                                   \
-    default:                                                                   \
-      FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_AGENTS, dims));     \
-      break;                                                                   \
-    }                                                                          \
-  }                                                                            \
-  static void name##_2d(const cs_job *job, size_t begin, size_t end) {         \
-    name##_run(job, begin, end, 2);                                            \
-  }                                                                            \
-  static void name##_3d(const cs_job *job, size_t begin, size_t end) {         \
-    name##_run(job, begin, end, 3);                                            \
+#define TARGETED_KERNELS(name)                                                           \
+  CS_INLINE void name##_run(const cs_job *job, size_t begin, size_t end, int dims) {     \
+    switch (job->target_kind) {                                                          \
+    case CROWDSTEER_TARGET_POINT:                                                        \
+      FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_POINT, dims));                \
+      break;                                                                             \
+    case CROWDSTEER_TARGET_ARRAYS:                                                       \
+      FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_ARRAYS, dims));               \
+      break;                                                                             \
+    default: FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_AGENTS, dims)); break; \
+    }                                                                                    \
+  }                                                                                      \
+  static void name##_2d(const cs_job *job, size_t begin, size_t end) {                   \
+    name##_run(job, begin, end, 2);                                                      \
+  }                                                                                      \
+  static void name##_3d(const cs_job *job, size_t begin, size_t end) {                   \
+    name##_run(job, begin, end, 3);                                                      \
   }
 
 TARGETED_KERNELS(seek)

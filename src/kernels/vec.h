@@ -88,7 +88,9 @@ CS_INLINE simde__m256i i_select(vmask m, simde__m256i a, simde__m256i b) {
       simde_mm256_blendv_ps(simde_mm256_castsi256_ps(b), simde_mm256_castsi256_ps(a), m));
 }
 
-CS_INLINE vi i_load(const uint32_t *p) { return simde_mm256_loadu_si256((const void *)p); }
+CS_INLINE vi i_load(const uint32_t *p) {
+  return simde_mm256_loadu_si256((const void *)p);
+}
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }
 CS_INLINE vi i_iota(void) { return simde_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
 CS_INLINE vi i_add(vi a, vi b) { return simde_mm256_add_epi32(a, b); }
@@ -119,10 +121,18 @@ CS_INLINE vf v_sub(vf a, vf b) { return simde_mm512_sub_ps(a, b); }
 CS_INLINE vf v_mul(vf a, vf b) { return simde_mm512_mul_ps(a, b); }
 CS_INLINE vf v_div(vf a, vf b) { return simde_mm512_div_ps(a, b); }
 CS_INLINE vf v_sqrt(vf a) { return simde_mm512_sqrt_ps(a); }
-CS_INLINE vmask v_lt(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LT_OQ); }
-CS_INLINE vmask v_le(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LE_OQ); }
-CS_INLINE vmask v_gt(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_GT_OQ); }
-CS_INLINE vmask v_ne(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_NEQ_UQ); }
+CS_INLINE vmask v_lt(vf a, vf b) {
+  return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LT_OQ);
+}
+CS_INLINE vmask v_le(vf a, vf b) {
+  return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LE_OQ);
+}
+CS_INLINE vmask v_gt(vf a, vf b) {
+  return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_GT_OQ);
+}
+CS_INLINE vmask v_ne(vf a, vf b) {
+  return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_NEQ_UQ);
+}
 CS_INLINE vmask m_and(vmask a, vmask b) { return (vmask)(a & b); }
 CS_INLINE vmask m_not(vmask a) { return (vmask)~a; }
 CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a); }
@@ -131,7 +141,9 @@ CS_INLINE simde__m512i i_select(vmask m, simde__m512i a, simde__m512i b) {
   return simde_mm512_mask_blend_epi32(m, b, a);
 }
 
-CS_INLINE vi i_load(const uint32_t *p) { return simde_mm512_loadu_si512((const void *)p); }
+CS_INLINE vi i_load(const uint32_t *p) {
+  return simde_mm512_loadu_si512((const void *)p);
+}
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm512_set1_epi32((int32_t)x); }
 CS_INLINE vi i_iota(void) {
   return simde_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -147,7 +159,8 @@ CS_INLINE vi i_mul(vi a, vi b) {
   uint32_t x[16], y[16];
   simde_mm512_storeu_si512((void *)x, a);
   simde_mm512_storeu_si512((void *)y, b);
-  for (int k = 0; k < 16; k++) x[k] *= y[k];
+  for (int k = 0; k < 16; k++)
+    x[k] *= y[k];
   return simde_mm512_loadu_si512((const void *)x);
 }
 #endif
@@ -181,7 +194,8 @@ CS_INLINE vf i_to_float(vi a) {
   int32_t in[16];
   float out[16];
   simde_mm512_storeu_si512((void *)in, a);
-  for (int k = 0; k < 16; k++) out[k] = (float)in[k];
+  for (int k = 0; k < 16; k++)
+    out[k] = (float)in[k];
   return simde_mm512_loadu_ps(out);
 }
 #endif
@@ -221,7 +235,8 @@ CS_INLINE vf v_gather(const float *base, vi idx) {
   uint32_t lane_index[W];
   float lanes[W];
   i_store(lane_index, idx);
-  for (int k = 0; k < W; k++) lanes[k] = base[lane_index[k]];
+  for (int k = 0; k < W; k++)
+    lanes[k] = base[lane_index[k]];
   return v_load(lanes);
 }
 #endif
@@ -233,7 +248,8 @@ CS_INLINE vf v_gather_any(const float *base, vi idx, int small_indices) {
     uint32_t lane_index[W];
     float lanes[W];
     i_store(lane_index, idx);
-    for (int k = 0; k < W; k++) lanes[k] = base[lane_index[k]];
+    for (int k = 0; k < W; k++)
+      lanes[k] = base[lane_index[k]];
     return v_load(lanes);
   }
 #else

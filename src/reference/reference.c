@@ -19,34 +19,40 @@ static const vec zero_vec = {{0.0f, 0.0f, 0.0f}};
 
 REF vec vec_load(const float *const a[3], size_t i, int dims) {
   vec v = zero_vec;
-  for (int k = 0; k < dims; k++) v.c[k] = a[k][i];
+  for (int k = 0; k < dims; k++)
+    v.c[k] = a[k][i];
   return v;
 }
 
 REF vec vec_sub(vec a, vec b, int dims) {
-  for (int k = 0; k < dims; k++) a.c[k] -= b.c[k];
+  for (int k = 0; k < dims; k++)
+    a.c[k] -= b.c[k];
   return a;
 }
 
 REF vec vec_add(vec a, vec b, int dims) {
-  for (int k = 0; k < dims; k++) a.c[k] += b.c[k];
+  for (int k = 0; k < dims; k++)
+    a.c[k] += b.c[k];
   return a;
 }
 
 REF vec vec_scale(vec a, float s, int dims) {
-  for (int k = 0; k < dims; k++) a.c[k] *= s;
+  for (int k = 0; k < dims; k++)
+    a.c[k] *= s;
   return a;
 }
 
 REF vec vec_div(vec a, float s, int dims) {
-  for (int k = 0; k < dims; k++) a.c[k] /= s;
+  for (int k = 0; k < dims; k++)
+    a.c[k] /= s;
   return a;
 }
 
 /* dot = (x*x + y*y) + z*z: left to right. */
 REF float dot(vec a, vec b, int dims) {
   float d = a.c[0] * b.c[0];
-  for (int k = 1; k < dims; k++) d += a.c[k] * b.c[k];
+  for (int k = 1; k < dims; k++)
+    d += a.c[k] * b.c[k];
   return d;
 }
 
@@ -82,7 +88,8 @@ REF vec target_position(const cs_job *job, size_t i, int dims) {
   switch (job->target_kind) {
   case CROWDSTEER_TARGET_POINT: {
     vec t = zero_vec;
-    for (int k = 0; k < dims; k++) t.c[k] = job->target_point[k];
+    for (int k = 0; k < dims; k++)
+      t.c[k] = job->target_point[k];
     return t;
   }
   case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_pos, i, dims);
@@ -94,7 +101,8 @@ REF vec target_velocity(const cs_job *job, size_t i, int dims) {
   switch (job->target_kind) {
   case CROWDSTEER_TARGET_POINT: {
     vec t = zero_vec;
-    for (int k = 0; k < dims; k++) t.c[k] = job->target_point_velocity[k];
+    for (int k = 0; k < dims; k++)
+      t.c[k] = job->target_point_velocity[k];
     return t;
   }
   case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_vel, i, dims);
@@ -113,14 +121,16 @@ REF int agent_active(const cs_job *job, size_t i) {
 REF void write_steering(const cs_job *job, size_t i, vec s, int dims) {
   const size_t slot = i - job->out_base;
   if (job->mode == CROWDSTEER_OVERWRITE) {
-    for (int k = 0; k < dims; k++) job->out[k][slot] = s.c[k];
+    for (int k = 0; k < dims; k++)
+      job->out[k][slot] = s.c[k];
   } else if (job->mode == CROWDSTEER_ACCUMULATE) {
     float weight = cs_param_at(job->weight, i);
     for (int k = 0; k < dims; k++)
       job->out[k][slot] = job->out[k][slot] + weight * s.c[k];
   } else if (job->decided[slot] == 0.0f) {
     vec weighted = vec_scale(s, cs_param_at(job->weight, i), dims);
-    for (int k = 0; k < dims; k++) job->out[k][slot] = weighted.c[k];
+    for (int k = 0; k < dims; k++)
+      job->out[k][slot] = weighted.c[k];
     if (len(weighted, dims) > job->priority_threshold) job->decided[slot] = 1.0f;
   }
 }
@@ -133,8 +143,8 @@ REF vec seek_one(vec p, vec v, vec t, float max_speed, float ttt, int dims) {
 
 /* flee: desired = normalize(p - t) * max_speed, or heading(v) * max_speed
  * when p == t; zero steering when len(p - t) > panic_radius. */
-REF vec flee_one(vec p, vec v, vec t, float max_speed, float panic_radius,
-                    float ttt, int dims) {
+REF vec flee_one(vec p, vec v, vec t, float max_speed, float panic_radius, float ttt,
+                 int dims) {
   vec d = vec_sub(p, t, dims);
   float dist = len(d, dims);
   if (dist > panic_radius) return zero_vec;
@@ -148,8 +158,8 @@ REF void seek_kernel(const cs_job *job, size_t begin, size_t end, const int dims
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     write_steering(job, i,
                    seek_one(p, v, target_position(job, i, dims),
-                            cs_param_at(job->max_speed, i), job->time_to_target,
-                            dims), dims);
+                            cs_param_at(job->max_speed, i), job->time_to_target, dims),
+                   dims);
   }
 }
 
@@ -160,8 +170,8 @@ REF void flee_kernel(const cs_job *job, size_t begin, size_t end, const int dims
     write_steering(job, i,
                    flee_one(p, v, target_position(job, i, dims),
                             cs_param_at(job->max_speed, i),
-                            cs_param_at(job->panic_radius, i),
-                            job->time_to_target, dims), dims);
+                            cs_param_at(job->panic_radius, i), job->time_to_target, dims),
+                   dims);
   }
 }
 
@@ -179,8 +189,7 @@ REF void arrive_kernel(const cs_job *job, size_t begin, size_t end, const int di
     float slowing_radius = cs_param_at(job->slowing_radius, i);
     vec desired = zero_vec;
     if (!(dist <= cs_param_at(job->target_radius, i))) {
-      float speed = dist < slowing_radius ? max_speed * dist / slowing_radius
-                                          : max_speed;
+      float speed = dist < slowing_radius ? max_speed * dist / slowing_radius : max_speed;
       desired = vec_scale(vec_div(d, dist, dims), speed, dims);
     }
     write_steering(job, i, steer_towards(desired, v, job->time_to_target, dims), dims);
@@ -214,8 +223,7 @@ REF void leave_kernel(const cs_job *job, size_t begin, size_t end, const int dim
 /* Look-ahead for pursuit and evade:
  * T = min(len(d) / (max_speed + len(tv)), max_prediction), 0 when the divisor
  * is 0; the predicted target is tp + tv * T. */
-REF vec predict(vec d, vec tp, vec tv, float max_speed, float max_prediction,
-                   int dims) {
+REF vec predict(vec d, vec tp, vec tv, float max_speed, float max_prediction, int dims) {
   float divisor = max_speed + len(tv, dims);
   float T = divisor > 0.0f ? len(d, dims) / divisor : 0.0f;
   T = T < max_prediction ? T : max_prediction;
@@ -236,7 +244,8 @@ REF void pursuit_kernel(const cs_job *job, size_t begin, size_t end, const int d
     int head_on = dot(d, own_heading, dims) > 0.0f &&
                   dot(own_heading, heading(tv, dims), dims) < -0.95f;
     vec aim = head_on ? tp : predict(d, tp, tv, max_speed, job->max_prediction, dims);
-    write_steering(job, i, seek_one(p, v, aim, max_speed, job->time_to_target, dims), dims);
+    write_steering(job, i, seek_one(p, v, aim, max_speed, job->time_to_target, dims),
+                   dims);
   }
 }
 
@@ -247,12 +256,12 @@ REF void evade_kernel(const cs_job *job, size_t begin, size_t end, const int dim
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
     float max_speed = cs_param_at(job->max_speed, i);
-    vec threat = predict(vec_sub(tp, p, dims), tp, tv, max_speed,
-                         job->max_prediction, dims);
+    vec threat =
+        predict(vec_sub(tp, p, dims), tp, tv, max_speed, job->max_prediction, dims);
     write_steering(job, i,
-                   flee_one(p, v, threat, max_speed,
-                            cs_param_at(job->panic_radius, i),
-                            job->time_to_target, dims), dims);
+                   flee_one(p, v, threat, max_speed, cs_param_at(job->panic_radius, i),
+                            job->time_to_target, dims),
+                   dims);
   }
 }
 
@@ -272,7 +281,8 @@ REF void wander_kernel(const cs_job *job, size_t begin, size_t end, const int di
       jittered.c[k] = w.c[k] + job->jitter * cs_random_from_key(key[k], (uint32_t)i);
     vec own_heading = heading(v, dims);
     w = len(jittered, dims) > 0.0f ? normalize(jittered, dims) : own_heading;
-    for (int k = 0; k < dims; k++) job->wander[k][i] = w.c[k];
+    for (int k = 0; k < dims; k++)
+      job->wander[k][i] = w.c[k];
     vec s = vec_add(vec_scale(own_heading, cs_param_at(job->wander_distance, i), dims),
                     vec_scale(w, cs_param_at(job->wander_radius, i), dims), dims);
     write_steering(job, i, s, dims);
@@ -300,12 +310,12 @@ REF void integrate_kernel(const cs_job *job, size_t begin, size_t end, const int
 
 /* Each kernel specialised for a constant dims, so the vectors live in
  * registers: the reference is a fair scalar baseline, not a slow one. */
-#define FOR_DIMS(kernel)                                                       \
-  static void kernel##_2d(const cs_job *job, size_t begin, size_t end) {       \
-    kernel##_kernel(job, begin, end, 2);                                       \
-  }                                                                            \
-  static void kernel##_3d(const cs_job *job, size_t begin, size_t end) {       \
-    kernel##_kernel(job, begin, end, 3);                                       \
+#define FOR_DIMS(kernel)                                                                 \
+  static void kernel##_2d(const cs_job *job, size_t begin, size_t end) {                 \
+    kernel##_kernel(job, begin, end, 2);                                                 \
+  }                                                                                      \
+  static void kernel##_3d(const cs_job *job, size_t begin, size_t end) {                 \
+    kernel##_kernel(job, begin, end, 3);                                                 \
   }
 FOR_DIMS(seek)
 FOR_DIMS(flee)
@@ -315,7 +325,8 @@ FOR_DIMS(pursuit)
 FOR_DIMS(evade)
 FOR_DIMS(wander)
 FOR_DIMS(integrate)
-#define BOTH_DIMS(kernel) {kernel##_2d, kernel##_3d}
+#define BOTH_DIMS(kernel)                                                                \
+  { kernel##_2d, kernel##_3d }
 const cs_backend cs_backend_scalar = {
     .behaviour =
         {

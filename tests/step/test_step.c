@@ -245,6 +245,7 @@ static void check_validation(void) {
   CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, 100), CROWDSTEER_ERROR_PARAMETER);
   CHECK(same_bits(before, s.p[0][50]));
   su.behaviours[0].weight = 1.0f;
+  su.behaviours[2].weight = NAN; /* replaced by its per-agent weights: not in effect */
   CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, 100), CROWDSTEER_OK);
   size_t moved = 0;
   for (size_t i = 0; i < 100; i++) moved += !same_bits(su.snapshot.px[i], s.p[0][i]);
