@@ -1,74 +1,19 @@
 /* Splitting a batch into sub-ranges (in any order, with empty pieces) gives
  * the same bits as one call: the contract a host's job system relies on. */
 #include "../common/check.h"
-#include "../common/scenario.h"
+#include "../common/entries.h"
 
-enum { SEEK, ARRIVE, LEAVE, PURSUIT, EVADE, WANDER, INTEGRATE, ENTRY_COUNT };
-static const char *const names[ENTRY_COUNT] = {"seek",  "arrive", "leave",    "pursuit",
-                                               "evade", "wander", "integrate"};
 /* The target form each behaviour is tried with: AGENTS for pursuit and
  * evade, where split calls must still read every target's old state. */
 static const crowdsteer_target_kind kinds[ENTRY_COUNT] = {
     CROWDSTEER_TARGET_POINT,  CROWDSTEER_TARGET_ARRAYS, CROWDSTEER_TARGET_ARRAYS,
-    CROWDSTEER_TARGET_AGENTS, CROWDSTEER_TARGET_AGENTS, CROWDSTEER_TARGET_POINT,
-    CROWDSTEER_TARGET_POINT};
+    CROWDSTEER_TARGET_ARRAYS, CROWDSTEER_TARGET_AGENTS, CROWDSTEER_TARGET_AGENTS,
+    CROWDSTEER_TARGET_POINT,  CROWDSTEER_TARGET_POINT};
 
 static crowdsteer_status run(scenario *s, int entry, int per_agent, int accumulate,
                              size_t begin, size_t end) {
-  crowdsteer_agents agents = scenario_agents(s);
-  crowdsteer_params p;
-  memset(&p, 0, sizeof p);
-  p.max_speed = 2;
-  p.max_force = 3;
-  p.dt = 0.5f;
-  p.time_to_target = 0.5f;
-  p.slowing_radius = 4;
-  p.target_radius = 0.25f;
-  p.danger_radius = 20;
-  p.escape_radius = 3;
-  p.max_prediction = 8;
-  p.wander_radius = 1;
-  p.wander_distance = 2;
-  p.jitter = 0.4f;
-  if (per_agent) {
-    p.max_speed_per_agent = s->max_speed;
-    p.max_force_per_agent = s->max_force;
-    p.mass_per_agent = s->mass;
-    p.target_radius_per_agent = s->target_radius;
-    p.slowing_radius_per_agent = s->slowing_radius;
-    p.panic_radius_per_agent = s->panic_radius;
-    p.danger_radius_per_agent = s->danger_radius;
-    p.escape_radius_per_agent = s->escape_radius;
-    p.wander_radius_per_agent = s->wander_radius;
-    p.wander_distance_per_agent = s->wander_distance;
-  }
-  crowdsteer_output out;
-  memset(&out, 0, sizeof out);
-  out.steering = scenario_vectors(s->out);
-  if (accumulate) {
-    out.mode = CROWDSTEER_ACCUMULATE;
-    out.weight = 0.75f;
-    if (per_agent) out.weight_per_agent = s->weight;
-  }
-  crowdsteer_target t;
-  memset(&t, 0, sizeof t);
-  t.kind = kinds[entry];
-  t.point[0] = 1.5f, t.point[1] = -2, t.point[2] = 0.5f;
-  t.point_velocity[0] = 0.25f;
-  t.position = scenario_vectors(s->tp);
-  t.velocity = scenario_vectors(s->tv);
-  t.index = s->index;
-  crowdsteer_wander_state ws = {scenario_vectors(s->wander), 2024, 17};
-  crowdsteer_vectors steering = scenario_vectors(s->out);
-  switch (entry) {
-  case SEEK: return crowdsteer_seek(&agents, &t, &p, &out, begin, end);
-  case ARRIVE: return crowdsteer_arrive(&agents, &t, &p, &out, begin, end);
-  case LEAVE: return crowdsteer_leave(&agents, &t, &p, &out, begin, end);
-  case PURSUIT: return crowdsteer_pursuit(&agents, &t, &p, &out, begin, end);
-  case EVADE: return crowdsteer_evade(&agents, &t, &p, &out, begin, end);
-  case WANDER: return crowdsteer_wander(&agents, &ws, &p, &out, begin, end);
-  default: return crowdsteer_integrate(&agents, &steering, &p, begin, end);
-  }
+  const variant va = {entry, s->dims, kinds[entry], per_agent, accumulate, s->count, 1};
+  return run_entry(s, &va, begin, end);
 }
 
 int main(void) {
@@ -96,7 +41,7 @@ int main(void) {
           size_t bytes = (N + 32) * SCENARIO_FLOAT_ARRAYS * sizeof(float);
           scenario_make(&pieces, N, dims, seed, 1);
           CHECK_MSG(memcmp(whole.storage, pieces.storage, bytes) != 0,
-                    "%s %dD: the call wrote nothing", names[entry], dims);
+                    "%s %dD: the call wrote nothing", entry_names[entry], dims);
           scenario_free(&pieces);
           for (size_t sp = 0; sp < sizeof splits / sizeof splits[0]; sp++) {
             scenario_make(&pieces, N, dims, seed, 1);
@@ -111,7 +56,7 @@ int main(void) {
             CHECK_MSG(
                 memcmp(whole.storage, pieces.storage, bytes) == 0,
                 "%s %dD per_agent %d accumulate %d: split #%zu differs from one call",
-                names[entry], dims, per_agent, accumulate, sp);
+                entry_names[entry], dims, per_agent, accumulate, sp);
             compared++;
             scenario_free(&pieces);
           }
