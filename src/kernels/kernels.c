@@ -35,10 +35,22 @@ CS_INLINE void v3_store(float *const a[3], size_t i, size_t n, v3 v, int dims) {
     v_store_n(a[k] + i, v.c[k], n);
 }
 
+/* The hardware gather takes signed 32-bit indices: used when every index
+ * fits, and where the ISA has a fast one (see vec.h). Otherwise the indices
+ * are stored once and every axis is gathered with scalar loads. */
 CS_INLINE v3 v3_gather(const float *const a[3], vi idx, int small_indices, int dims) {
   v3 r;
-  for (int k = 0; k < dims; k++)
-    r.c[k] = v_gather_any(a[k], idx, small_indices);
+#ifdef CS_HAVE_NATIVE_GATHER
+  if (small_indices) {
+    for (int k = 0; k < dims; k++) r.c[k] = v_gather(a[k], idx);
+    return r;
+  }
+#else
+  (void)small_indices;
+#endif
+  uint32_t lane_index[W];
+  i_store(lane_index, idx);
+  for (int k = 0; k < dims; k++) r.c[k] = v_gather_lanes(a[k], lane_index);
   return r;
 }
 

@@ -230,32 +230,22 @@ CS_INLINE vi i_load_n(const uint32_t *p, size_t n) {
 }
 #endif
 
-#ifndef CS_HAVE_NATIVE_GATHER
-CS_INLINE vf v_gather(const float *base, vi idx) {
-  uint32_t lane_index[W];
-  float lanes[W];
-  i_store(lane_index, idx);
-  for (int k = 0; k < W; k++)
-    lanes[k] = base[lane_index[k]];
-  return v_load(lanes);
-}
-#endif
-
-/* Gather for any index below 2^32: the hardware form takes signed indices. */
-CS_INLINE vf v_gather_any(const float *base, vi idx, int small_indices) {
-#ifdef CS_HAVE_NATIVE_GATHER
-  if (!small_indices) {
-    uint32_t lane_index[W];
-    float lanes[W];
-    i_store(lane_index, idx);
-    for (int k = 0; k < W; k++)
-      lanes[k] = base[lane_index[k]];
-    return v_load(lanes);
-  }
+/* A vector of base[lane_index[k]]: scalar loads inserted into a register
+ * (building it through memory would stall on store forwarding). */
+CS_INLINE vf v_gather_lanes(const float *base, const uint32_t lane_index[W]) {
+#if CS_LANES == 4
+  return simde_mm_setr_ps(base[lane_index[0]], base[lane_index[1]], base[lane_index[2]],
+                          base[lane_index[3]]);
+#elif CS_LANES == 8
+  return simde_mm256_setr_ps(base[lane_index[0]], base[lane_index[1]],
+                             base[lane_index[2]], base[lane_index[3]],
+                             base[lane_index[4]], base[lane_index[5]],
+                             base[lane_index[6]], base[lane_index[7]]);
 #else
-  (void)small_indices;
+  float lanes[W];
+  for (int k = 0; k < W; k++) lanes[k] = base[lane_index[k]];
+  return v_load(lanes);
 #endif
-  return v_gather(base, idx);
 }
 
 CS_INLINE vf v_zero(void) { return v_set1(0.0f); }
