@@ -8,6 +8,7 @@
 
 #include "bandwidth.h"
 #include "crowdsteer.h"
+#include "divider.h"
 #include "internal.h"
 #include "shim.h"
 
@@ -369,6 +370,44 @@ static void run_bandwidth(csb_state *state, const void *arg) {
   csb_set_bytes_processed(state, agents_done * per_agent);
 }
 
+/* ---- divide/sqrt ceiling ------------------------------------------------- */
+
+typedef struct divider_entry {
+  divider_width width;
+  divider_op op;
+} divider_entry;
+
+/* Items are results (floats divided or square-rooted), so ns per item is the
+ * cost of one lane of one divide or sqrt at that width. */
+static void run_divider(csb_state *state, const void *arg) {
+  const divider_entry *e = arg;
+  const long rounds = (long)csb_range(state, 0);
+  float sink = 0.0f;
+  while (csb_keep_running(state)) sink += divider_run(e->width, e->op, rounds);
+  csb_do_not_optimize(&sink);
+  csb_set_items_processed(state, csb_iterations(state) * rounds * DIVIDER_CHAINS *
+                                     divider_lanes(e->width));
+}
+
+/* divider_div/peak/<isa>/1024 and divider_sqrt/...: 1024 rounds per
+ * iteration, named after the library ISA of the same width (the reference
+ * issues divss and sqrtss: "scalar"). */
+static void register_divider(void) {
+  static const char *const isa_names[DIVIDER_WIDTH_COUNT] = {"scalar", "sse4", "avx2",
+                                                             "avx512"};
+  static const char *const op_names[2] = {"divider_div", "divider_sqrt"};
+  static divider_entry entries[DIVIDER_WIDTH_COUNT][2];
+  static const int64_t rounds = 1024;
+  char name[64];
+  for (int op = 0; op < 2; op++)
+    for (int width = 0; width < DIVIDER_WIDTH_COUNT; width++) {
+      if (!divider_supported((divider_width)width)) continue;
+      entries[width][op] = (divider_entry){(divider_width)width, (divider_op)op};
+      snprintf(name, sizeof name, "%s/peak/%s", op_names[op], isa_names[width]);
+      csb_register(name, run_divider, &entries[width][op], &rounds, 1);
+    }
+}
+
 /* ---- registration --------------------------------------------------------- */
 
 typedef struct isa_entry {
@@ -487,6 +526,7 @@ int main(int argc, char **argv) {
     counts[n_counts++] = default_counts[k];
   if (large) counts[n_counts++] = large_count;
   csb_add_context("crowdsteer_large", large ? "1" : "0");
+  register_divider();
   register_all(counts, n_counts);
   csb_run_specified();
   csb_shutdown();
