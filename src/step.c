@@ -22,6 +22,10 @@ int crowdsteer_step_max_threads(void) {
 #endif
 }
 
+/* Each behaviour runs over a tile in slices of this many agents, and the
+ * state of the next tile is prefetched a part per slice (see run_tile). */
+#define SLICE 128
+
 /* A resolved step: one job per behaviour, one for the integrator. */
 typedef struct plan {
   cs_job behaviour[CROWDSTEER_STEP_MAX_BEHAVIOURS];
@@ -168,6 +172,47 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
   return check_agent_data(out, agents, step, begin, end);
 }
 
+/* Asks for elements [first, last) of an array to be brought into the cache,
+ * to be read (or written: `for_write`). A hint only: no fault, no effect on
+ * any result. */
+static void prefetch_range(const void *array, size_t element_size, size_t first,
+                           size_t last, int for_write) {
+  if (!array) return;
+  const char *from = (const char *)array + first * element_size;
+  const char *to = (const char *)array + last * element_size;
+  for (; from < to; from += 64) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (for_write)
+      __builtin_prefetch(from, 1, 3);
+    else
+      __builtin_prefetch(from, 0, 3);
+#else
+    (void)for_write;
+#endif
+  }
+}
+
+/* The state of agents [first, last), which a large crowd has to fetch from
+ * memory: agents, masks, wander state and an out-of-place step's output. */
+static void prefetch_agents(const plan *pl, size_t first, size_t last) {
+  const cs_job *in = &pl->integrator;
+  const int dims = in->dims;
+  if (last > in->count) last = in->count;
+  if (first >= last) return;
+  for (int k = 0; k < dims; k++) {
+    prefetch_range(in->pos[k], sizeof(float), first, last, 0);
+    prefetch_range(in->vel[k], sizeof(float), first, last, 0);
+    if (in->pos_rw[k] != in->pos[k]) {
+      prefetch_range(in->pos_rw[k], sizeof(float), first, last, 1);
+      prefetch_range(in->vel_rw[k], sizeof(float), first, last, 1);
+    }
+  }
+  prefetch_range(pl->mask, sizeof(uint32_t), first, last, 0);
+  for (size_t b = 0; b < pl->behaviour_count; b++)
+    for (int k = 0; k < dims; k++)
+      prefetch_range(pl->behaviour[b].wander[k], sizeof(float), first, last, 1);
+}
+
 /* One tile [first, last): behaviours into the accumulator, then integrate. */
 static void run_tile(const plan *pl, const cs_backend *backend, size_t first,
                      size_t last) {
@@ -186,6 +231,18 @@ static void run_tile(const plan *pl, const cs_backend *backend, size_t first,
       any |= pl->mask[i];
     used &= any;
   }
+  /* Without this, only the first behaviour's pass streams from memory while
+   * it computes, and the other passes find the tile cached: the next tile's
+   * state is prefetched a part per slice of every pass, so that memory
+   * overlaps all of the tile's arithmetic (a 3-behaviour blend at 16M
+   * agents: 5.15 -> 3.08 ns per agent on AVX-512). Slices give the same
+   * bits: every kernel's result for an agent ignores the range it ran in. */
+  size_t passes = 0;
+  for (size_t b = 0; b < pl->behaviour_count; b++)
+    passes += (used >> b) & 1u;
+  const size_t slices = passes * ((n + SLICE - 1) / SLICE);
+  const size_t per_slice = slices ? (n + slices - 1) / slices : 0;
+  size_t ahead = last;
   for (size_t b = 0; b < pl->behaviour_count; b++) {
     if (!(used & (1u << b))) continue; /* no agent of this tile uses it */
     cs_job job = pl->behaviour[b];
@@ -193,7 +250,12 @@ static void run_tile(const plan *pl, const cs_backend *backend, size_t first,
       job.out[k] = acc[k];
     job.out_base = first;
     job.decided = decided;
-    backend->behaviour[pl->kind[b]][dims - 2](&job, first, last);
+    for (size_t from = first; from < last; from += SLICE) {
+      prefetch_agents(pl, ahead, ahead + per_slice);
+      ahead += per_slice;
+      const size_t to = last - from < SLICE ? last : from + SLICE;
+      backend->behaviour[pl->kind[b]][dims - 2](&job, from, to);
+    }
   }
   cs_job integrate = pl->integrator;
   for (int k = 0; k < dims; k++)
