@@ -8,6 +8,13 @@ set(CROWDSTEER_BACKENDS "")
 # tails, 16-wide hashing) is checked bit for bit. Never for production.
 option(CROWDSTEER_AVX512_EMULATED "Build the avx512 backend emulated on AVX2 (tests only)" OFF)
 set(_cs_avx512_flags "-mavx512f -mavx512dq -mavx512bw -mavx512vl")
+# Behaviour outputs at least this large (bytes written by one call) use
+# non-temporal stores; see stream_split in src/kernels/kernels.c. 64 MiB is
+# beyond the last-level cache of most CPUs, so the integrator would read them
+# from memory anyway. The asan and aarch64 presets set 1 so that the suite
+# runs the streaming path everywhere.
+set(CROWDSTEER_STREAM_MIN_BYTES 67108864 CACHE STRING
+    "Smallest behaviour output (bytes) written with non-temporal stores")
 if(CROWDSTEER_AVX512_EMULATED)
   set(_cs_avx512_flags "-mavx2")
 endif()
@@ -39,7 +46,8 @@ foreach(backend IN LISTS CROWDSTEER_BACKENDS)
   crowdsteer_use_flags(${target})
   target_include_directories(${target} SYSTEM PRIVATE ${SIMDE_INCLUDE_DIR})
   target_compile_definitions(${target} PRIVATE CS_LANES=${lanes}
-                             CS_BACKEND=cs_backend_${isa})
+                             CS_BACKEND=cs_backend_${isa}
+                             CS_STREAM_MIN_BYTES=${CROWDSTEER_STREAM_MIN_BYTES}u)
   target_compile_options(${target} PRIVATE ${flags})
   target_sources(crowdsteer PRIVATE $<TARGET_OBJECTS:${target}>)
   string(TOUPPER ${isa} ISA)

@@ -42,6 +42,9 @@ typedef enum cs_behaviour {
  * OVERWRITE and ACCUMULATE: an agent's first behaviour whose weighted
  * steering is longer than priority_threshold wins. */
 #define CS_WRITE_PRIORITY ((crowdsteer_write_mode)2)
+/* OVERWRITE through non-temporal stores, for the vector-aligned middle of a
+ * large output (see kernels.c, stream_split). */
+#define CS_WRITE_STREAM ((crowdsteer_write_mode)3)
 
 /* Everything a kernel needs, validated and with defaults applied. Arrays are
  * indexed by global agent index; unused axes (z in 2D) are NULL. */

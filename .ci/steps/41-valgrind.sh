@@ -10,7 +10,9 @@ cmake --build --preset release -j2 >/dev/null
 grep -qw avx2 /proc/cpuinfo || { echo "41-valgrind: no AVX2 on this CPU, skipped"; exit 0; }
 # Tests too slow under valgrind's ~50x slowdown for a CI step (they run
 # natively and under ASan already): none so far.
-skip_re='^$'
+# test_streaming works on 400 MB at the release threshold (minutes under
+# valgrind); the asan step runs it at a tiny threshold, every split included.
+skip_re='^test_streaming$'
 failed=0
 ran=0
 for test in $(ctest --preset release -N -R '\.avx2$' | sed -n 's/^ *Test *#[0-9]*: \(.*\)\.avx2$/\1/p'); do

@@ -9,8 +9,10 @@ tools/deps clang libclang-rt-14-dev
 seconds=${CROWDSTEER_FUZZ_SECONDS:-60}
 emulate=OFF
 grep -qw avx512f /proc/cpuinfo || emulate=ON
+# A 1-byte streaming threshold: every OVERWRITE call the fuzzer makes also
+# goes through the non-temporal store split (src/kernels/kernels.c).
 cmake -S fuzz -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang \
-  -DCROWDSTEER_AVX512_EMULATED=$emulate >/dev/null
+  -DCROWDSTEER_AVX512_EMULATED=$emulate -DCROWDSTEER_STREAM_MIN_BYTES=1 >/dev/null
 cmake --build build/fuzz -j2
 rm -rf build/fuzz/corpus build/fuzz/findings
 mkdir -p build/fuzz/corpus build/fuzz/findings

@@ -11,6 +11,10 @@
 #error "define CS_BACKEND (the backend table's name) when compiling a kernel object"
 #endif
 
+#ifndef CS_STREAM_MIN_BYTES /* set by cmake/Backends.cmake */
+#define CS_STREAM_MIN_BYTES (64u << 20)
+#endif
+
 /* Up to three lanes-wide components; z is never touched in 2D. */
 typedef struct v3 {
   vf c[3];
@@ -42,7 +46,8 @@ CS_INLINE v3 v3_gather(const float *const a[3], vi idx, int small_indices, int d
   v3 r;
 #ifdef CS_HAVE_NATIVE_GATHER
   if (small_indices) {
-    for (int k = 0; k < dims; k++) r.c[k] = v_gather(a[k], idx);
+    for (int k = 0; k < dims; k++)
+      r.c[k] = v_gather(a[k], idx);
     return r;
   }
 #else
@@ -50,7 +55,8 @@ CS_INLINE v3 v3_gather(const float *const a[3], vi idx, int small_indices, int d
 #endif
   uint32_t lane_index[W];
   i_store(lane_index, idx);
-  for (int k = 0; k < dims; k++) r.c[k] = v_gather_lanes(a[k], lane_index);
+  for (int k = 0; k < dims; k++)
+    r.c[k] = v_gather_lanes(a[k], lane_index);
   return r;
 }
 
@@ -159,6 +165,11 @@ CS_INLINE void write_steering(const cs_job *job, size_t i, size_t n, v3 s, int d
                          dims == 3 ? job->out[2] + (i - job->out_base) : NULL};
   if (job->mode == CROWDSTEER_OVERWRITE) {
     v3_store(out, 0, n, s, dims);
+    return;
+  }
+  if (job->mode == CS_WRITE_STREAM) { /* full, aligned vectors only */
+    for (int k = 0; k < dims; k++)
+      v_stream(out[k], s.c[k]);
     return;
   }
   v3 old = v3_load((const float *const *)out, 0, n, dims);
@@ -370,8 +381,50 @@ CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) 
     }                                                                                    \
   } while (0)
 
+/* A large OVERWRITE output is written with non-temporal stores: a normal
+ * store first reads the line it writes (write-allocate), which costs a
+ * third more memory traffic for an array that is only written, and evicts
+ * data that is still needed. Only where every output array has the same
+ * alignment can one range of whole vectors be aligned for all of them;
+ * [*first, *last) is that range, the rest is stored normally. Outputs small
+ * enough to stay in cache for the integrator keep normal stores. */
+CS_INLINE int stream_split(const cs_job *job, size_t begin, size_t end, int dims,
+                           size_t *first, size_t *last) {
+  const uintptr_t vector_bytes = W * sizeof(float);
+  if (job->mode != CROWDSTEER_OVERWRITE || job->out_base != 0 ||
+      (end - begin) * (size_t)dims * sizeof(float) < CS_STREAM_MIN_BYTES)
+    return 0;
+  const uintptr_t offset = (uintptr_t)(job->out[0] + begin) % vector_bytes;
+  if (offset % sizeof(float) != 0) return 0;
+  for (int k = 1; k < dims; k++)
+    if ((uintptr_t)(job->out[k] + begin) % vector_bytes != offset) return 0;
+  *first = begin + (offset ? (vector_bytes - offset) / sizeof(float) : 0);
+  if (*first >= end) return 0;
+  *last = *first + (end - *first) / W * W;
+  return 1;
+}
+
+/* Runs `range` (a function of job, begin, end) over [begin, end), streaming
+ * the aligned middle of a large output (stream_split). `range` is called up
+ * to three times: it must not be inlined (CS_NOINLINE), or every kernel
+ * would be compiled three times over. */
+#define RUN_STREAMED(range, job, begin, end, dims)                                       \
+  do {                                                                                   \
+    size_t first, last;                                                                  \
+    if (!stream_split(job, begin, end, dims, &first, &last)) {                           \
+      range(job, begin, end);                                                            \
+      break;                                                                             \
+    }                                                                                    \
+    cs_job streamed = *(job);                                                            \
+    streamed.mode = CS_WRITE_STREAM;                                                     \
+    range(job, begin, first);                                                            \
+    range(&streamed, first, last);                                                       \
+    v_stream_fence();                                                                    \
+    range(job, last, end);                                                               \
+  } while (0)
+
 #define TARGETED_KERNELS(name)                                                           \
-  CS_INLINE void name##_run(const cs_job *job, size_t begin, size_t end, int dims) {     \
+  CS_INLINE void name##_range(const cs_job *job, size_t begin, size_t end, int dims) {   \
     switch (job->target_kind) {                                                          \
     case CROWDSTEER_TARGET_POINT:                                                        \
       FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_POINT, dims));                \
@@ -382,11 +435,17 @@ CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) 
     default: FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_AGENTS, dims)); break; \
     }                                                                                    \
   }                                                                                      \
+  CS_NOINLINE static void name##_range_2d(const cs_job *job, size_t begin, size_t end) { \
+    name##_range(job, begin, end, 2);                                                    \
+  }                                                                                      \
+  CS_NOINLINE static void name##_range_3d(const cs_job *job, size_t begin, size_t end) { \
+    name##_range(job, begin, end, 3);                                                    \
+  }                                                                                      \
   static void name##_2d(const cs_job *job, size_t begin, size_t end) {                   \
-    name##_run(job, begin, end, 2);                                                      \
+    RUN_STREAMED(name##_range_2d, job, begin, end, 2);                                   \
   }                                                                                      \
   static void name##_3d(const cs_job *job, size_t begin, size_t end) {                   \
-    name##_run(job, begin, end, 3);                                                      \
+    RUN_STREAMED(name##_range_3d, job, begin, end, 3);                                   \
   }
 
 TARGETED_KERNELS(seek)
@@ -396,17 +455,23 @@ TARGETED_KERNELS(leave)
 TARGETED_KERNELS(pursuit)
 TARGETED_KERNELS(evade)
 
-CS_INLINE void wander_run(const cs_job *job, size_t begin, size_t end, int dims) {
+CS_INLINE void wander_range(const cs_job *job, size_t begin, size_t end, int dims) {
   uint32_t key[3] = {0, 0, 0};
   for (int k = 0; k < dims; k++)
     key[k] = cs_random_key(job->wander_seed, job->wander_tick, (uint32_t)k);
   FOR_BLOCKS(wander_block(job, i, n, key, dims));
 }
+CS_NOINLINE static void wander_range_2d(const cs_job *job, size_t begin, size_t end) {
+  wander_range(job, begin, end, 2);
+}
+CS_NOINLINE static void wander_range_3d(const cs_job *job, size_t begin, size_t end) {
+  wander_range(job, begin, end, 3);
+}
 static void wander_2d(const cs_job *job, size_t begin, size_t end) {
-  wander_run(job, begin, end, 2);
+  RUN_STREAMED(wander_range_2d, job, begin, end, 2);
 }
 static void wander_3d(const cs_job *job, size_t begin, size_t end) {
-  wander_run(job, begin, end, 3);
+  RUN_STREAMED(wander_range_3d, job, begin, end, 3);
 }
 
 static void integrate_2d(const cs_job *job, size_t begin, size_t end) {

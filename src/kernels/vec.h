@@ -13,6 +13,7 @@
 #endif
 
 #define CS_INLINE static inline __attribute__((always_inline))
+#define CS_NOINLINE __attribute__((noinline))
 
 #if CS_LANES == 4
 #include <simde/x86/sse4.1.h>
@@ -22,6 +23,8 @@ typedef simde__m128 vmask; /* all-ones lanes where true */
 
 CS_INLINE vf v_load(const float *p) { return simde_mm_loadu_ps(p); }
 CS_INLINE void v_store(float *p, vf a) { simde_mm_storeu_ps(p, a); }
+/* Non-temporal store; p must be 16-byte aligned. */
+CS_INLINE void v_stream(float *p, vf a) { simde_mm_stream_ps(p, a); }
 CS_INLINE vf v_set1(float x) { return simde_mm_set1_ps(x); }
 CS_INLINE vf v_add(vf a, vf b) { return simde_mm_add_ps(a, b); }
 CS_INLINE vf v_sub(vf a, vf b) { return simde_mm_sub_ps(a, b); }
@@ -67,6 +70,8 @@ typedef simde__m256 vmask;
 
 CS_INLINE vf v_load(const float *p) { return simde_mm256_loadu_ps(p); }
 CS_INLINE void v_store(float *p, vf a) { simde_mm256_storeu_ps(p, a); }
+/* Non-temporal store; p must be 32-byte aligned. */
+CS_INLINE void v_stream(float *p, vf a) { simde_mm256_stream_ps(p, a); }
 CS_INLINE vf v_set1(float x) { return simde_mm256_set1_ps(x); }
 CS_INLINE vf v_add(vf a, vf b) { return simde_mm256_add_ps(a, b); }
 CS_INLINE vf v_sub(vf a, vf b) { return simde_mm256_sub_ps(a, b); }
@@ -115,6 +120,15 @@ typedef simde__mmask16 vmask;
 
 CS_INLINE vf v_load(const float *p) { return simde_mm512_loadu_ps(p); }
 CS_INLINE void v_store(float *p, vf a) { simde_mm512_storeu_ps(p, a); }
+/* Non-temporal store; p must be 64-byte aligned. SIMDe 0.7.4 has no 512-bit
+ * stream: the emulated build stores normally (same values). */
+CS_INLINE void v_stream(float *p, vf a) {
+#if defined(__AVX512F__)
+  _mm512_stream_ps(p, a);
+#else
+  simde_mm512_storeu_ps(p, a);
+#endif
+}
 CS_INLINE vf v_set1(float x) { return simde_mm512_set1_ps(x); }
 CS_INLINE vf v_add(vf a, vf b) { return simde_mm512_add_ps(a, b); }
 CS_INLINE vf v_sub(vf a, vf b) { return simde_mm512_sub_ps(a, b); }
@@ -237,17 +251,21 @@ CS_INLINE vf v_gather_lanes(const float *base, const uint32_t lane_index[W]) {
   return simde_mm_setr_ps(base[lane_index[0]], base[lane_index[1]], base[lane_index[2]],
                           base[lane_index[3]]);
 #elif CS_LANES == 8
-  return simde_mm256_setr_ps(base[lane_index[0]], base[lane_index[1]],
-                             base[lane_index[2]], base[lane_index[3]],
-                             base[lane_index[4]], base[lane_index[5]],
-                             base[lane_index[6]], base[lane_index[7]]);
+  return simde_mm256_setr_ps(
+      base[lane_index[0]], base[lane_index[1]], base[lane_index[2]], base[lane_index[3]],
+      base[lane_index[4]], base[lane_index[5]], base[lane_index[6]], base[lane_index[7]]);
 #else
   float lanes[W];
-  for (int k = 0; k < W; k++) lanes[k] = base[lane_index[k]];
+  for (int k = 0; k < W; k++)
+    lanes[k] = base[lane_index[k]];
   return v_load(lanes);
 #endif
 }
 
 CS_INLINE vf v_zero(void) { return v_set1(0.0f); }
+
+/* Orders earlier non-temporal stores before any later store, so that another
+ * thread that sees the call's return sees its results. */
+CS_INLINE void v_stream_fence(void) { simde_mm_sfence(); }
 
 #endif /* CROWDSTEER_VEC_H */

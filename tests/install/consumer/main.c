@@ -13,7 +13,7 @@ int main(void) {
       .count = 4, .dims = 2, .px = px, .py = py, .vx = vx, .vy = vy};
   crowdsteer_target goal = {.kind = CROWDSTEER_TARGET_POINT, .point = {10, 0}};
   crowdsteer_params params = {.max_speed = 0.5f}; /* zero fields: defaults */
-  crowdsteer_output out = {.steering = {sx, sy}}; /* overwrite mode */
+  crowdsteer_output out = {.steering = {.x = sx, .y = sy}}; /* overwrite mode */
 
   for (int step = 0; step < 60; step++) {
     crowdsteer_status status = crowdsteer_seek(&crowd, &goal, &params, &out, 0, 4);
