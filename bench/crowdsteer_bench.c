@@ -117,8 +117,11 @@ static void world_free(world *w) {
 
 /* Array number `slot` of a block: 320 bytes = 5 cache lines more per slot,
  * so up to 64 arrays all start at different offsets modulo 4 KiB. */
+/* Slots are array_bytes + 4 KiB apart, so that the stagger never makes one
+ * array run into the next (it did once, at the wrap of the offset: p.z and
+ * v.z shared most of their elements at 1024 agents in 3D). */
 static void *array_at(unsigned char *block, size_t array_bytes, size_t slot) {
-  return block + slot * array_bytes + (slot * 320u) % 4096u;
+  return block + slot * (array_bytes + 4096u) + (slot * 320u) % 4096u;
 }
 
 /* Every array in one block, each starting at a different offset modulo

@@ -2,7 +2,7 @@
 # object library with its own flags, linked into crowdsteer. The dispatcher
 # learns which exist through CROWDSTEER_HAVE_<ISA>.
 set(CROWDSTEER_BACKENDS "")
-# Testing aid for machines without AVX-512 (such as the development VM): the
+# Testing aid for machines without AVX-512 (such as AMD Zen 3 and older): the
 # 16-lane backend is built through SIMDe's portable AVX-512 emulation on AVX2
 # and reported as available wherever AVX2 is, so its lane logic (masks,
 # tails, 16-wide hashing) is checked bit for bit. Never for production.

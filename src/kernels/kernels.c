@@ -391,7 +391,7 @@ CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) 
 CS_INLINE int stream_split(const cs_job *job, size_t begin, size_t end, int dims,
                            size_t *first, size_t *last) {
   const uintptr_t vector_bytes = W * sizeof(float);
-  if (job->mode != CROWDSTEER_OVERWRITE || job->out_base != 0 ||
+  if (job->mode != CROWDSTEER_OVERWRITE ||
       (end - begin) * (size_t)dims * sizeof(float) < CS_STREAM_MIN_BYTES)
     return 0;
   const uintptr_t offset = (uintptr_t)(job->out[0] + begin) % vector_bytes;
