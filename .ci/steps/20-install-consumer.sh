@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# CI step: installs crowdsteer (static from the release build, then a shared
-# build) into temporary prefixes and builds and runs tests/install/consumer
-# against each, through find_package(crowdsteer) and through pkg-config.
+# CI step: the README's "Install" section, word for word (its command blocks
+# are the files in tests/install/readme/, which a ctest test keeps equal to
+# the README): a library-only static build and a shared build installed into
+# temporary prefixes, each used by a C and a C++-only CMake project and by
+# plain pkg-config; the newcomer example (examples/chase) against the static
+# install; and the shared library's SONAME and exported symbols.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-tools/deps build-essential cmake ninja-build libsimde-dev pkg-config binutils
+tools/deps build-essential cmake libsimde-dev pkg-config binutils
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-jobs=$(nproc)
-[ "$jobs" -le 2 ] || jobs=2 # shared build machines: stay polite
 fail() { echo "install-consumer: FAIL: $*" >&2; exit 1; }
+readme() { bash -euo pipefail "$root/tests/install/readme/$1"; }
 
 # The public functions the header declares with CROWDSTEER_API.
 declared_api() {
@@ -20,51 +22,47 @@ declared_api() {
     tr -d '(' | sort -u
 }
 
-# consumer KIND PREFIX: builds and runs the consumer via CMake and pkg-config.
-consumer() {
-  local kind=$1 prefix=$2
-  echo "--- $kind: CMake consumer (find_package)"
-  cmake -S tests/install/consumer -B "$work/consumer-$kind" -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-  cmake --build "$work/consumer-$kind" >/dev/null
-  "$work/consumer-$kind/consumer"
-
-  echo "--- $kind: pkg-config consumer"
-  local pc_dir libdir flags
-  pc_dir=$(dirname "$(find "$prefix" -name crowdsteer.pc | head -n1)")
-  [ -n "$pc_dir" ] || fail "$kind: no crowdsteer.pc installed"
-  libdir=$(PKG_CONFIG_PATH="$pc_dir" pkg-config --variable=libdir crowdsteer)
-  if [ "$kind" = static ]; then
-    # A static library's own dependencies (-lm) are in Libs.private.
-    flags=$(PKG_CONFIG_PATH="$pc_dir" pkg-config --static --cflags --libs crowdsteer)
-  else
-    flags="$(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs crowdsteer) -Wl,-rpath,$libdir"
-  fi
-  echo "pkg-config: $flags"
-  # shellcheck disable=SC2086 # the flags are a word list on purpose
-  cc -std=c11 -Wall -Wextra -Werror tests/install/consumer/main.c $flags \
-    -o "$work/consumer-$kind-pc"
-  "$work/consumer-$kind-pc"
+# consumers KIND: the README's CMake (C, then C++-only) and pkg-config
+# consumers against $PREFIX, each in a directory of its own.
+consumers() {
+  local kind=$1
+  for lang in c cxx; do
+    echo "--- $kind: CMake consumer, $lang project"
+    local dir="$work/cmake-$lang-$kind" source=consumer
+    [ "$lang" = c ] || source=consumer_cxx
+    mkdir -p "$dir" && cp -r "$root/tests/install/$source" "$dir/myapp"
+    (cd "$dir" && readme cmake-consumer.sh)
+    if [ "$lang" = cxx ] && grep -q '^CMAKE_C_COMPILER:' "$dir/myapp/build/CMakeCache.txt"; then
+      fail "the C++-only consumer enabled C"
+    fi
+  done
+  echo "--- $kind: pkg-config consumer (plain --libs)"
+  mkdir -p "$work/pc-$kind" && cp "$root/tests/install/consumer/main.c" "$work/pc-$kind/"
+  (cd "$work/pc-$kind" && PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --libs crowdsteer &&
+    readme "pkg-config-$kind.sh")
 }
 
-echo "=== static: install the release build"
-cmake --preset release >/dev/null
-cmake --build --preset release --target crowdsteer >/dev/null
-cmake --install build/release --prefix "$work/static" >/dev/null
-[ -f "$work/static/include/crowdsteer.h" ] || fail "header not installed"
-find "$work/static" -name 'libcrowdsteer.a' | grep -q . || fail "libcrowdsteer.a not installed"
-if find "$work/static" -name 'libcrowdsteer.so*' | grep -q .; then
+echo "=== static (the default): library-only build and install"
+export PREFIX="$work/static"
+readme install-static.sh >/dev/null
+if grep -q '^CMAKE_CXX_COMPILER:' build/lib/CMakeCache.txt; then
+  fail "the library-only configure enabled C++"
+fi
+[ -f "$PREFIX/include/crowdsteer.h" ] || fail "header not installed"
+[ -f "$PREFIX/lib/libcrowdsteer.a" ] || fail "libcrowdsteer.a not installed"
+if find "$PREFIX" -name 'libcrowdsteer.so*' | grep -q .; then
   fail "static install also holds a shared library"
 fi
-consumer static "$work/static"
+consumers static
+echo "--- static: the newcomer example, examples/chase"
+readme chase.sh | tee "$work/chase.out"
+grep -Eq ': [1-9][0-9]* catches, 0 non-finite values$' "$work/chase.out" ||
+  fail "examples/chase: no catches"
 
-echo "=== shared: -DBUILD_SHARED_LIBS=ON build and install"
-cmake -S . -B build/ci-shared -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DBUILD_SHARED_LIBS=ON -DCROWDSTEER_BUILD_TESTS=OFF -DCROWDSTEER_BUILD_DEMO=OFF \
-  -DCROWDSTEER_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build/ci-shared -j"$jobs" >/dev/null
-cmake --install build/ci-shared --prefix "$work/shared" >/dev/null
-so=$(find "$work/shared" -name 'libcrowdsteer.so.*.*.*' | head -n1)
+echo "=== shared: library-only build and install"
+export PREFIX="$work/shared"
+readme install-shared.sh >/dev/null
+so=$(find "$PREFIX" -name 'libcrowdsteer.so.*.*.*' | head -n1)
 [ -n "$so" ] || fail "no versioned libcrowdsteer.so installed"
 libdir=$(dirname "$so")
 [ -L "$libdir/libcrowdsteer.so" ] || fail "libcrowdsteer.so link missing"
@@ -89,9 +87,9 @@ if ! diff -u "$work/declared" "$work/exported"; then
 fi
 echo "exports: $(wc -l <"$work/exported") crowdsteer_* functions, nothing else"
 
-consumer shared "$work/shared"
-for exe in consumer-shared/consumer consumer-shared-pc; do
+consumers shared
+for exe in cmake-c-shared/myapp/build/myapp cmake-cxx-shared/myapp/build/myapp pc-shared/myapp; do
   readelf -d "$work/$exe" | grep -q "NEEDED.*\[$soname\]" ||
     fail "$exe is not linked to $soname"
 done
-echo "=== install consumer: static and shared, CMake and pkg-config: OK"
+echo "=== install consumer: README install section, static and shared, C and C++ CMake, pkg-config, examples/chase: OK"
