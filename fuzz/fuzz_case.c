@@ -1,5 +1,5 @@
-/* Decodes fuzzer bytes into one crowdsteer call and checks SPEC.md's error
- * contract and exactness on it (properties listed above cs_fuzz_one). */
+/* Decodes fuzzer bytes into one crowdsteer call and checks on it the error
+ * contract and exactness of docs/behaviours.md §9-10 (see cs_fuzz_one). */
 #include "fuzz_case.h"
 #include "fuzz_internal.h"
 
@@ -317,7 +317,7 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
   }
 }
 
-/* ---- the oracle: which statuses SPEC.md section 6 allows ------------------ */
+/* ---- the oracle: which statuses docs/behaviours.md §9 allows ------------- */
 
 #define ERR(code) (1u << (code))
 
@@ -347,7 +347,7 @@ static int vectors_null(const fuzz_case *c, int first, int dims) {
 }
 
 /* `required`: the call must fail with one of these (0: it must succeed);
- * `optional`: also acceptable (checks whose order the spec leaves open, and
+ * `optional`: also acceptable (checks whose order behaviours.md §9 leaves open, and
  * strictness the header does not promise, e.g. NULL params). */
 static void expected_errors(const fuzz_case *c, const world *w, unsigned *required,
                             unsigned *optional) {
@@ -541,7 +541,7 @@ static int check_same_output(const fuzz_case *c, int isa, const world *want,
 }
 
 /* The finite-output premise: every state value the call reads is finite and
- * within SPEC's 1e18, and the parameters are "sane" (see docs/guarantees.md):
+ * within behaviours.md §10's 1e18, the parameters "sane" (see docs/guarantees.md):
  * magnitudes for which the formulas themselves cannot overflow. */
 #define STATE_BOUND 1e18f
 #define SANE_SPEED 1e6f
@@ -713,7 +713,7 @@ enum { STEP_FIRST_BYTE = 0xB0 };
 /* Properties, for the behaviours and the integrator (crowdsteer_step: see
  * fuzz_step.c):
  *  1. no crash and no sanitizer report (the harness's job);
- *  2. the status is one SPEC.md section 6 allows for the input (oracle);
+ *  2. the status is one docs/behaviours.md §9 allows for the input (oracle);
  *  3. a failed call leaves every array byte-for-byte unchanged;
  *  4. a valid call writes only its outputs, only on [begin, end);
  *  5. a valid call is bit-identical to the scalar reference (NaN == NaN);

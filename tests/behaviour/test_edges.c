@@ -1,6 +1,7 @@
-/* SPEC.md's edge cases: agent on its target, at rest, count 0 and 1, empty
- * ranges with NULL arrays, coordinates up to 1e18, tiny and subnormal values,
- * max_speed 0, pursuit's zero divisor and head-on branch, NaN isolation. */
+/* The edge cases of docs/behaviours.md (§3.9 zero distances, §9, §10): agent on its
+ * target, at rest, count 0 and 1, empty ranges with NULL arrays, coordinates up to 1e18,
+ * tiny and subnormal values, max_speed 0, pursuit's zero divisor and head-on branch, NaN
+ * isolation. */
 #include "behaviour_util.h"
 /* after check.h, which brings the <math.h> it needs */
 #include "../common/scenario.h"

@@ -232,7 +232,7 @@ static void test_pursuit_beats_seek(void) {
   }
 }
 
-/* Evade's steering matches SPEC's prediction computed here in double:
+/* Evade's steering matches behaviours.md §3.5's prediction computed here in double:
  * T = len(d) / (max_speed + len(tv)), capped, threat = tp + tv*T. */
 static void test_evade_prediction(void) {
   for (int dims = 2; dims <= 3; dims++) {

@@ -35,8 +35,8 @@ static inline uint32_t rng_below(rng *r, uint32_t n) {
   return (uint32_t)((rng_next(r) >> 32) % n);
 }
 
-/* A magnitude from 1e-6 to 1e18 (the state range SPEC.md guarantees), mostly
- * moderate so the interesting branches are common. */
+/* A magnitude from 1e-6 to 1e18 (the state range of behaviours.md §10),
+ * mostly moderate so the interesting branches are common. */
 static inline float rng_scale(rng *r) {
   static const float scales[] = {1e-6f, 1e-2f, 1.0f, 1.0f, 10.0f, 10.0f,
                                  100.0f, 1e4f, 1e9f, 1e18f};
