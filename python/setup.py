@@ -1,0 +1,81 @@
+"""Builds the crowdsteer extension against the C library of this repository.
+
+CMake builds the static libcrowdsteer exactly as the project builds it (every
+SIMD backend compiled with its own ISA flags, run-time dispatch, OpenMP,
+position-independent code), and the extension links it, so a Python user gets
+the same kernels, and the same bits, as a C user on the same CPU.
+
+Environment: CROWDSTEER_CMAKE_ARGS adds CMake options (for example
+-DCROWDSTEER_SIMD=OFF); CROWDSTEER_CMAKE_BUILD_DIR moves the library's build.
+"""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+HEADER = REPO / "include" / "crowdsteer.h"
+
+
+def library_version():
+    text = HEADER.read_text()
+    parts = [re.search(r"#define CROWDSTEER_VERSION_%s (\d+)" % p, text).group(1)
+             for p in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(parts)
+
+
+def libs_private(pc_file):
+    """The static library's own link flags (libm, OpenMP) from its .pc file."""
+    for line in pc_file.read_text().splitlines():
+        if line.startswith("Libs.private:"):
+            return shlex.split(line.split(":", 1)[1])
+    return []
+
+
+class BuildWithCMake(build_ext):
+    """build_ext that first builds libcrowdsteer.a with the project's CMake."""
+
+    def run(self):
+        if not HEADER.is_file():
+            raise RuntimeError("crowdsteer's Python package builds from the crowdsteer "
+                               "repository: %s is missing" % HEADER)
+        build_dir = Path(os.environ.get("CROWDSTEER_CMAKE_BUILD_DIR",
+                                        HERE / "build" / "libcrowdsteer"))
+        configure = ["cmake", "-S", str(REPO), "-B", str(build_dir),
+                     "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF",
+                     "-DCROWDSTEER_BUILD_TESTS=OFF", "-DCROWDSTEER_BUILD_DEMO=OFF",
+                     "-DCROWDSTEER_BUILD_BENCHMARKS=OFF"]
+        if shutil.which("ninja") and not (build_dir / "CMakeCache.txt").exists():
+            configure += ["-G", "Ninja"]
+        configure += shlex.split(os.environ.get("CROWDSTEER_CMAKE_ARGS", ""))
+        subprocess.check_call(configure)
+        subprocess.check_call(["cmake", "--build", str(build_dir), "--target",
+                               "crowdsteer"])
+        library = build_dir / "libcrowdsteer.a"
+        for ext in self.extensions:
+            ext.extra_objects = [str(library)]
+            ext.depends = ext.depends + [str(library), str(HEADER)]
+            # The library's symbols stay inside the extension.
+            ext.extra_link_args = (libs_private(build_dir / "crowdsteer.pc")
+                                   + ["-Wl,--exclude-libs,ALL"])
+        super().run()
+
+
+setup(
+    version=library_version(),
+    ext_modules=[Extension(
+        "crowdsteer._crowdsteer",
+        sources=["src/crowdsteer/_crowdsteer.c"],
+        include_dirs=[str(REPO / "include"), numpy.get_include()],
+        define_macros=[("CROWDSTEER_STATIC_DEFINE", None)],
+        extra_compile_args=["-Wall", "-Wno-missing-field-initializers"],
+    )],
+    cmdclass={"build_ext": BuildWithCMake},
+)

@@ -1,0 +1,112 @@
+"""crowdsteer for NumPy: batch steering behaviours for very large crowds.
+
+The C library's API, one to one, on NumPy arrays used in place (zero-copy):
+every per-agent array is a 1-D, C-contiguous float32 array (uint32 for target
+indices and behaviour masks) whose length is the agents' count. Anything else
+raises TypeError or ValueError naming the argument, before anything is
+written. Every library status is an exception, a subclass of
+crowdsteer.Error. The GIL is released while the library runs.
+
+    import numpy as np, crowdsteer as cs
+    n = 4
+    px, py = np.array([0, 0, 5, -3], np.float32), np.array([0, 4, -2, 1], np.float32)
+    vx, vy = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    agents = cs.Agents(px, py, vx, vy)
+    steering = (np.empty(n, np.float32), np.empty(n, np.float32))
+    params = cs.Params(max_speed=0.5)
+    for _ in range(60):
+        cs.seek(agents, cs.Target.point((10, 0)), params, steering)
+        cs.integrate(agents, steering, params)
+
+The exact semantics are the C library's (docs/behaviours.md); C structs are
+classes with the same field names: Agents, Params, Target, WanderState and
+Behaviour (one entry of a step). Crowd holds a double-buffered crowd.
+"""
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ._crowdsteer import *  # noqa: F401,F403 (the C API)
+from ._crowdsteer import (Agents, Behaviour, Error, Params, errors_by_status,
+                          step, version_string)
+
+__version__ = version_string()
+
+
+def supported_isas() -> list:
+    """Names of the ISAs this build contains and this CPU runs, best last."""
+    from ._crowdsteer import ISA_COUNT, isa_name, isa_supported
+    return [isa_name(i) for i in range(ISA_COUNT) if isa_supported(i)]
+
+
+def _state(count: int, dims: int) -> Agents:
+    arrays = [np.zeros(count, np.float32) for _ in range(2 * dims)]
+    if dims == 2:
+        return Agents(*arrays)
+    px, py, pz, vx, vy, vz = arrays
+    return Agents(px, py, vx, vy, pz=pz, vz=vz)
+
+
+class Crowd:
+    """A double-buffered crowd: two Agents buffers of `count` agents.
+
+    crowd.step(behaviours, ...) runs one crowdsteer_step that reads the
+    current buffer and writes the other, then swaps them, so behaviours with
+    agent targets see their targets as they were before the step without a
+    copy. crowd.px, crowd.vx, ... are the current buffer's arrays (NumPy,
+    writeable, used in place): after a step they are other arrays, so read
+    them again rather than keeping them. Only agents [begin, end) of a step
+    are written into the new buffer.
+    """
+
+    def __init__(self, count: int, dims: int = 2):
+        if dims not in (2, 3):
+            raise ValueError("dims must be 2 or 3, not %r" % (dims,))
+        if count < 0:
+            raise ValueError("count must not be negative")
+        self.count, self.dims = int(count), dims
+        self._buffers = [_state(self.count, dims), _state(self.count, dims)]
+        self._current = 0
+
+    @property
+    def agents(self) -> Agents:
+        """The current state, as the Agents the C calls take."""
+        return self._buffers[self._current]
+
+    @property
+    def next_agents(self) -> Agents:
+        """The other buffer, which the next step writes."""
+        return self._buffers[1 - self._current]
+
+    px = property(lambda self: self.agents.px, doc="positions, x")
+    py = property(lambda self: self.agents.py, doc="positions, y")
+    pz = property(lambda self: self.agents.pz, doc="positions, z (None in 2D)")
+    vx = property(lambda self: self.agents.vx, doc="velocities, x")
+    vy = property(lambda self: self.agents.vy, doc="velocities, y")
+    vz = property(lambda self: self.agents.vz, doc="velocities, z (None in 2D)")
+
+    @property
+    def position(self) -> tuple:
+        """(px, py) or (px, py, pz) of the current state."""
+        a = self.agents
+        return (a.px, a.py) if self.dims == 2 else (a.px, a.py, a.pz)
+
+    @property
+    def velocity(self) -> tuple:
+        """(vx, vy) or (vx, vy, vz) of the current state."""
+        a = self.agents
+        return (a.vx, a.vy) if self.dims == 2 else (a.vx, a.vy, a.vz)
+
+    def step(self, behaviours: Sequence[Behaviour], *, integrator: Optional[Params] = None,
+             combine: int = 0, priority_threshold: float = 0.0,
+             mask: Optional[np.ndarray] = None, tile_size: int = 0, threads: int = 0,
+             begin: int = 0, end: Optional[int] = None) -> None:
+        """One crowdsteer_step from the current buffer into the other, then a swap.
+
+        Arguments as crowdsteer.step (without output and snapshot). On error
+        nothing is written and the buffers are not swapped.
+        """
+        step(self.agents, behaviours, integrator=integrator, combine=combine,
+             priority_threshold=priority_threshold, mask=mask, output=self.next_agents,
+             tile_size=tile_size, threads=threads, begin=begin, end=end)
+        self._current = 1 - self._current

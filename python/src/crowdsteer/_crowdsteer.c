@@ -1,0 +1,1405 @@
+/* crowdsteer._crowdsteer: the CPython and NumPy binding of the crowdsteer C
+ * API. Arrays are used in place (zero-copy); every argument is checked before
+ * the library runs, and the library runs with the GIL released. The tables
+ * below (statuses, constants, parameters, target kinds, behaviours) are the
+ * only places that list the C API, so a new field or status is one row. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "crowdsteer.h"
+
+/* ---- tables ---------------------------------------------------------------- */
+
+/* Every crowdsteer_status but OK; each becomes crowdsteer.<CamelCase>Error.
+ * tests/test_errors.py checks this list against include/crowdsteer.h. */
+static const struct status_row {
+  crowdsteer_status status;
+  const char *c_name; /* without the CROWDSTEER_ERROR_ prefix */
+} status_rows[] = {
+    {CROWDSTEER_ERROR_NULL_POINTER, "NULL_POINTER"},
+    {CROWDSTEER_ERROR_DIMS, "DIMS"},
+    {CROWDSTEER_ERROR_RANGE, "RANGE"},
+    {CROWDSTEER_ERROR_PARAMETER, "PARAMETER"},
+    {CROWDSTEER_ERROR_AGENT_INDEX, "AGENT_INDEX"},
+    {CROWDSTEER_ERROR_UNKNOWN_ISA, "UNKNOWN_ISA"},
+    {CROWDSTEER_ERROR_UNSUPPORTED_ISA, "UNSUPPORTED_ISA"},
+};
+enum { STATUS_ROWS = sizeof status_rows / sizeof status_rows[0] };
+
+/* Integer constants exported as module attributes. */
+static const struct constant_row {
+  const char *name;
+  long value;
+} constant_rows[] = {
+    {"SEEK", CROWDSTEER_SEEK},
+    {"FLEE", CROWDSTEER_FLEE},
+    {"ARRIVE", CROWDSTEER_ARRIVE},
+    {"LEAVE", CROWDSTEER_LEAVE},
+    {"PURSUIT", CROWDSTEER_PURSUIT},
+    {"EVADE", CROWDSTEER_EVADE},
+    {"WANDER", CROWDSTEER_WANDER},
+    {"TARGET_POINT", CROWDSTEER_TARGET_POINT},
+    {"TARGET_ARRAYS", CROWDSTEER_TARGET_ARRAYS},
+    {"TARGET_AGENTS", CROWDSTEER_TARGET_AGENTS},
+    {"OVERWRITE", CROWDSTEER_OVERWRITE},
+    {"ACCUMULATE", CROWDSTEER_ACCUMULATE},
+    {"BLEND", CROWDSTEER_BLEND},
+    {"PRIORITY", CROWDSTEER_PRIORITY},
+    {"STEP_MAX_BEHAVIOURS", CROWDSTEER_STEP_MAX_BEHAVIOURS},
+    {"ISA_SCALAR", CROWDSTEER_ISA_SCALAR},
+    {"ISA_SSE4", CROWDSTEER_ISA_SSE4},
+    {"ISA_AVX2", CROWDSTEER_ISA_AVX2},
+    {"ISA_AVX512", CROWDSTEER_ISA_AVX512},
+    {"ISA_NEON", CROWDSTEER_ISA_NEON},
+    {"ISA_COUNT", CROWDSTEER_ISA_COUNT},
+};
+
+/* crowdsteer_params: uniform floats and per-agent arrays, by name. */
+#define PARAM_FLOAT(field) {#field, offsetof(crowdsteer_params, field)}
+static const struct field_row {
+  const char *name;
+  size_t offset;
+} param_float_rows[] = {
+    PARAM_FLOAT(max_speed),      PARAM_FLOAT(max_force),       PARAM_FLOAT(mass),
+    PARAM_FLOAT(dt),             PARAM_FLOAT(time_to_target),  PARAM_FLOAT(target_radius),
+    PARAM_FLOAT(slowing_radius), PARAM_FLOAT(panic_radius),    PARAM_FLOAT(danger_radius),
+    PARAM_FLOAT(escape_radius),  PARAM_FLOAT(max_prediction),  PARAM_FLOAT(wander_radius),
+    PARAM_FLOAT(wander_distance), PARAM_FLOAT(jitter),
+};
+static const struct field_row param_array_rows[] = {
+    PARAM_FLOAT(max_speed_per_agent),       PARAM_FLOAT(max_force_per_agent),
+    PARAM_FLOAT(mass_per_agent),            PARAM_FLOAT(target_radius_per_agent),
+    PARAM_FLOAT(slowing_radius_per_agent),  PARAM_FLOAT(panic_radius_per_agent),
+    PARAM_FLOAT(danger_radius_per_agent),   PARAM_FLOAT(escape_radius_per_agent),
+    PARAM_FLOAT(wander_radius_per_agent),   PARAM_FLOAT(wander_distance_per_agent),
+};
+enum {
+  PARAM_FLOATS = sizeof param_float_rows / sizeof param_float_rows[0],
+  PARAM_ARRAYS = sizeof param_array_rows / sizeof param_array_rows[0],
+};
+
+/* ---- errors ------------------------------------------------------------------ */
+
+/* PyModule_AddObjectRef, taking over `obj` (a new reference, or NULL after a
+ * failure) whatever happens. */
+static int add_owned(PyObject *module, const char *name, PyObject *obj) {
+  if (!obj) return -1;
+  int result = PyModule_AddObjectRef(module, name, obj);
+  Py_DECREF(obj);
+  return result;
+}
+
+static PyObject *error_base;                   /* crowdsteer.Error */
+static PyObject *error_classes[STATUS_ROWS];   /* one per status_rows entry */
+
+/* Raises the exception of a library status; returns NULL. */
+static PyObject *raise_status(crowdsteer_status status) {
+  for (int i = 0; i < STATUS_ROWS; i++)
+    if (status_rows[i].status == status) {
+      PyErr_SetString(error_classes[i], crowdsteer_status_string(status));
+      return NULL;
+    }
+  PyErr_Format(error_base, "%s (status %d)", crowdsteer_status_string(status),
+               (int)status);
+  return NULL;
+}
+
+/* "NULL_POINTER" -> "NullPointerError". */
+static void class_name_of(const char *c_name, char *out, size_t size) {
+  size_t n = 0;
+  int upper = 1;
+  for (const char *c = c_name; *c && n + 6 < size; c++) {
+    if (*c == '_') {
+      upper = 1;
+      continue;
+    }
+    out[n++] = upper ? *c : (char)(*c - 'A' + 'a');
+    upper = 0;
+  }
+  memcpy(out + n, "Error", 6);
+}
+
+static int add_errors(PyObject *module) {
+  error_base = PyErr_NewExceptionWithDoc(
+      "crowdsteer.Error",
+      "A crowdsteer library call returned an error status. Each status has its "
+      "own subclass; `status` is the library's status number.",
+      NULL, NULL);
+  if (!error_base || PyObject_SetAttrString(error_base, "status", Py_None) < 0 ||
+      PyModule_AddObjectRef(module, "Error", error_base) < 0)
+    return -1;
+  PyObject *by_status = PyDict_New();
+  if (!by_status) return -1;
+  for (int i = 0; i < STATUS_ROWS; i++) {
+    char short_name[64], full_name[80];
+    class_name_of(status_rows[i].c_name, short_name, sizeof short_name);
+    snprintf(full_name, sizeof full_name, "crowdsteer.%s", short_name);
+    const char *doc = crowdsteer_status_string(status_rows[i].status);
+    PyObject *cls = PyErr_NewExceptionWithDoc(full_name, doc, error_base, NULL);
+    PyObject *code = PyLong_FromLong((long)status_rows[i].status);
+    int failed = !cls || !code || PyObject_SetAttrString(cls, "status", code) < 0 ||
+                 PyDict_SetItem(by_status, code, cls) < 0 ||
+                 PyModule_AddObjectRef(module, short_name, cls) < 0;
+    Py_XDECREF(code);
+    error_classes[i] = cls;
+    if (failed) {
+      Py_DECREF(by_status);
+      return -1;
+    }
+  }
+  return add_owned(module, "errors_by_status", by_status);
+}
+
+/* ---- array checks -------------------------------------------------------------- */
+
+enum access { READS = 0, WRITES = 1 };
+
+/* The data of `obj` if it is a 1-D, C-contiguous, aligned, native-order array of
+ * `typenum` with `count` elements (any length when count < 0), writeable when
+ * the call writes it; otherwise NULL with a TypeError or ValueError naming it. */
+static void *array_data(PyObject *obj, const char *name, int typenum, Py_ssize_t count,
+                        enum access access) {
+  const char *type_name = typenum == NPY_FLOAT32 ? "float32" : "uint32";
+  if (!PyArray_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a numpy.ndarray of %s, not %.100s", name,
+                 type_name, Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  PyArrayObject *a = (PyArrayObject *)obj;
+  if (PyArray_TYPE(a) != typenum || !PyArray_ISNOTSWAPPED(a)) {
+    PyObject *dtype = PyObject_Str((PyObject *)PyArray_DESCR(a));
+    PyErr_Format(PyExc_TypeError, "%s must have dtype %s (native byte order), not %S",
+                 name, type_name, dtype ? dtype : Py_None);
+    Py_XDECREF(dtype);
+    return NULL;
+  }
+  if (PyArray_NDIM(a) != 1) {
+    PyErr_Format(PyExc_ValueError, "%s must be 1-dimensional, not %d-dimensional", name,
+                 PyArray_NDIM(a));
+    return NULL;
+  }
+  if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a)) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s must be C-contiguous and aligned (crowdsteer uses arrays in "
+                 "place; pass numpy.ascontiguousarray(...))",
+                 name);
+    return NULL;
+  }
+  if (access == WRITES && !PyArray_ISWRITEABLE(a)) {
+    PyErr_Format(PyExc_ValueError, "%s is read-only, but this call writes it", name);
+    return NULL;
+  }
+  if (count >= 0 && PyArray_DIM(a, 0) != count) {
+    PyErr_Format(PyExc_ValueError, "%s has %zd elements, but the agents' count is %zd",
+                 name, (Py_ssize_t)PyArray_DIM(a, 0), count);
+    return NULL;
+  }
+  return PyArray_DATA(a);
+}
+
+static float *float_array(PyObject *obj, const char *name, Py_ssize_t count,
+                          enum access access) {
+  return (float *)array_data(obj, name, NPY_FLOAT32, count, access);
+}
+
+/* An optional per-agent array: None gives NULL without error (*failed = 0). */
+static void *optional_array(PyObject *obj, const char *name, int typenum,
+                            Py_ssize_t count, int *failed) {
+  if (!obj || obj == Py_None) return NULL;
+  void *data = array_data(obj, name, typenum, count, READS);
+  *failed |= data == NULL;
+  return data;
+}
+
+/* A tuple or list of `dims` arrays (x, y[, z]) as crowdsteer_vectors. The
+ * arrays are referenced into keep[] (the caller releases them) so that they
+ * outlive the call even if another thread changes the list meanwhile. */
+static int vectors_from(PyObject *seq, const char *name, int dims, Py_ssize_t count,
+                        enum access access, crowdsteer_vectors *out, PyObject *keep[3]) {
+  if (!PyTuple_Check(seq) && !PyList_Check(seq)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a tuple of %d float32 arrays (x, y%s), not %.100s",
+                 name, dims, dims == 3 ? ", z" : "", Py_TYPE(seq)->tp_name);
+    return -1;
+  }
+  if (PySequence_Fast_GET_SIZE(seq) != dims) {
+    PyErr_Format(PyExc_ValueError, "%s must hold %d arrays (the agents are %dD), not %zd",
+                 name, dims, dims, PySequence_Fast_GET_SIZE(seq));
+    return -1;
+  }
+  float *axes[3] = {NULL, NULL, NULL};
+  for (int k = 0; k < dims; k++) {
+    char item_name[96];
+    snprintf(item_name, sizeof item_name, "%s[%d]", name, k);
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, k);
+    axes[k] = float_array(item, item_name, count, access);
+    if (!axes[k]) return -1;
+  }
+  for (int k = 0; k < dims; k++) {
+    keep[k] = PySequence_Fast_GET_ITEM(seq, k);
+    Py_INCREF(keep[k]);
+  }
+  out->x = axes[0];
+  out->y = axes[1];
+  out->z = axes[2];
+  return 0;
+}
+
+static void release(PyObject **keep, int n) {
+  for (int i = 0; i < n; i++)
+    Py_CLEAR(keep[i]);
+}
+
+/* ---- Agents ------------------------------------------------------------------ */
+
+static const char *const agent_field_names[6] = {"px", "py", "pz", "vx", "vy", "vz"};
+
+typedef struct {
+  PyObject_HEAD crowdsteer_agents c;
+  PyObject *arrays[6]; /* px py pz vx vy vz; z entries NULL in 2D */
+} AgentsObject;
+
+static PyTypeObject Agents_Type;
+
+static float **agents_slot(crowdsteer_agents *c, int field) {
+  float **slots[6] = {&c->px, &c->py, &c->pz, &c->vx, &c->vy, &c->vz};
+  return slots[field];
+}
+
+/* Checks the agents' arrays again for a call (flags can change after
+ * construction) and whether the call may write them. */
+static int agents_ready(AgentsObject *a, const char *name, enum access access) {
+  for (int f = 0; f < 6; f++) {
+    if (!a->arrays[f]) continue;
+    char field_name[64];
+    snprintf(field_name, sizeof field_name, "%s.%s", name, agent_field_names[f]);
+    if (!float_array(a->arrays[f], field_name, (Py_ssize_t)a->c.count, access)) return -1;
+  }
+  return 0;
+}
+
+static AgentsObject *as_agents(PyObject *obj, const char *name, enum access access) {
+  if (!PyObject_TypeCheck(obj, &Agents_Type)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Agents, not %.100s", name,
+                 Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  AgentsObject *a = (AgentsObject *)obj;
+  return agents_ready(a, name, access) == 0 ? a : NULL;
+}
+
+static PyObject *Agents_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"px", "py", "vx", "vy", "pz", "vz", NULL};
+  PyObject *given[6] = {NULL}; /* in kwlist order */
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO|OO:Agents", kwlist, &given[0],
+                                   &given[1], &given[3], &given[4], &given[2],
+                                   &given[5]))
+    return NULL;
+  /* given[] is now in field order px py pz vx vy vz. */
+  for (int f = 2; f < 6; f += 3)
+    if (given[f] == Py_None) given[f] = NULL;
+  if ((given[2] == NULL) != (given[5] == NULL)) {
+    PyErr_SetString(PyExc_TypeError, "Agents: give both pz and vz (3D) or neither (2D)");
+    return NULL;
+  }
+  Py_ssize_t count = -1;
+  for (int f = 0; f < 6; f++) {
+    if (!given[f]) continue;
+    char field_name[16];
+    snprintf(field_name, sizeof field_name, "%s", agent_field_names[f]);
+    if (!float_array(given[f], field_name, count, READS)) return NULL;
+    if (count < 0) count = PyArray_DIM((PyArrayObject *)given[f], 0);
+  }
+  AgentsObject *self = (AgentsObject *)type->tp_alloc(type, 0);
+  if (!self) return NULL;
+  self->c.count = (size_t)count;
+  self->c.dims = given[2] ? 3 : 2;
+  for (int f = 0; f < 6; f++) {
+    if (!given[f]) continue;
+    self->arrays[f] = Py_NewRef(given[f]);
+    *agents_slot(&self->c, f) = (float *)PyArray_DATA((PyArrayObject *)given[f]);
+  }
+  return (PyObject *)self;
+}
+
+static void Agents_dealloc(AgentsObject *self) {
+  release(self->arrays, 6);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Agents_field(AgentsObject *self, void *closure) {
+  PyObject *a = self->arrays[(intptr_t)closure];
+  return Py_NewRef(a ? a : Py_None);
+}
+
+static PyObject *Agents_count(AgentsObject *self, void *closure) {
+  (void)closure;
+  return PyLong_FromSize_t(self->c.count);
+}
+
+static PyObject *Agents_dims(AgentsObject *self, void *closure) {
+  (void)closure;
+  return PyLong_FromLong(self->c.dims);
+}
+
+/* The addresses handed to the library, for the zero-copy tests. */
+static PyObject *Agents_pointers(AgentsObject *self, PyObject *unused) {
+  (void)unused;
+  PyObject *d = PyDict_New();
+  for (int f = 0; d && f < 6; f++) {
+    PyObject *v = PyLong_FromVoidPtr(*agents_slot(&self->c, f));
+    if (!v || PyDict_SetItemString(d, agent_field_names[f], v) < 0) Py_CLEAR(d);
+    Py_XDECREF(v);
+  }
+  return d;
+}
+
+static PyGetSetDef Agents_getset[] = {
+    {"px", (getter)Agents_field, NULL, "positions, x", (void *)0},
+    {"py", (getter)Agents_field, NULL, "positions, y", (void *)1},
+    {"pz", (getter)Agents_field, NULL, "positions, z (None in 2D)", (void *)2},
+    {"vx", (getter)Agents_field, NULL, "velocities, x", (void *)3},
+    {"vy", (getter)Agents_field, NULL, "velocities, y", (void *)4},
+    {"vz", (getter)Agents_field, NULL, "velocities, z (None in 2D)", (void *)5},
+    {"count", (getter)Agents_count, NULL, "number of agents (the arrays' length)", NULL},
+    {"dims", (getter)Agents_dims, NULL, "2 or 3", NULL},
+    {NULL}};
+
+static PyMethodDef Agents_methods[] = {
+    {"_pointers", (PyCFunction)Agents_pointers, METH_NOARGS,
+     "Data addresses passed to the library (tests)."},
+    {NULL}};
+
+static PyTypeObject Agents_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crowdsteer.Agents",
+    .tp_basicsize = sizeof(AgentsObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Agents(px, py, vx, vy, pz=None, vz=None)\n--\n\n"
+              "A batch of agents: positions and velocities as float32 arrays of one "
+              "length (the count), used in place. 3D when pz and vz are given.",
+    .tp_new = Agents_new,
+    .tp_dealloc = (destructor)Agents_dealloc,
+    .tp_getset = Agents_getset,
+    .tp_methods = Agents_methods,
+};
+
+/* ---- Params (immutable; replace() makes a changed copy) -------------------- */
+
+typedef struct {
+  PyObject_HEAD crowdsteer_params c;
+  PyObject *arrays[PARAM_ARRAYS];
+} ParamsObject;
+
+static PyTypeObject Params_Type;
+
+static float *param_float_slot(crowdsteer_params *c, int row) {
+  return (float *)((char *)c + param_float_rows[row].offset);
+}
+
+static const float **param_array_slot(crowdsteer_params *c, int row) {
+  return (const float **)((char *)c + param_array_rows[row].offset);
+}
+
+/* Sets one field by name; -1 with an exception for a bad name or value. */
+static int params_set(ParamsObject *p, PyObject *key, PyObject *value) {
+  const char *name = PyUnicode_AsUTF8(key);
+  if (!name) return -1;
+  for (int i = 0; i < PARAM_FLOATS; i++) {
+    if (strcmp(name, param_float_rows[i].name) != 0) continue;
+    double v = PyFloat_AsDouble(value);
+    if (v == -1.0 && PyErr_Occurred()) {
+      PyErr_Format(PyExc_TypeError, "Params.%s must be a number, not %.100s", name,
+                   Py_TYPE(value)->tp_name);
+      return -1;
+    }
+    *param_float_slot(&p->c, i) = (float)v;
+    return 0;
+  }
+  for (int i = 0; i < PARAM_ARRAYS; i++) {
+    if (strcmp(name, param_array_rows[i].name) != 0) continue;
+    char field_name[64];
+    snprintf(field_name, sizeof field_name, "Params.%s", name);
+    if (value != Py_None && !float_array(value, field_name, -1, READS)) return -1;
+    Py_XSETREF(p->arrays[i], value == Py_None ? NULL : Py_NewRef(value));
+    return 0;
+  }
+  PyErr_Format(PyExc_TypeError, "Params got an unexpected keyword argument '%s'", name);
+  return -1;
+}
+
+static int params_update(ParamsObject *p, PyObject *kwargs) {
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (kwargs && PyDict_Next(kwargs, &pos, &key, &value))
+    if (params_set(p, key, value) < 0) return -1;
+  return 0;
+}
+
+static PyObject *Params_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  if (PyTuple_GET_SIZE(args) != 0) {
+    PyErr_SetString(PyExc_TypeError, "Params takes keyword arguments only");
+    return NULL;
+  }
+  ParamsObject *self = (ParamsObject *)type->tp_alloc(type, 0);
+  if (self && params_update(self, kwargs) < 0) Py_CLEAR(self);
+  return (PyObject *)self;
+}
+
+static void Params_dealloc(ParamsObject *self) {
+  release(self->arrays, PARAM_ARRAYS);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Params_replace(ParamsObject *self, PyObject *args, PyObject *kwargs) {
+  if (PyTuple_GET_SIZE(args) != 0) {
+    PyErr_SetString(PyExc_TypeError, "Params.replace takes keyword arguments only");
+    return NULL;
+  }
+  ParamsObject *copy = (ParamsObject *)Params_Type.tp_alloc(Py_TYPE(self), 0);
+  if (!copy) return NULL;
+  copy->c = self->c;
+  for (int i = 0; i < PARAM_ARRAYS; i++)
+    copy->arrays[i] = Py_XNewRef(self->arrays[i]);
+  if (params_update(copy, kwargs) < 0) Py_CLEAR(copy);
+  return (PyObject *)copy;
+}
+
+static PyObject *Params_getattro(ParamsObject *self, PyObject *name) {
+  const char *s = PyUnicode_AsUTF8(name);
+  if (!s) return NULL;
+  for (int i = 0; i < PARAM_FLOATS; i++)
+    if (strcmp(s, param_float_rows[i].name) == 0)
+      return PyFloat_FromDouble(*param_float_slot(&self->c, i));
+  for (int i = 0; i < PARAM_ARRAYS; i++)
+    if (strcmp(s, param_array_rows[i].name) == 0)
+      return Py_NewRef(self->arrays[i] ? self->arrays[i] : Py_None);
+  return PyObject_GenericGetAttr((PyObject *)self, name);
+}
+
+/* The set fields as a dict (uniform fields that are not 0, arrays not None). */
+static PyObject *Params_fields(ParamsObject *self, PyObject *unused) {
+  (void)unused;
+  PyObject *d = PyDict_New();
+  for (int i = 0; d && i < PARAM_FLOATS; i++) {
+    float v = *param_float_slot(&self->c, i);
+    if (v == 0.0f) continue;
+    PyObject *f = PyFloat_FromDouble(v);
+    if (!f || PyDict_SetItemString(d, param_float_rows[i].name, f) < 0) Py_CLEAR(d);
+    Py_XDECREF(f);
+  }
+  for (int i = 0; d && i < PARAM_ARRAYS; i++)
+    if (self->arrays[i] &&
+        PyDict_SetItemString(d, param_array_rows[i].name, self->arrays[i]) < 0)
+      Py_CLEAR(d);
+  return d;
+}
+
+static PyObject *Params_repr(ParamsObject *self) {
+  PyObject *d = Params_fields(self, NULL);
+  if (!d) return NULL;
+  PyObject *r = PyUnicode_FromFormat("crowdsteer.Params(**%R)", d);
+  Py_DECREF(d);
+  return r;
+}
+
+/* The struct for a call: per-agent arrays checked against the count. None is
+ * the zeroed struct (every default). */
+static int params_to_c(PyObject *obj, const char *name, Py_ssize_t count,
+                       crowdsteer_params *out) {
+  memset(out, 0, sizeof *out);
+  if (obj == Py_None || obj == NULL) return 0;
+  if (!PyObject_TypeCheck(obj, &Params_Type)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Params or None, not %.100s",
+                 name, Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  ParamsObject *p = (ParamsObject *)obj;
+  *out = p->c;
+  for (int i = 0; i < PARAM_ARRAYS; i++) {
+    if (!p->arrays[i]) continue;
+    char field_name[96];
+    snprintf(field_name, sizeof field_name, "%s.%s", name, param_array_rows[i].name);
+    const float *data = float_array(p->arrays[i], field_name, count, READS);
+    if (!data) return -1;
+    *param_array_slot(out, i) = data;
+  }
+  return 0;
+}
+
+static PyMethodDef Params_methods[] = {
+    {"replace", (PyCFunction)(void (*)(void))Params_replace, METH_VARARGS | METH_KEYWORDS,
+     "replace(**fields) -> Params: a copy with these fields changed."},
+    {"fields", (PyCFunction)Params_fields, METH_NOARGS,
+     "fields() -> dict: the fields that are set (non-zero, or an array)."},
+    {NULL}};
+
+static PyTypeObject Params_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crowdsteer.Params",
+    .tp_basicsize = sizeof(ParamsObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Params(**fields)\n--\n\n"
+              "crowdsteer_params: every field of the C struct by name (floats, 0 "
+              "means the documented default) and every *_per_agent field as a "
+              "float32 array or None. Immutable; replace() makes a changed copy.",
+    .tp_new = Params_new,
+    .tp_dealloc = (destructor)Params_dealloc,
+    .tp_getattro = (getattrofunc)Params_getattro,
+    .tp_repr = (reprfunc)Params_repr,
+    .tp_methods = Params_methods,
+};
+
+/* ---- Target ------------------------------------------------------------------ */
+
+typedef struct {
+  PyObject_HEAD crowdsteer_target_kind kind;
+  float point[3], point_velocity[3];
+  PyObject *position, *velocity; /* ARRAYS: tuples of arrays (velocity may be NULL) */
+  PyObject *index;               /* AGENTS: uint32 array */
+} TargetObject;
+
+static PyTypeObject Target_Type;
+
+static TargetObject *target_alloc(crowdsteer_target_kind kind) {
+  TargetObject *t = (TargetObject *)Target_Type.tp_alloc(&Target_Type, 0);
+  if (t) t->kind = kind;
+  return t;
+}
+
+/* 2 or 3 numbers into xyz (z = 0 when 2 are given). */
+static int point_from(PyObject *seq, const char *name, float xyz[3]) {
+  PyObject *fast = PySequence_Fast(seq, "");
+  if (!fast || PySequence_Fast_GET_SIZE(fast) < 2 || PySequence_Fast_GET_SIZE(fast) > 3) {
+    Py_XDECREF(fast);
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s must be a sequence of 2 or 3 numbers", name);
+    return -1;
+  }
+  xyz[2] = 0.0f;
+  for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fast); k++) {
+    double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, k));
+    if (v == -1.0 && PyErr_Occurred()) {
+      Py_DECREF(fast);
+      PyErr_Format(PyExc_TypeError, "%s[%zd] must be a number", name, k);
+      return -1;
+    }
+    xyz[k] = (float)v;
+  }
+  Py_DECREF(fast);
+  return 0;
+}
+
+/* A tuple of 2 or 3 float32 arrays of one length, for a target's arrays. */
+static PyObject *array_tuple(PyObject *seq, const char *name) {
+  if (!PyTuple_Check(seq) && !PyList_Check(seq)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a tuple of 2 or 3 float32 arrays", name);
+    return NULL;
+  }
+  PyObject *t = PySequence_Tuple(seq);
+  if (!t) return NULL;
+  Py_ssize_t n = PyTuple_GET_SIZE(t);
+  if (n < 2 || n > 3) {
+    PyErr_Format(PyExc_ValueError, "%s must hold 2 or 3 arrays, not %zd", name, n);
+    Py_DECREF(t);
+    return NULL;
+  }
+  for (Py_ssize_t k = 0; k < n; k++) {
+    char item_name[64];
+    snprintf(item_name, sizeof item_name, "%s[%zd]", name, k);
+    if (!float_array(PyTuple_GET_ITEM(t, k), item_name, -1, READS)) {
+      Py_DECREF(t);
+      return NULL;
+    }
+  }
+  return t;
+}
+
+static PyObject *Target_point(PyObject *cls, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"position", "velocity", NULL};
+  PyObject *position, *velocity = NULL;
+  (void)cls;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:Target.point", kwlist, &position,
+                                   &velocity))
+    return NULL;
+  TargetObject *t = target_alloc(CROWDSTEER_TARGET_POINT);
+  if (t && (point_from(position, "position", t->point) < 0 ||
+            (velocity && velocity != Py_None &&
+             point_from(velocity, "velocity", t->point_velocity) < 0)))
+    Py_CLEAR(t);
+  return (PyObject *)t;
+}
+
+static PyObject *Target_arrays(PyObject *cls, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"position", "velocity", NULL};
+  PyObject *position, *velocity = NULL;
+  (void)cls;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:Target.arrays", kwlist, &position,
+                                   &velocity))
+    return NULL;
+  TargetObject *t = target_alloc(CROWDSTEER_TARGET_ARRAYS);
+  if (!t) return NULL;
+  t->position = array_tuple(position, "position");
+  if (t->position && velocity && velocity != Py_None)
+    t->velocity = array_tuple(velocity, "velocity");
+  if (!t->position || (velocity && velocity != Py_None && !t->velocity)) Py_CLEAR(t);
+  return (PyObject *)t;
+}
+
+static PyObject *Target_agents(PyObject *cls, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"index", NULL};
+  PyObject *index;
+  (void)cls;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:Target.agents", kwlist, &index))
+    return NULL;
+  if (!array_data(index, "index", NPY_UINT32, -1, READS)) return NULL;
+  TargetObject *t = target_alloc(CROWDSTEER_TARGET_AGENTS);
+  if (t) t->index = Py_NewRef(index);
+  return (PyObject *)t;
+}
+
+static void Target_dealloc(TargetObject *self) {
+  Py_XDECREF(self->position);
+  Py_XDECREF(self->velocity);
+  Py_XDECREF(self->index);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *xyz_tuple(const float v[3]) {
+  return Py_BuildValue("(ddd)", (double)v[0], (double)v[1], (double)v[2]);
+}
+
+static PyObject *Target_get(TargetObject *self, void *closure) {
+  switch ((intptr_t)closure) {
+  case 0: return PyLong_FromLong((long)self->kind);
+  case 1: return xyz_tuple(self->point);
+  case 2: return xyz_tuple(self->point_velocity);
+  case 3: return Py_NewRef(self->position ? self->position : Py_None);
+  case 4: return Py_NewRef(self->velocity ? self->velocity : Py_None);
+  default: return Py_NewRef(self->index ? self->index : Py_None);
+  }
+}
+
+/* The struct for a call, checked against the agents' dims and count. */
+static int target_to_c(PyObject *obj, const char *name, int dims, Py_ssize_t count,
+                       int needs_velocity, crowdsteer_target *out) {
+  memset(out, 0, sizeof *out);
+  if (!PyObject_TypeCheck(obj, &Target_Type)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Target, not %.100s", name,
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  TargetObject *t = (TargetObject *)obj;
+  out->kind = t->kind;
+  memcpy(out->point, t->point, sizeof out->point);
+  memcpy(out->point_velocity, t->point_velocity, sizeof out->point_velocity);
+  char field[96];
+  PyObject *unused[3] = {NULL}; /* the target holds its arrays: nothing to keep */
+  switch (t->kind) {
+  case CROWDSTEER_TARGET_ARRAYS:
+    snprintf(field, sizeof field, "%s.position", name);
+    if (vectors_from(t->position, field, dims, count, READS, &out->position, unused) < 0)
+      return -1;
+    release(unused, 3);
+    if (!needs_velocity) return 0;
+    snprintf(field, sizeof field, "%s.velocity", name);
+    if (!t->velocity) {
+      PyErr_Format(PyExc_TypeError, "%s needs velocity arrays for pursuit and evade",
+                   field);
+      return -1;
+    }
+    if (vectors_from(t->velocity, field, dims, count, READS, &out->velocity, unused) < 0)
+      return -1;
+    release(unused, 3);
+    return 0;
+  case CROWDSTEER_TARGET_AGENTS:
+    snprintf(field, sizeof field, "%s.index", name);
+    out->index = array_data(t->index, field, NPY_UINT32, count, READS);
+    return out->index ? 0 : -1;
+  default: return 0;
+  }
+}
+
+static PyGetSetDef Target_getset[] = {
+    {"kind", (getter)Target_get, NULL, "TARGET_POINT, TARGET_ARRAYS or TARGET_AGENTS",
+     (void *)0},
+    {"point", (getter)Target_get, NULL, "POINT: the position (x, y, z)", (void *)1},
+    {"point_velocity", (getter)Target_get, NULL, "POINT: the velocity (x, y, z)",
+     (void *)2},
+    {"position", (getter)Target_get, NULL, "ARRAYS: per-agent positions", (void *)3},
+    {"velocity", (getter)Target_get, NULL, "ARRAYS: per-agent velocities", (void *)4},
+    {"index", (getter)Target_get, NULL, "AGENTS: per-agent target indices", (void *)5},
+    {NULL}};
+
+static PyMethodDef Target_methods[] = {
+    {"point", (PyCFunction)(void (*)(void))Target_point,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "point(position, velocity=None) -> Target: one point (and velocity, for pursuit "
+     "and evade) for the whole batch; 2 or 3 numbers each."},
+    {"arrays", (PyCFunction)(void (*)(void))Target_arrays,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "arrays(position, velocity=None) -> Target: per-agent target positions (and "
+     "velocities, needed by pursuit and evade), tuples of float32 arrays."},
+    {"agents", (PyCFunction)(void (*)(void))Target_agents,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "agents(index) -> Target: agent i's target is agent index[i] of the same batch "
+     "(a uint32 array)."},
+    {NULL}};
+
+static PyTypeObject Target_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crowdsteer.Target",
+    .tp_basicsize = sizeof(TargetObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A behaviour's target (crowdsteer_target); make one with Target.point, "
+              "Target.arrays or Target.agents. Immutable.",
+    .tp_dealloc = (destructor)Target_dealloc,
+    .tp_getset = Target_getset,
+    .tp_methods = Target_methods,
+};
+
+/* ---- WanderState ------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD crowdsteer_wander_state c;
+  PyObject *direction; /* tuple of 2 or 3 float32 arrays */
+} WanderObject;
+
+static PyTypeObject Wander_Type;
+
+static PyObject *Wander_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"direction", "seed", "tick", NULL};
+  PyObject *direction;
+  unsigned long seed = 0, tick = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|kk:WanderState", kwlist, &direction,
+                                   &seed, &tick))
+    return NULL;
+  if (seed > UINT32_MAX || tick > UINT32_MAX) {
+    PyErr_SetString(PyExc_OverflowError, "seed and tick must fit in 32 bits");
+    return NULL;
+  }
+  PyObject *axes = array_tuple(direction, "direction");
+  if (!axes) return NULL;
+  WanderObject *self = (WanderObject *)type->tp_alloc(type, 0);
+  if (!self) {
+    Py_DECREF(axes);
+    return NULL;
+  }
+  self->direction = axes;
+  self->c.seed = (uint32_t)seed;
+  self->c.tick = (uint32_t)tick;
+  return (PyObject *)self;
+}
+
+static void Wander_dealloc(WanderObject *self) {
+  Py_XDECREF(self->direction);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Wander_get(WanderObject *self, void *closure) {
+  if ((intptr_t)closure == 0) return Py_NewRef(self->direction);
+  return PyLong_FromUnsignedLong((intptr_t)closure == 1 ? self->c.seed : self->c.tick);
+}
+
+static int Wander_set(WanderObject *self, PyObject *value, void *closure) {
+  unsigned long v = value ? PyLong_AsUnsignedLong(value) : (unsigned long)-1;
+  if (!value || (v == (unsigned long)-1 && PyErr_Occurred()) || v > UINT32_MAX) {
+    if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_ValueError, "seed and tick are integers from 0 to 2**32 - 1");
+    }
+    return -1;
+  }
+  *((intptr_t)closure == 1 ? &self->c.seed : &self->c.tick) = (uint32_t)v;
+  return 0;
+}
+
+/* The state for a call: the direction arrays checked and pointed to. */
+static crowdsteer_wander_state *wander_to_c(PyObject *obj, const char *name, int dims,
+                                            Py_ssize_t count) {
+  if (!PyObject_TypeCheck(obj, &Wander_Type)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.WanderState, not %.100s", name,
+                 Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  WanderObject *w = (WanderObject *)obj;
+  char field[96];
+  snprintf(field, sizeof field, "%s.direction", name);
+  PyObject *unused[3] = {NULL};
+  if (vectors_from(w->direction, field, dims, count, WRITES, &w->c.direction, unused) < 0)
+    return NULL;
+  release(unused, 3);
+  return &w->c;
+}
+
+static PyGetSetDef Wander_getset[] = {
+    {"direction", (getter)Wander_get, NULL, "per-agent unit vectors (x, y[, z])",
+     (void *)0},
+    {"seed", (getter)Wander_get, (setter)Wander_set, "the generator's seed", (void *)1},
+    {"tick", (getter)Wander_get, (setter)Wander_set,
+     "the generator's tick: advance it once per simulation step", (void *)2},
+    {NULL}};
+
+static PyTypeObject Wander_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crowdsteer.WanderState",
+    .tp_basicsize = sizeof(WanderObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "WanderState(direction, seed=0, tick=0)\n--\n\n"
+              "Wander's per-agent state (crowdsteer_wander_state): direction is a tuple "
+              "of float32 arrays (all zeros is a valid start), updated in place by "
+              "each wander call; seed and tick drive the random generator.",
+    .tp_new = Wander_new,
+    .tp_dealloc = (destructor)Wander_dealloc,
+    .tp_getset = Wander_getset,
+};
+
+/* ---- Behaviour (one entry of a step) ------------------------------------------ */
+
+typedef struct {
+  PyObject_HEAD int kind;
+  PyObject *target, *params, *wander, *weight_per_agent; /* None when unset */
+  float weight;
+} BehaviourObject;
+
+static PyTypeObject Behaviour_Type;
+
+static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"kind",   "target", "params", "wander",
+                           "weight", "weight_per_agent", NULL};
+  int kind;
+  PyObject *target = Py_None, *params = Py_None, *wander = Py_None, *weights = Py_None;
+  float weight = 1.0f;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "i|OOOfO:Behaviour", kwlist, &kind,
+                                   &target, &params, &wander, &weight, &weights))
+    return NULL;
+  BehaviourObject *self = (BehaviourObject *)type->tp_alloc(type, 0);
+  if (!self) return NULL;
+  self->kind = kind;
+  self->target = Py_NewRef(target);
+  self->params = Py_NewRef(params);
+  self->wander = Py_NewRef(wander);
+  self->weight_per_agent = Py_NewRef(weights);
+  self->weight = weight;
+  return (PyObject *)self;
+}
+
+static void Behaviour_dealloc(BehaviourObject *self) {
+  Py_XDECREF(self->target);
+  Py_XDECREF(self->params);
+  Py_XDECREF(self->wander);
+  Py_XDECREF(self->weight_per_agent);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef Behaviour_members[] = {
+    {"kind", T_INT, offsetof(BehaviourObject, kind), READONLY, "SEEK ... WANDER"},
+    {"target", T_OBJECT, offsetof(BehaviourObject, target), READONLY, "its Target"},
+    {"params", T_OBJECT, offsetof(BehaviourObject, params), READONLY, "its Params"},
+    {"wander", T_OBJECT, offsetof(BehaviourObject, wander), READONLY,
+     "its WanderState (wander only)"},
+    {"weight", T_FLOAT, offsetof(BehaviourObject, weight), READONLY,
+     "weight of its steering (0 means 1)"},
+    {"weight_per_agent", T_OBJECT, offsetof(BehaviourObject, weight_per_agent), READONLY,
+     "per-agent weights (float32) or None"},
+    {NULL}};
+
+static PyTypeObject Behaviour_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crowdsteer.Behaviour",
+    .tp_basicsize = sizeof(BehaviourObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Behaviour(kind, target=None, params=None, wander=None, weight=1.0, "
+              "weight_per_agent=None)\n--\n\n"
+              "One behaviour of a mixed step (crowdsteer_step_behaviour). Immutable.",
+    .tp_new = Behaviour_new,
+    .tp_dealloc = (destructor)Behaviour_dealloc,
+    .tp_members = Behaviour_members,
+};
+
+/* ---- calls ------------------------------------------------------------------------- */
+
+/* [begin, end) from Python ints (end None: the count); negative is a ValueError. */
+static int range_from(Py_ssize_t begin, PyObject *end_obj, size_t count, size_t *begin_out,
+                      size_t *end_out) {
+  Py_ssize_t end = (Py_ssize_t)count;
+  if (end_obj && end_obj != Py_None) {
+    end = PyLong_AsSsize_t(end_obj);
+    if (end == -1 && PyErr_Occurred()) return -1;
+  }
+  if (begin < 0 || end < 0) {
+    PyErr_SetString(PyExc_ValueError, "begin and end must not be negative");
+    return -1;
+  }
+  *begin_out = (size_t)begin;
+  *end_out = (size_t)end;
+  return 0;
+}
+
+/* The output of a behaviour call: steering arrays, mode and weights. */
+static int output_from(PyObject *steering, int mode, float weight, PyObject *weights,
+                       int dims, Py_ssize_t count, crowdsteer_output *out,
+                       PyObject *keep[3]) {
+  memset(out, 0, sizeof *out);
+  if (vectors_from(steering, "steering", dims, count, WRITES, &out->steering, keep) < 0)
+    return -1;
+  out->mode = (crowdsteer_write_mode)mode;
+  out->weight = weight;
+  int failed = 0;
+  out->weight_per_agent = optional_array(weights, "weight_per_agent", NPY_FLOAT32, count,
+                                         &failed);
+  if (failed) release(keep, 3);
+  return failed ? -1 : 0;
+}
+
+typedef crowdsteer_status (*targeted_fn)(const crowdsteer_agents *,
+                                         const crowdsteer_target *,
+                                         const crowdsteer_params *,
+                                         const crowdsteer_output *, size_t, size_t);
+
+/* seek, flee, arrive, leave, pursuit, evade. */
+static PyObject *call_targeted(targeted_fn fn, int needs_velocity, PyObject *args,
+                               PyObject *kwargs, const char *format) {
+  static char *kwlist[] = {"agents", "target", "params", "steering", "mode",
+                           "weight", "weight_per_agent", "begin", "end", NULL};
+  PyObject *agents_obj, *target_obj, *params_obj, *steering, *weights = Py_None,
+                                                            *end_obj = Py_None;
+  int mode = CROWDSTEER_OVERWRITE;
+  float weight = 1.0f;
+  Py_ssize_t begin = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &agents_obj,
+                                   &target_obj, &params_obj, &steering, &mode, &weight,
+                                   &weights, &begin, &end_obj))
+    return NULL;
+  AgentsObject *a = as_agents(agents_obj, "agents", READS);
+  if (!a) return NULL;
+  const int dims = a->c.dims;
+  const Py_ssize_t count = (Py_ssize_t)a->c.count;
+  crowdsteer_target target;
+  crowdsteer_params params;
+  crowdsteer_output out;
+  PyObject *keep[3] = {NULL};
+  size_t b, e;
+  if (target_to_c(target_obj, "target", dims, count, needs_velocity, &target) < 0 ||
+      params_to_c(params_obj, "params", count, &params) < 0 ||
+      range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
+      output_from(steering, mode, weight, weights, dims, count, &out, keep) < 0)
+    return NULL;
+  crowdsteer_status status;
+  Py_BEGIN_ALLOW_THREADS status = fn(&a->c, &target, &params, &out, b, e);
+  Py_END_ALLOW_THREADS release(keep, 3);
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  Py_RETURN_NONE;
+}
+
+#define TARGETED(name, needs_velocity)                                                    \
+  static PyObject *py_##name(PyObject *self, PyObject *args, PyObject *kwargs) {         \
+    (void)self;                                                                            \
+    return call_targeted(crowdsteer_##name, needs_velocity, args, kwargs,                \
+                         "OOOO|$ifOnO:" #name);                                          \
+  }
+TARGETED(seek, 0)
+TARGETED(flee, 0)
+TARGETED(arrive, 0)
+TARGETED(leave, 0)
+TARGETED(pursuit, 1)
+TARGETED(evade, 1)
+
+static PyObject *py_wander(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents", "state",  "params", "steering", "mode",
+                           "weight", "weight_per_agent", "begin", "end", NULL};
+  PyObject *agents_obj, *state_obj, *params_obj, *steering, *weights = Py_None,
+                                                           *end_obj = Py_None;
+  int mode = CROWDSTEER_OVERWRITE;
+  float weight = 1.0f;
+  Py_ssize_t begin = 0;
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO|$ifOnO:wander", kwlist,
+                                   &agents_obj, &state_obj, &params_obj, &steering, &mode,
+                                   &weight, &weights, &begin, &end_obj))
+    return NULL;
+  AgentsObject *a = as_agents(agents_obj, "agents", READS);
+  if (!a) return NULL;
+  const Py_ssize_t count = (Py_ssize_t)a->c.count;
+  crowdsteer_params params;
+  crowdsteer_output out;
+  PyObject *keep[3] = {NULL};
+  size_t b, e;
+  crowdsteer_wander_state *state = wander_to_c(state_obj, "state", a->c.dims, count);
+  if (!state || params_to_c(params_obj, "params", count, &params) < 0 ||
+      range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
+      output_from(steering, mode, weight, weights, a->c.dims, count, &out, keep) < 0)
+    return NULL;
+  crowdsteer_status status;
+  Py_BEGIN_ALLOW_THREADS status = crowdsteer_wander(&a->c, state, &params, &out, b, e);
+  Py_END_ALLOW_THREADS release(keep, 3);
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents", "steering", "params", "begin", "end", NULL};
+  PyObject *agents_obj, *steering, *params_obj = Py_None, *end_obj = Py_None;
+  Py_ssize_t begin = 0;
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O$nO:integrate", kwlist, &agents_obj,
+                                   &steering, &params_obj, &begin, &end_obj))
+    return NULL;
+  AgentsObject *a = as_agents(agents_obj, "agents", WRITES);
+  if (!a) return NULL;
+  const Py_ssize_t count = (Py_ssize_t)a->c.count;
+  crowdsteer_vectors s;
+  crowdsteer_params params;
+  PyObject *keep[3] = {NULL};
+  size_t b, e;
+  if (params_to_c(params_obj, "params", count, &params) < 0 ||
+      range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
+      vectors_from(steering, "steering", a->c.dims, count, READS, &s, keep) < 0)
+    return NULL;
+  crowdsteer_status status;
+  Py_BEGIN_ALLOW_THREADS status = crowdsteer_integrate(&a->c, &s, &params, b, e);
+  Py_END_ALLOW_THREADS release(keep, 3);
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  Py_RETURN_NONE;
+}
+
+/* One Behaviour into its C struct; `name` is "behaviours[i]". */
+static int behaviour_to_c(PyObject *obj, const char *name, int dims, Py_ssize_t count,
+                          crowdsteer_step_behaviour *out) {
+  memset(out, 0, sizeof *out);
+  if (!PyObject_TypeCheck(obj, &Behaviour_Type)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Behaviour, not %.100s", name,
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  BehaviourObject *b = (BehaviourObject *)obj;
+  char field[96];
+  out->behaviour = (crowdsteer_behaviour)b->kind;
+  out->weight = b->weight;
+  snprintf(field, sizeof field, "%s.params", name);
+  if (params_to_c(b->params, field, count, &out->params) < 0) return -1;
+  int failed = 0;
+  snprintf(field, sizeof field, "%s.weight_per_agent", name);
+  out->weight_per_agent =
+      optional_array(b->weight_per_agent, field, NPY_FLOAT32, count, &failed);
+  if (failed) return -1;
+  if (b->kind == CROWDSTEER_WANDER) {
+    snprintf(field, sizeof field, "%s.wander", name);
+    out->wander = wander_to_c(b->wander, field, dims, count);
+    return out->wander ? 0 : -1;
+  }
+  snprintf(field, sizeof field, "%s.target", name);
+  if (b->target == Py_None) return 0; /* the zeroed target: the origin */
+  return target_to_c(b->target, field, dims, count,
+                     b->kind == CROWDSTEER_PURSUIT || b->kind == CROWDSTEER_EVADE,
+                     &out->target);
+}
+
+/* The step's optional second buffer (output or snapshot): same count and dims. */
+static int second_buffer(PyObject *obj, const char *name, const AgentsObject *agents,
+                         enum access access, const crowdsteer_agents **out) {
+  *out = NULL;
+  if (obj == Py_None) return 0;
+  AgentsObject *s = as_agents(obj, name, access);
+  if (!s) return -1;
+  if (s->c.count != agents->c.count || s->c.dims != agents->c.dims) {
+    PyErr_Format(PyExc_ValueError, "%s must have the agents' count and dims (%zu, %d)",
+                 name, agents->c.count, agents->c.dims);
+    return -1;
+  }
+  *out = &s->c;
+  return 0;
+}
+
+typedef struct step_args {
+  PyObject *agents, *behaviours, *integrator, *mask, *output, *snapshot, *end;
+  int combine, threads;
+  float priority_threshold;
+  Py_ssize_t tile_size, begin;
+} step_args;
+
+static int step_desc_from(const step_args *in, AgentsObject *a, PyObject *list,
+                          crowdsteer_step_behaviour *behaviours, crowdsteer_step_desc *d) {
+  const Py_ssize_t count = (Py_ssize_t)a->c.count, n = PyTuple_GET_SIZE(list);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    char name[48];
+    snprintf(name, sizeof name, "behaviours[%zd]", i);
+    if (behaviour_to_c(PyTuple_GET_ITEM(list, i), name, a->c.dims, count,
+                       &behaviours[i]) < 0)
+      return -1;
+  }
+  if (in->tile_size < 0) {
+    PyErr_SetString(PyExc_ValueError, "tile_size must not be negative");
+    return -1;
+  }
+  int failed = 0;
+  memset(d, 0, sizeof *d);
+  d->behaviours = behaviours;
+  d->behaviour_count = (size_t)n;
+  d->combine = (crowdsteer_combine)in->combine;
+  d->priority_threshold = in->priority_threshold;
+  d->behaviour_mask = optional_array(in->mask, "mask", NPY_UINT32, count, &failed);
+  d->tile_size = (size_t)in->tile_size;
+  d->threads = in->threads;
+  if (failed || params_to_c(in->integrator, "integrator", count, &d->integrator) < 0 ||
+      second_buffer(in->output, "output", a, WRITES, &d->output) < 0 ||
+      second_buffer(in->snapshot, "snapshot", a, READS, &d->snapshot) < 0)
+    return -1;
+  return 0;
+}
+
+static PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents",    "behaviours", "integrator", "combine",
+                           "priority_threshold", "mask", "output", "snapshot",
+                           "tile_size", "threads",    "begin",      "end", NULL};
+  step_args in = {.integrator = Py_None, .mask = Py_None, .output = Py_None,
+                  .snapshot = Py_None, .end = Py_None};
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$OifOOOninO:step", kwlist,
+                                   &in.agents, &in.behaviours, &in.integrator,
+                                   &in.combine, &in.priority_threshold, &in.mask,
+                                   &in.output, &in.snapshot, &in.tile_size, &in.threads,
+                                   &in.begin, &in.end))
+    return NULL;
+  /* In place (no output) the step writes the agents; otherwise only reads them. */
+  AgentsObject *a = as_agents(in.agents, "agents", in.output == Py_None ? WRITES : READS);
+  if (!a) return NULL;
+  if (!PyTuple_Check(in.behaviours) && !PyList_Check(in.behaviours)) {
+    PyErr_SetString(PyExc_TypeError, "behaviours must be a list of crowdsteer.Behaviour");
+    return NULL;
+  }
+  /* A tuple copy keeps every Behaviour (immutable, holding its objects) alive
+   * while the GIL is released. */
+  PyObject *list = PySequence_Tuple(in.behaviours);
+  if (!list) return NULL;
+  Py_ssize_t n = PyTuple_GET_SIZE(list);
+  crowdsteer_step_behaviour *behaviours =
+      PyMem_Calloc(n ? (size_t)n : 1, sizeof *behaviours);
+  crowdsteer_step_desc desc;
+  size_t b, e;
+  crowdsteer_status status = CROWDSTEER_OK;
+  int ok = behaviours && step_desc_from(&in, a, list, behaviours, &desc) == 0 &&
+           range_from(in.begin, in.end, a->c.count, &b, &e) == 0;
+  if (!behaviours) PyErr_NoMemory();
+  if (ok) {
+    Py_BEGIN_ALLOW_THREADS status = crowdsteer_step(&a->c, &desc, b, e);
+    Py_END_ALLOW_THREADS
+  }
+  PyMem_Free(behaviours);
+  Py_DECREF(list);
+  if (!ok) return NULL;
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  Py_RETURN_NONE;
+}
+
+/* ---- ISA, random, version -------------------------------------------------------- */
+
+/* An ISA given by name or number. */
+static int isa_from(PyObject *obj, crowdsteer_isa *isa) {
+  if (PyUnicode_Check(obj)) {
+    const char *name = PyUnicode_AsUTF8(obj);
+    if (!name) return -1;
+    crowdsteer_status status = crowdsteer_isa_from_name(name, isa);
+    if (status != CROWDSTEER_OK) {
+      raise_status(status);
+      return -1;
+    }
+    return 0;
+  }
+  long v = PyLong_AsLong(obj);
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Format(PyExc_TypeError, "isa must be a name (str) or an ISA_* number, not %.100s",
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  *isa = (crowdsteer_isa)v;
+  return 0;
+}
+
+static PyObject *py_active_isa(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  crowdsteer_isa isa;
+  Py_BEGIN_ALLOW_THREADS isa = crowdsteer_active_isa();
+  Py_END_ALLOW_THREADS return PyUnicode_FromString(crowdsteer_isa_name(isa));
+}
+
+static PyObject *py_force_isa(PyObject *self, PyObject *arg) {
+  (void)self;
+  crowdsteer_isa isa;
+  if (isa_from(arg, &isa) < 0) return NULL;
+  crowdsteer_status status;
+  Py_BEGIN_ALLOW_THREADS status = crowdsteer_force_isa(isa);
+  Py_END_ALLOW_THREADS if (status != CROWDSTEER_OK) return raise_status(status);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_isa_supported(PyObject *self, PyObject *arg) {
+  (void)self;
+  crowdsteer_isa isa;
+  if (isa_from(arg, &isa) < 0) {
+    if (!PyErr_ExceptionMatches(error_base)) return NULL;
+    PyErr_Clear(); /* an unknown name is simply not supported */
+    Py_RETURN_FALSE;
+  }
+  int supported;
+  Py_BEGIN_ALLOW_THREADS supported = crowdsteer_isa_supported(isa);
+  Py_END_ALLOW_THREADS return PyBool_FromLong(supported);
+}
+
+static PyObject *py_isa_name(PyObject *self, PyObject *arg) {
+  (void)self;
+  long v = PyLong_AsLong(arg);
+  if (v == -1 && PyErr_Occurred()) return NULL;
+  return PyUnicode_FromString(crowdsteer_isa_name((crowdsteer_isa)v));
+}
+
+static PyObject *py_isa_from_name(PyObject *self, PyObject *arg) {
+  (void)self;
+  crowdsteer_isa isa;
+  if (!PyUnicode_Check(arg)) {
+    PyErr_SetString(PyExc_TypeError, "isa_from_name takes a str");
+    return NULL;
+  }
+  if (isa_from(arg, &isa) < 0) return NULL;
+  return PyLong_FromLong((long)isa);
+}
+
+static PyObject *py_random(PyObject *self, PyObject *args) {
+  unsigned long seed, agent, tick, axis;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "kkkk:random", &seed, &agent, &tick, &axis)) return NULL;
+  if (seed > UINT32_MAX || agent > UINT32_MAX || tick > UINT32_MAX || axis > UINT32_MAX) {
+    PyErr_SetString(PyExc_OverflowError, "random's arguments must fit in 32 bits");
+    return NULL;
+  }
+  return PyFloat_FromDouble(crowdsteer_random((uint32_t)seed, (uint32_t)agent,
+                                              (uint32_t)tick, (uint32_t)axis));
+}
+
+static PyObject *py_status_string(PyObject *self, PyObject *arg) {
+  (void)self;
+  long v = PyLong_AsLong(arg);
+  if (v == -1 && PyErr_Occurred()) return NULL;
+  return PyUnicode_FromString(crowdsteer_status_string((crowdsteer_status)v));
+}
+
+static PyObject *py_step_max_threads(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  int n;
+  Py_BEGIN_ALLOW_THREADS n = crowdsteer_step_max_threads();
+  Py_END_ALLOW_THREADS return PyLong_FromLong(n);
+}
+
+static PyObject *py_version(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  return PyLong_FromUnsignedLong(crowdsteer_version());
+}
+
+static PyObject *py_version_string(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  return PyUnicode_FromString(crowdsteer_version_string());
+}
+
+/* ---- module ------------------------------------------------------------------------ */
+
+#define KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
+#define TARGETED_DOC(what)                                                               \
+  "(agents, target, params, steering, *, mode=OVERWRITE, weight=1.0, "                \
+  "weight_per_agent=None, begin=0, end=None)\n--\n\n" what                               \
+  " Writes steering (a tuple of float32 arrays) for agents [begin, end); "             \
+  "ACCUMULATE adds weight * s. Raises crowdsteer.Error subclasses for library "        \
+  "statuses; nothing is written on error."
+
+static PyMethodDef module_methods[] = {
+    {"seek", KW(py_seek), "seek" TARGETED_DOC("Full speed towards the target.")},
+    {"flee", KW(py_flee), "flee" TARGETED_DOC("Full speed away from the target, "
+                                              "within panic_radius.")},
+    {"arrive", KW(py_arrive), "arrive" TARGETED_DOC("Seek, slowing inside "
+                                                    "slowing_radius, stopping inside "
+                                                    "target_radius.")},
+    {"leave", KW(py_leave), "leave" TARGETED_DOC("Flee, full speed inside escape_radius, "
+                                                 "nothing beyond danger_radius.")},
+    {"pursuit", KW(py_pursuit), "pursuit" TARGETED_DOC("Seek where a moving target "
+                                                       "will be.")},
+    {"evade", KW(py_evade), "evade" TARGETED_DOC("Flee from where a moving target will "
+                                                 "be.")},
+    {"wander", KW(py_wander),
+     "wander(agents, state, params, steering, *, mode=OVERWRITE, weight=1.0, "
+     "weight_per_agent=None, begin=0, end=None)\n--\n\n"
+     "Smooth random walk; reads and updates state (a WanderState)."},
+    {"integrate", KW(py_integrate),
+     "integrate(agents, steering, params=None, *, begin=0, end=None)\n--\n\n"
+     "v = truncate(v + truncate(s, max_force) / mass * dt, max_speed); p = p + v * dt, "
+     "in place on the agents."},
+    {"step", KW(py_step),
+     "step(agents, behaviours, *, integrator=None, combine=BLEND, "
+     "priority_threshold=0.0, mask=None, output=None, snapshot=None, tile_size=0, "
+     "threads=0, begin=0, end=None)\n--\n\n"
+     "crowdsteer_step: each agent's behaviours (bit b of mask[i] selects "
+     "behaviours[b]; no mask: all), blended or by priority, then integrated, in one "
+     "pass. output: a second Agents buffer for the new state (else in place, with "
+     "snapshot for AGENTS targets)."},
+    {"active_isa", py_active_isa, METH_NOARGS,
+     "active_isa() -> str: the ISA calls run on ('avx512', ...)."},
+    {"force_isa", py_force_isa, METH_O,
+     "force_isa(isa): makes every later call use isa (a name or ISA_* number)."},
+    {"isa_supported", py_isa_supported, METH_O,
+     "isa_supported(isa) -> bool: this build contains it and this CPU runs it."},
+    {"isa_name", py_isa_name, METH_O, "isa_name(number) -> str"},
+    {"isa_from_name", py_isa_from_name, METH_O, "isa_from_name(name) -> int"},
+    {"random", py_random, METH_VARARGS,
+     "random(seed, agent_index, tick, axis) -> float: wander's random number, a "
+     "multiple of 2**-23 in [-1, 1)."},
+    {"status_string", py_status_string, METH_O,
+     "status_string(status) -> str: the library's sentence for a status."},
+    {"step_max_threads", py_step_max_threads, METH_NOARGS,
+     "step_max_threads() -> int: threads step uses when threads=0."},
+    {"version", py_version, METH_NOARGS,
+     "version() -> int: major * 10000 + minor * 100 + patch."},
+    {"version_string", py_version_string, METH_NOARGS,
+     "version_string() -> str: 'major.minor.patch'."},
+    {NULL}};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "crowdsteer._crowdsteer",
+    "The crowdsteer C library, bound to CPython and NumPy (see the crowdsteer "
+    "package).",
+    -1, module_methods};
+
+static int add_types(PyObject *module) {
+  PyTypeObject *types[] = {&Agents_Type, &Params_Type, &Target_Type, &Wander_Type,
+                           &Behaviour_Type};
+  const char *names[] = {"Agents", "Params", "Target", "WanderState", "Behaviour"};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (PyType_Ready(types[i]) < 0 ||
+        PyModule_AddObjectRef(module, names[i], (PyObject *)types[i]) < 0)
+      return -1;
+  return 0;
+}
+
+static int add_tables(PyObject *module) {
+  for (size_t i = 0; i < sizeof constant_rows / sizeof constant_rows[0]; i++)
+    if (PyModule_AddIntConstant(module, constant_rows[i].name, constant_rows[i].value) < 0)
+      return -1;
+  PyObject *floats = PyTuple_New(PARAM_FLOATS), *arrays = PyTuple_New(PARAM_ARRAYS);
+  for (int i = 0; floats && i < PARAM_FLOATS; i++)
+    PyTuple_SET_ITEM(floats, i, PyUnicode_FromString(param_float_rows[i].name));
+  for (int i = 0; arrays && i < PARAM_ARRAYS; i++)
+    PyTuple_SET_ITEM(arrays, i, PyUnicode_FromString(param_array_rows[i].name));
+  if (add_owned(module, "PARAM_FIELDS", floats) < 0 ||
+      add_owned(module, "PARAM_ARRAY_FIELDS", arrays) < 0)
+    return -1;
+  return 0;
+}
+
+PyMODINIT_FUNC PyInit__crowdsteer(void) {
+  import_array();
+  PyObject *module = PyModule_Create(&module_def);
+  if (!module) return NULL;
+  if (add_errors(module) < 0 || add_types(module) < 0 || add_tables(module) < 0) {
+    Py_DECREF(module);
+    return NULL;
+  }
+  return module;
+}
