@@ -251,6 +251,17 @@ static int vectors_from(PyObject *seq, const char *name, int dims, Py_ssize_t co
   return 0;
 }
 
+/* The arrays the last call handed the library to write, for the zero-copy
+ * tests (addresses only). */
+static const void *last_written[6];
+
+static void remember_written(const void *a, const void *b, const void *c) {
+  memset(last_written, 0, sizeof last_written);
+  last_written[0] = a;
+  last_written[1] = b;
+  last_written[2] = c;
+}
+
 static void release(PyObject **keep, int n) {
   for (int i = 0; i < n; i++)
     Py_CLEAR(keep[i]);
@@ -313,8 +324,15 @@ static PyObject *Agents_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (!given[f]) continue;
     char field_name[16];
     snprintf(field_name, sizeof field_name, "%s", agent_field_names[f]);
-    if (!float_array(given[f], field_name, count, READS)) return NULL;
-    if (count < 0) count = PyArray_DIM((PyArrayObject *)given[f], 0);
+    if (!float_array(given[f], field_name, -1, READS)) return NULL;
+    Py_ssize_t length = PyArray_DIM((PyArrayObject *)given[f], 0);
+    if (count >= 0 && length != count) {
+      PyErr_Format(PyExc_ValueError,
+                   "Agents: %s has %zd elements, but px has %zd (one length for all)",
+                   field_name, length, count);
+      return NULL;
+    }
+    count = length;
   }
   AgentsObject *self = (AgentsObject *)type->tp_alloc(type, 0);
   if (!self) return NULL;
@@ -950,6 +968,7 @@ static int output_from(PyObject *steering, int mode, float weight, PyObject *wei
   out->weight_per_agent = optional_array(weights, "weight_per_agent", NPY_FLOAT32, count,
                                          &failed);
   if (failed) release(keep, 3);
+  else remember_written(out->steering.x, out->steering.y, out->steering.z);
   return failed ? -1 : 0;
 }
 
@@ -1057,6 +1076,8 @@ static PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) 
       range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
       vectors_from(steering, "steering", a->c.dims, count, READS, &s, keep) < 0)
     return NULL;
+  remember_written(a->c.px, a->c.py, a->c.pz);
+  last_written[3] = a->c.vx, last_written[4] = a->c.vy, last_written[5] = a->c.vz;
   crowdsteer_status status;
   Py_BEGIN_ALLOW_THREADS status = crowdsteer_integrate(&a->c, &s, &params, b, e);
   Py_END_ALLOW_THREADS release(keep, 3);
@@ -1291,6 +1312,14 @@ static PyObject *py_step_max_threads(PyObject *self, PyObject *unused) {
   Py_END_ALLOW_THREADS return PyLong_FromLong(n);
 }
 
+static PyObject *py_last_written(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  PyObject *t = PyTuple_New(6);
+  for (int i = 0; t && i < 6; i++)
+    PyTuple_SET_ITEM(t, i, PyLong_FromVoidPtr((void *)last_written[i]));
+  return t;
+}
+
 static PyObject *py_version(PyObject *self, PyObject *unused) {
   (void)self, (void)unused;
   return PyLong_FromUnsignedLong(crowdsteer_version());
@@ -1355,6 +1384,9 @@ static PyMethodDef module_methods[] = {
      "status_string(status) -> str: the library's sentence for a status."},
     {"step_max_threads", py_step_max_threads, METH_NOARGS,
      "step_max_threads() -> int: threads step uses when threads=0."},
+    {"_last_written", py_last_written, METH_NOARGS,
+     "_last_written() -> tuple: addresses the last behaviour or integrate call "
+     "handed the library to write (tests)."},
     {"version", py_version, METH_NOARGS,
      "version() -> int: major * 10000 + minor * 100 + patch."},
     {"version_string", py_version_string, METH_NOARGS,
