@@ -164,3 +164,21 @@ def test_the_gil_is_released_during_calls():
     # 20 steps over a million agents take far longer than a switch interval,
     # so a binding holding the GIL would leave this thread few iterations.
     assert len(ticks) > 10000
+
+
+def test_stubs_declare_every_public_name():
+    """The .pyi stubs list everything the extension exports."""
+    import ast
+    import pathlib
+    stub = pathlib.Path(cs._crowdsteer.__file__).with_name("_crowdsteer.pyi")
+    tree = ast.parse(stub.read_text())
+    declared = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            declared.add(node.name)
+        elif isinstance(node, ast.AnnAssign):
+            declared.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            declared.update(t.id for t in node.targets)
+    exported = {n for n in dir(cs._crowdsteer) if not n.startswith("__")}
+    assert exported - declared == set()

@@ -1,0 +1,188 @@
+# Type stubs of crowdsteer._crowdsteer, the C extension (see _crowdsteer.c).
+# Per-agent arrays are 1-D C-contiguous numpy arrays of float32 (uint32 for
+# target indices and masks) whose length is the agents' count.
+from typing import Dict, List, Optional, Sequence, Tuple, Type, Union
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float32]
+IndexArray = npt.NDArray[np.uint32]
+Vectors = Union[Tuple[FloatArray, FloatArray], Tuple[FloatArray, FloatArray, FloatArray],
+                List[FloatArray]]
+Isa = Union[str, int]
+
+SEEK: int
+FLEE: int
+ARRIVE: int
+LEAVE: int
+PURSUIT: int
+EVADE: int
+WANDER: int
+TARGET_POINT: int
+TARGET_ARRAYS: int
+TARGET_AGENTS: int
+OVERWRITE: int
+ACCUMULATE: int
+BLEND: int
+PRIORITY: int
+STEP_MAX_BEHAVIOURS: int
+ISA_SCALAR: int
+ISA_SSE4: int
+ISA_AVX2: int
+ISA_AVX512: int
+ISA_NEON: int
+ISA_COUNT: int
+PARAM_FIELDS: Tuple[str, ...]
+PARAM_ARRAY_FIELDS: Tuple[str, ...]
+
+class Error(Exception):
+    """A library call returned an error status; `status` is its number."""
+    status: Optional[int]
+
+class NullPointerError(Error): ...
+class DimsError(Error): ...
+class RangeError(Error): ...
+class ParameterError(Error): ...
+class AgentIndexError(Error): ...
+class UnknownIsaError(Error): ...
+class UnsupportedIsaError(Error): ...
+
+errors_by_status: Dict[int, Type[Error]]
+
+class Agents:
+    """A batch of agents, used in place (crowdsteer_agents)."""
+    def __init__(self, px: FloatArray, py: FloatArray, vx: FloatArray, vy: FloatArray,
+                 pz: Optional[FloatArray] = ..., vz: Optional[FloatArray] = ...) -> None: ...
+    @property
+    def px(self) -> FloatArray: ...
+    @property
+    def py(self) -> FloatArray: ...
+    @property
+    def pz(self) -> Optional[FloatArray]: ...
+    @property
+    def vx(self) -> FloatArray: ...
+    @property
+    def vy(self) -> FloatArray: ...
+    @property
+    def vz(self) -> Optional[FloatArray]: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def dims(self) -> int: ...
+    def _pointers(self) -> Dict[str, int]: ...
+
+class Params:
+    """crowdsteer_params by field name; immutable (replace() copies)."""
+    max_speed: float
+    max_force: float
+    mass: float
+    dt: float
+    time_to_target: float
+    target_radius: float
+    slowing_radius: float
+    panic_radius: float
+    danger_radius: float
+    escape_radius: float
+    max_prediction: float
+    wander_radius: float
+    wander_distance: float
+    jitter: float
+    max_speed_per_agent: Optional[FloatArray]
+    max_force_per_agent: Optional[FloatArray]
+    mass_per_agent: Optional[FloatArray]
+    target_radius_per_agent: Optional[FloatArray]
+    slowing_radius_per_agent: Optional[FloatArray]
+    panic_radius_per_agent: Optional[FloatArray]
+    danger_radius_per_agent: Optional[FloatArray]
+    escape_radius_per_agent: Optional[FloatArray]
+    wander_radius_per_agent: Optional[FloatArray]
+    wander_distance_per_agent: Optional[FloatArray]
+    def __init__(self, **fields: Union[float, FloatArray, None]) -> None: ...
+    def replace(self, **fields: Union[float, FloatArray, None]) -> "Params": ...
+    def fields(self) -> Dict[str, Union[float, FloatArray]]: ...
+
+class Target:
+    """A behaviour's target (crowdsteer_target)."""
+    @classmethod
+    def point(cls, position: Sequence[float],
+              velocity: Optional[Sequence[float]] = ...) -> "Target": ...
+    @classmethod
+    def arrays(cls, position: Vectors, velocity: Optional[Vectors] = ...) -> "Target": ...
+    @classmethod
+    def agents(cls, index: IndexArray) -> "Target": ...
+    @property
+    def kind(self) -> int: ...
+    @property
+    def point(self) -> Tuple[float, float, float]: ...  # type: ignore[override]
+    @property
+    def point_velocity(self) -> Tuple[float, float, float]: ...
+    @property
+    def position(self) -> Optional[Tuple[FloatArray, ...]]: ...
+    @property
+    def velocity(self) -> Optional[Tuple[FloatArray, ...]]: ...
+    @property
+    def index(self) -> Optional[IndexArray]: ...
+
+class WanderState:
+    """Wander's per-agent directions and generator (crowdsteer_wander_state)."""
+    seed: int
+    tick: int
+    def __init__(self, direction: Vectors, seed: int = ..., tick: int = ...) -> None: ...
+    @property
+    def direction(self) -> Tuple[FloatArray, ...]: ...
+
+class Behaviour:
+    """One behaviour of a step (crowdsteer_step_behaviour); immutable."""
+    kind: int
+    target: Optional[Target]
+    params: Optional[Params]
+    wander: Optional[WanderState]
+    weight: float
+    weight_per_agent: Optional[FloatArray]
+    def __init__(self, kind: int, target: Optional[Target] = ...,
+                 params: Optional[Params] = ..., wander: Optional[WanderState] = ...,
+                 weight: float = ..., weight_per_agent: Optional[FloatArray] = ...) -> None: ...
+
+def seek(agents: Agents, target: Target, params: Optional[Params], steering: Vectors, *,
+         mode: int = ..., weight: float = ..., weight_per_agent: Optional[FloatArray] = ...,
+         begin: int = ..., end: Optional[int] = ...) -> None: ...
+def flee(agents: Agents, target: Target, params: Optional[Params], steering: Vectors, *,
+         mode: int = ..., weight: float = ..., weight_per_agent: Optional[FloatArray] = ...,
+         begin: int = ..., end: Optional[int] = ...) -> None: ...
+def arrive(agents: Agents, target: Target, params: Optional[Params], steering: Vectors, *,
+           mode: int = ..., weight: float = ..., weight_per_agent: Optional[FloatArray] = ...,
+           begin: int = ..., end: Optional[int] = ...) -> None: ...
+def leave(agents: Agents, target: Target, params: Optional[Params], steering: Vectors, *,
+          mode: int = ..., weight: float = ..., weight_per_agent: Optional[FloatArray] = ...,
+          begin: int = ..., end: Optional[int] = ...) -> None: ...
+def pursuit(agents: Agents, target: Target, params: Optional[Params], steering: Vectors, *,
+            mode: int = ..., weight: float = ...,
+            weight_per_agent: Optional[FloatArray] = ..., begin: int = ...,
+            end: Optional[int] = ...) -> None: ...
+def evade(agents: Agents, target: Target, params: Optional[Params], steering: Vectors, *,
+          mode: int = ..., weight: float = ..., weight_per_agent: Optional[FloatArray] = ...,
+          begin: int = ..., end: Optional[int] = ...) -> None: ...
+def wander(agents: Agents, state: WanderState, params: Optional[Params], steering: Vectors,
+           *, mode: int = ..., weight: float = ...,
+           weight_per_agent: Optional[FloatArray] = ..., begin: int = ...,
+           end: Optional[int] = ...) -> None: ...
+def integrate(agents: Agents, steering: Vectors, params: Optional[Params] = ..., *,
+              begin: int = ..., end: Optional[int] = ...) -> None: ...
+def step(agents: Agents, behaviours: Sequence[Behaviour], *,
+         integrator: Optional[Params] = ..., combine: int = ...,
+         priority_threshold: float = ..., mask: Optional[IndexArray] = ...,
+         output: Optional[Agents] = ..., snapshot: Optional[Agents] = ...,
+         tile_size: int = ..., threads: int = ..., begin: int = ...,
+         end: Optional[int] = ...) -> None: ...
+def active_isa() -> str: ...
+def force_isa(isa: Isa) -> None: ...
+def isa_supported(isa: Isa) -> bool: ...
+def isa_name(isa: int) -> str: ...
+def isa_from_name(name: str) -> int: ...
+def random(seed: int, agent_index: int, tick: int, axis: int) -> float: ...
+def status_string(status: int) -> str: ...
+def step_max_threads() -> int: ...
+def version() -> int: ...
+def version_string() -> str: ...
+def _last_written() -> Tuple[int, int, int, int, int, int]: ...
