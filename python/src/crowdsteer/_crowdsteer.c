@@ -62,23 +62,33 @@ static const struct constant_row {
 };
 
 /* crowdsteer_params: uniform floats and per-agent arrays, by name. */
-#define PARAM_FLOAT(field) {#field, offsetof(crowdsteer_params, field)}
+#define PARAM_FLOAT(field)                                                               \
+  { #field, offsetof(crowdsteer_params, field) }
 static const struct field_row {
   const char *name;
   size_t offset;
 } param_float_rows[] = {
-    PARAM_FLOAT(max_speed),      PARAM_FLOAT(max_force),       PARAM_FLOAT(mass),
-    PARAM_FLOAT(dt),             PARAM_FLOAT(time_to_target),  PARAM_FLOAT(target_radius),
-    PARAM_FLOAT(slowing_radius), PARAM_FLOAT(panic_radius),    PARAM_FLOAT(danger_radius),
-    PARAM_FLOAT(escape_radius),  PARAM_FLOAT(max_prediction),  PARAM_FLOAT(wander_radius),
-    PARAM_FLOAT(wander_distance), PARAM_FLOAT(jitter),
+    PARAM_FLOAT(max_speed),
+    PARAM_FLOAT(max_force),
+    PARAM_FLOAT(mass),
+    PARAM_FLOAT(dt),
+    PARAM_FLOAT(time_to_target),
+    PARAM_FLOAT(target_radius),
+    PARAM_FLOAT(slowing_radius),
+    PARAM_FLOAT(panic_radius),
+    PARAM_FLOAT(danger_radius),
+    PARAM_FLOAT(escape_radius),
+    PARAM_FLOAT(max_prediction),
+    PARAM_FLOAT(wander_radius),
+    PARAM_FLOAT(wander_distance),
+    PARAM_FLOAT(jitter),
 };
 static const struct field_row param_array_rows[] = {
-    PARAM_FLOAT(max_speed_per_agent),       PARAM_FLOAT(max_force_per_agent),
-    PARAM_FLOAT(mass_per_agent),            PARAM_FLOAT(target_radius_per_agent),
-    PARAM_FLOAT(slowing_radius_per_agent),  PARAM_FLOAT(panic_radius_per_agent),
-    PARAM_FLOAT(danger_radius_per_agent),   PARAM_FLOAT(escape_radius_per_agent),
-    PARAM_FLOAT(wander_radius_per_agent),   PARAM_FLOAT(wander_distance_per_agent),
+    PARAM_FLOAT(max_speed_per_agent),      PARAM_FLOAT(max_force_per_agent),
+    PARAM_FLOAT(mass_per_agent),           PARAM_FLOAT(target_radius_per_agent),
+    PARAM_FLOAT(slowing_radius_per_agent), PARAM_FLOAT(panic_radius_per_agent),
+    PARAM_FLOAT(danger_radius_per_agent),  PARAM_FLOAT(escape_radius_per_agent),
+    PARAM_FLOAT(wander_radius_per_agent),  PARAM_FLOAT(wander_distance_per_agent),
 };
 enum {
   PARAM_FLOATS = sizeof param_float_rows / sizeof param_float_rows[0],
@@ -96,8 +106,8 @@ static int add_owned(PyObject *module, const char *name, PyObject *obj) {
   return result;
 }
 
-static PyObject *error_base;                   /* crowdsteer.Error */
-static PyObject *error_classes[STATUS_ROWS];   /* one per status_rows entry */
+static PyObject *error_base;                 /* crowdsteer.Error */
+static PyObject *error_classes[STATUS_ROWS]; /* one per status_rows entry */
 
 /* Raises the exception of a library status; returns NULL. */
 static PyObject *raise_status(crowdsteer_status status) {
@@ -224,8 +234,9 @@ static void *optional_array(PyObject *obj, const char *name, int typenum,
 static int vectors_from(PyObject *seq, const char *name, int dims, Py_ssize_t count,
                         enum access access, crowdsteer_vectors *out, PyObject *keep[3]) {
   if (!PyTuple_Check(seq) && !PyList_Check(seq)) {
-    PyErr_Format(PyExc_TypeError, "%s must be a tuple of %d float32 arrays (x, y%s), not %.100s",
-                 name, dims, dims == 3 ? ", z" : "", Py_TYPE(seq)->tp_name);
+    PyErr_Format(PyExc_TypeError,
+                 "%s must be a tuple of %d float32 arrays (x, y%s), not %.100s", name,
+                 dims, dims == 3 ? ", z" : "", Py_TYPE(seq)->tp_name);
     return -1;
   }
   if (PySequence_Fast_GET_SIZE(seq) != dims) {
@@ -309,8 +320,7 @@ static PyObject *Agents_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
   static char *kwlist[] = {"px", "py", "vx", "vy", "pz", "vz", NULL};
   PyObject *given[6] = {NULL}; /* in kwlist order */
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO|OO:Agents", kwlist, &given[0],
-                                   &given[1], &given[3], &given[4], &given[2],
-                                   &given[5]))
+                                   &given[1], &given[3], &given[4], &given[2], &given[5]))
     return NULL;
   /* given[] is now in field order px py pz vx vy vz. */
   for (int f = 2; f < 6; f += 3)
@@ -389,10 +399,10 @@ static PyGetSetDef Agents_getset[] = {
     {"dims", (getter)Agents_dims, NULL, "2 or 3", NULL},
     {NULL}};
 
-static PyMethodDef Agents_methods[] = {
-    {"_pointers", (PyCFunction)Agents_pointers, METH_NOARGS,
-     "Data addresses passed to the library (tests)."},
-    {NULL}};
+static PyMethodDef Agents_methods[] = {{"_pointers", (PyCFunction)Agents_pointers,
+                                        METH_NOARGS,
+                                        "Data addresses passed to the library (tests)."},
+                                       {NULL}};
 
 static PyTypeObject Agents_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crowdsteer.Agents",
@@ -885,7 +895,7 @@ typedef struct {
 static PyTypeObject Behaviour_Type;
 
 static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"kind",   "target", "params", "wander",
+  static char *kwlist[] = {"kind",   "target",           "params", "wander",
                            "weight", "weight_per_agent", NULL};
   int kind;
   PyObject *target = Py_None, *params = Py_None, *wander = Py_None, *weights = Py_None;
@@ -939,8 +949,8 @@ static PyTypeObject Behaviour_Type = {
 /* ---- calls ------------------------------------------------------------------------- */
 
 /* [begin, end) from Python ints (end None: the count); negative is a ValueError. */
-static int range_from(Py_ssize_t begin, PyObject *end_obj, size_t count, size_t *begin_out,
-                      size_t *end_out) {
+static int range_from(Py_ssize_t begin, PyObject *end_obj, size_t count,
+                      size_t *begin_out, size_t *end_out) {
   Py_ssize_t end = (Py_ssize_t)count;
   if (end_obj && end_obj != Py_None) {
     end = PyLong_AsSsize_t(end_obj);
@@ -965,10 +975,12 @@ static int output_from(PyObject *steering, int mode, float weight, PyObject *wei
   out->mode = (crowdsteer_write_mode)mode;
   out->weight = weight;
   int failed = 0;
-  out->weight_per_agent = optional_array(weights, "weight_per_agent", NPY_FLOAT32, count,
-                                         &failed);
-  if (failed) release(keep, 3);
-  else remember_written(out->steering.x, out->steering.y, out->steering.z);
+  out->weight_per_agent =
+      optional_array(weights, "weight_per_agent", NPY_FLOAT32, count, &failed);
+  if (failed)
+    release(keep, 3);
+  else
+    remember_written(out->steering.x, out->steering.y, out->steering.z);
   return failed ? -1 : 0;
 }
 
@@ -980,16 +992,16 @@ typedef crowdsteer_status (*targeted_fn)(const crowdsteer_agents *,
 /* seek, flee, arrive, leave, pursuit, evade. */
 static PyObject *call_targeted(targeted_fn fn, int needs_velocity, PyObject *args,
                                PyObject *kwargs, const char *format) {
-  static char *kwlist[] = {"agents", "target", "params", "steering", "mode",
-                           "weight", "weight_per_agent", "begin", "end", NULL};
+  static char *kwlist[] = {"agents", "target",           "params", "steering", "mode",
+                           "weight", "weight_per_agent", "begin",  "end",      NULL};
   PyObject *agents_obj, *target_obj, *params_obj, *steering, *weights = Py_None,
-                                                            *end_obj = Py_None;
+                                                             *end_obj = Py_None;
   int mode = CROWDSTEER_OVERWRITE;
   float weight = 1.0f;
   Py_ssize_t begin = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &agents_obj,
-                                   &target_obj, &params_obj, &steering, &mode, &weight,
-                                   &weights, &begin, &end_obj))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &agents_obj, &target_obj,
+                                   &params_obj, &steering, &mode, &weight, &weights,
+                                   &begin, &end_obj))
     return NULL;
   AgentsObject *a = as_agents(agents_obj, "agents", READS);
   if (!a) return NULL;
@@ -1006,15 +1018,17 @@ static PyObject *call_targeted(targeted_fn fn, int needs_velocity, PyObject *arg
       output_from(steering, mode, weight, weights, dims, count, &out, keep) < 0)
     return NULL;
   crowdsteer_status status;
-  Py_BEGIN_ALLOW_THREADS status = fn(&a->c, &target, &params, &out, b, e);
-  Py_END_ALLOW_THREADS release(keep, 3);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  status = fn(&a->c, &target, &params, &out, b, e);
+  PyEval_RestoreThread(unlocked);
+  release(keep, 3);
   if (status != CROWDSTEER_OK) return raise_status(status);
   Py_RETURN_NONE;
 }
 
-#define TARGETED(name, needs_velocity)                                                    \
+#define TARGETED(name, needs_velocity)                                                   \
   static PyObject *py_##name(PyObject *self, PyObject *args, PyObject *kwargs) {         \
-    (void)self;                                                                            \
+    (void)self;                                                                          \
     return call_targeted(crowdsteer_##name, needs_velocity, args, kwargs,                \
                          "OOOO|$ifOnO:" #name);                                          \
   }
@@ -1026,10 +1040,11 @@ TARGETED(pursuit, 1)
 TARGETED(evade, 1)
 
 static PyObject *py_wander(PyObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"agents", "state",  "params", "steering", "mode",
-                           "weight", "weight_per_agent", "begin", "end", NULL};
+  static char *kwlist[] = {"agents", "state",  "params",           "steering",
+                           "mode",   "weight", "weight_per_agent", "begin",
+                           "end",    NULL};
   PyObject *agents_obj, *state_obj, *params_obj, *steering, *weights = Py_None,
-                                                           *end_obj = Py_None;
+                                                            *end_obj = Py_None;
   int mode = CROWDSTEER_OVERWRITE;
   float weight = 1.0f;
   Py_ssize_t begin = 0;
@@ -1051,8 +1066,10 @@ static PyObject *py_wander(PyObject *self, PyObject *args, PyObject *kwargs) {
       output_from(steering, mode, weight, weights, a->c.dims, count, &out, keep) < 0)
     return NULL;
   crowdsteer_status status;
-  Py_BEGIN_ALLOW_THREADS status = crowdsteer_wander(&a->c, state, &params, &out, b, e);
-  Py_END_ALLOW_THREADS release(keep, 3);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  status = crowdsteer_wander(&a->c, state, &params, &out, b, e);
+  PyEval_RestoreThread(unlocked);
+  release(keep, 3);
   if (status != CROWDSTEER_OK) return raise_status(status);
   Py_RETURN_NONE;
 }
@@ -1079,8 +1096,10 @@ static PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) 
   remember_written(a->c.px, a->c.py, a->c.pz);
   last_written[3] = a->c.vx, last_written[4] = a->c.vy, last_written[5] = a->c.vz;
   crowdsteer_status status;
-  Py_BEGIN_ALLOW_THREADS status = crowdsteer_integrate(&a->c, &s, &params, b, e);
-  Py_END_ALLOW_THREADS release(keep, 3);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  status = crowdsteer_integrate(&a->c, &s, &params, b, e);
+  PyEval_RestoreThread(unlocked);
+  release(keep, 3);
   if (status != CROWDSTEER_OK) return raise_status(status);
   Py_RETURN_NONE;
 }
@@ -1141,7 +1160,8 @@ typedef struct step_args {
 } step_args;
 
 static int step_desc_from(const step_args *in, AgentsObject *a, PyObject *list,
-                          crowdsteer_step_behaviour *behaviours, crowdsteer_step_desc *d) {
+                          crowdsteer_step_behaviour *behaviours,
+                          crowdsteer_step_desc *d) {
   const Py_ssize_t count = (Py_ssize_t)a->c.count, n = PyTuple_GET_SIZE(list);
   for (Py_ssize_t i = 0; i < n; i++) {
     char name[48];
@@ -1171,17 +1191,20 @@ static int step_desc_from(const step_args *in, AgentsObject *a, PyObject *list,
 }
 
 static PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"agents",    "behaviours", "integrator", "combine",
-                           "priority_threshold", "mask", "output", "snapshot",
-                           "tile_size", "threads",    "begin",      "end", NULL};
-  step_args in = {.integrator = Py_None, .mask = Py_None, .output = Py_None,
-                  .snapshot = Py_None, .end = Py_None};
+  static char *kwlist[] = {
+      "agents", "behaviours", "integrator", "combine",   "priority_threshold",
+      "mask",   "output",     "snapshot",   "tile_size", "threads",
+      "begin",  "end",        NULL};
+  step_args in = {.integrator = Py_None,
+                  .mask = Py_None,
+                  .output = Py_None,
+                  .snapshot = Py_None,
+                  .end = Py_None};
   (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$OifOOOninO:step", kwlist,
-                                   &in.agents, &in.behaviours, &in.integrator,
-                                   &in.combine, &in.priority_threshold, &in.mask,
-                                   &in.output, &in.snapshot, &in.tile_size, &in.threads,
-                                   &in.begin, &in.end))
+  if (!PyArg_ParseTupleAndKeywords(
+          args, kwargs, "OO|$OifOOOninO:step", kwlist, &in.agents, &in.behaviours,
+          &in.integrator, &in.combine, &in.priority_threshold, &in.mask, &in.output,
+          &in.snapshot, &in.tile_size, &in.threads, &in.begin, &in.end))
     return NULL;
   /* In place (no output) the step writes the agents; otherwise only reads them. */
   AgentsObject *a = as_agents(in.agents, "agents", in.output == Py_None ? WRITES : READS);
@@ -1204,8 +1227,9 @@ static PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
            range_from(in.begin, in.end, a->c.count, &b, &e) == 0;
   if (!behaviours) PyErr_NoMemory();
   if (ok) {
-    Py_BEGIN_ALLOW_THREADS status = crowdsteer_step(&a->c, &desc, b, e);
-    Py_END_ALLOW_THREADS
+    PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+    status = crowdsteer_step(&a->c, &desc, b, e);
+    PyEval_RestoreThread(unlocked);
   }
   PyMem_Free(behaviours);
   Py_DECREF(list);
@@ -1230,7 +1254,8 @@ static int isa_from(PyObject *obj, crowdsteer_isa *isa) {
   }
   long v = PyLong_AsLong(obj);
   if (v == -1 && PyErr_Occurred()) {
-    PyErr_Format(PyExc_TypeError, "isa must be a name (str) or an ISA_* number, not %.100s",
+    PyErr_Format(PyExc_TypeError,
+                 "isa must be a name (str) or an ISA_* number, not %.100s",
                  Py_TYPE(obj)->tp_name);
     return -1;
   }
@@ -1241,8 +1266,10 @@ static int isa_from(PyObject *obj, crowdsteer_isa *isa) {
 static PyObject *py_active_isa(PyObject *self, PyObject *unused) {
   (void)self, (void)unused;
   crowdsteer_isa isa;
-  Py_BEGIN_ALLOW_THREADS isa = crowdsteer_active_isa();
-  Py_END_ALLOW_THREADS return PyUnicode_FromString(crowdsteer_isa_name(isa));
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  isa = crowdsteer_active_isa();
+  PyEval_RestoreThread(unlocked);
+  return PyUnicode_FromString(crowdsteer_isa_name(isa));
 }
 
 static PyObject *py_force_isa(PyObject *self, PyObject *arg) {
@@ -1250,8 +1277,10 @@ static PyObject *py_force_isa(PyObject *self, PyObject *arg) {
   crowdsteer_isa isa;
   if (isa_from(arg, &isa) < 0) return NULL;
   crowdsteer_status status;
-  Py_BEGIN_ALLOW_THREADS status = crowdsteer_force_isa(isa);
-  Py_END_ALLOW_THREADS if (status != CROWDSTEER_OK) return raise_status(status);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  status = crowdsteer_force_isa(isa);
+  PyEval_RestoreThread(unlocked);
+  if (status != CROWDSTEER_OK) return raise_status(status);
   Py_RETURN_NONE;
 }
 
@@ -1264,8 +1293,10 @@ static PyObject *py_isa_supported(PyObject *self, PyObject *arg) {
     Py_RETURN_FALSE;
   }
   int supported;
-  Py_BEGIN_ALLOW_THREADS supported = crowdsteer_isa_supported(isa);
-  Py_END_ALLOW_THREADS return PyBool_FromLong(supported);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  supported = crowdsteer_isa_supported(isa);
+  PyEval_RestoreThread(unlocked);
+  return PyBool_FromLong(supported);
 }
 
 static PyObject *py_isa_name(PyObject *self, PyObject *arg) {
@@ -1294,8 +1325,8 @@ static PyObject *py_random(PyObject *self, PyObject *args) {
     PyErr_SetString(PyExc_OverflowError, "random's arguments must fit in 32 bits");
     return NULL;
   }
-  return PyFloat_FromDouble(crowdsteer_random((uint32_t)seed, (uint32_t)agent,
-                                              (uint32_t)tick, (uint32_t)axis));
+  return PyFloat_FromDouble(
+      crowdsteer_random((uint32_t)seed, (uint32_t)agent, (uint32_t)tick, (uint32_t)axis));
 }
 
 static PyObject *py_status_string(PyObject *self, PyObject *arg) {
@@ -1308,8 +1339,10 @@ static PyObject *py_status_string(PyObject *self, PyObject *arg) {
 static PyObject *py_step_max_threads(PyObject *self, PyObject *unused) {
   (void)self, (void)unused;
   int n;
-  Py_BEGIN_ALLOW_THREADS n = crowdsteer_step_max_threads();
-  Py_END_ALLOW_THREADS return PyLong_FromLong(n);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  n = crowdsteer_step_max_threads();
+  PyEval_RestoreThread(unlocked);
+  return PyLong_FromLong(n);
 }
 
 static PyObject *py_last_written(PyObject *self, PyObject *unused) {
@@ -1334,25 +1367,30 @@ static PyObject *py_version_string(PyObject *self, PyObject *unused) {
 
 #define KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
 #define TARGETED_DOC(what)                                                               \
-  "(agents, target, params, steering, *, mode=OVERWRITE, weight=1.0, "                \
+  "(agents, target, params, steering, *, mode=OVERWRITE, weight=1.0, "                   \
   "weight_per_agent=None, begin=0, end=None)\n--\n\n" what                               \
-  " Writes steering (a tuple of float32 arrays) for agents [begin, end); "             \
-  "ACCUMULATE adds weight * s. Raises crowdsteer.Error subclasses for library "        \
+  " Writes steering (a tuple of float32 arrays) for agents [begin, end); "               \
+  "ACCUMULATE adds weight * s. Raises crowdsteer.Error subclasses for library "          \
   "statuses; nothing is written on error."
 
 static PyMethodDef module_methods[] = {
     {"seek", KW(py_seek), "seek" TARGETED_DOC("Full speed towards the target.")},
-    {"flee", KW(py_flee), "flee" TARGETED_DOC("Full speed away from the target, "
-                                              "within panic_radius.")},
-    {"arrive", KW(py_arrive), "arrive" TARGETED_DOC("Seek, slowing inside "
-                                                    "slowing_radius, stopping inside "
-                                                    "target_radius.")},
-    {"leave", KW(py_leave), "leave" TARGETED_DOC("Flee, full speed inside escape_radius, "
-                                                 "nothing beyond danger_radius.")},
-    {"pursuit", KW(py_pursuit), "pursuit" TARGETED_DOC("Seek where a moving target "
-                                                       "will be.")},
-    {"evade", KW(py_evade), "evade" TARGETED_DOC("Flee from where a moving target will "
-                                                 "be.")},
+    {"flee", KW(py_flee),
+     "flee" TARGETED_DOC("Full speed away from the target, "
+                         "within panic_radius.")},
+    {"arrive", KW(py_arrive),
+     "arrive" TARGETED_DOC("Seek, slowing inside "
+                           "slowing_radius, stopping inside "
+                           "target_radius.")},
+    {"leave", KW(py_leave),
+     "leave" TARGETED_DOC("Flee, full speed inside escape_radius, "
+                          "nothing beyond danger_radius.")},
+    {"pursuit", KW(py_pursuit),
+     "pursuit" TARGETED_DOC("Seek where a moving target "
+                            "will be.")},
+    {"evade", KW(py_evade),
+     "evade" TARGETED_DOC("Flee from where a moving target will "
+                          "be.")},
     {"wander", KW(py_wander),
      "wander(agents, state, params, steering, *, mode=OVERWRITE, weight=1.0, "
      "weight_per_agent=None, begin=0, end=None)\n--\n\n"
@@ -1412,7 +1450,8 @@ static int add_types(PyObject *module) {
 
 static int add_tables(PyObject *module) {
   for (size_t i = 0; i < sizeof constant_rows / sizeof constant_rows[0]; i++)
-    if (PyModule_AddIntConstant(module, constant_rows[i].name, constant_rows[i].value) < 0)
+    if (PyModule_AddIntConstant(module, constant_rows[i].name, constant_rows[i].value) <
+        0)
       return -1;
   PyObject *floats = PyTuple_New(PARAM_FLOATS), *arrays = PyTuple_New(PARAM_ARRAYS);
   for (int i = 0; floats && i < PARAM_FLOATS; i++)
