@@ -31,12 +31,15 @@ def library_version():
     return ".".join(parts)
 
 
-def libs_private(pc_file):
-    """The static library's own link flags (libm, OpenMP) from its .pc file."""
+def library_link_flags(pc_file):
+    """The static library's own link flags (libm, OpenMP) from its .pc file:
+    its Libs and Libs.private lines without the library itself."""
+    flags = []
     for line in pc_file.read_text().splitlines():
-        if line.startswith("Libs.private:"):
-            return shlex.split(line.split(":", 1)[1])
-    return []
+        if line.startswith(("Libs:", "Libs.private:")):
+            flags += [f for f in shlex.split(line.split(":", 1)[1])
+                      if not f.startswith("-L") and f != "-lcrowdsteer"]
+    return flags
 
 
 class BuildWithCMake(build_ext):
@@ -63,8 +66,10 @@ class BuildWithCMake(build_ext):
             ext.extra_objects = [str(library)]
             ext.depends = ext.depends + [str(library), str(HEADER)]
             # The library's symbols stay inside the extension.
-            ext.extra_link_args = (libs_private(build_dir / "crowdsteer.pc")
+            ext.extra_link_args = (library_link_flags(build_dir / "crowdsteer.pc")
                                    + ["-Wl,--exclude-libs,ALL"])
+        # One small source: always rebuild, so changed link flags take effect.
+        self.force = True
         super().run()
 
 

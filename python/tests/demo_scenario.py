@@ -138,14 +138,20 @@ class DemoScenario:
                          wander=self.wander, weight_per_agent=self.wander_weight),
         ]
 
-    def step(self, behaviours=None):
-        """One simulation step, as the demo's scenario_step in step mode."""
-        self.crowd.step(behaviours or self.behaviours(), integrator=self.integrator,
-                        combine=self.combine, priority_threshold=0.05, mask=self.mask,
-                        tile_size=self.tile, threads=self.threads, begin=DRIVEN_AGENTS)
+    def step(self, clock=None):
+        """One simulation step, as the demo's scenario_step in step mode.
+        With a clock (time.perf_counter), returns the seconds the step call
+        took, binding included, as the demo times crowdsteer_step."""
+        behaviours = self.behaviours()
+        start = clock() if clock else 0.0
+        self.crowd.step(behaviours, integrator=self.integrator, combine=self.combine,
+                        priority_threshold=0.05, mask=self.mask, tile_size=self.tile,
+                        threads=self.threads, begin=DRIVEN_AGENTS)
+        seconds = clock() - start if clock else None
         self.wander.tick += 1
         self.step_count += 1
         self._place_markers()
+        return seconds
 
     def state_hash(self):
         """The demo's FNV-1a over the bits of the state, as 16 hex digits."""

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Speed of the Python binding against C, on this machine.
+
+1. Per-call time of a behaviour on 16 agents from Python (an upper bound on
+   the binding's overhead: it includes the library's own work).
+2. The demo's mixed crowd of 1,048,576 agents, one crowdsteer_step per
+   simulation step: the C demo (crowdsteer-demo) and the same scenario from
+   Python (python/tests/demo_scenario.py, which hashes to the C demo's bits)
+   run alternately; prints the step time of each and the ratio Python / C.
+
+    python3 python/compare_speed.py [--demo PATH] [--agents N] [--steps N]
+        [--rounds N] [--threads N]
+
+Run it with the package installed (see the README) and a release build of the
+demo. Timings on a shared machine are noisy: check `uptime`, read the medians.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import crowdsteer as cs
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "tests"))
+from demo_scenario import DemoScenario  # noqa: E402
+
+
+def per_call_ns(call, repeats=7, number=20000):
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            call()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best * 1e9
+
+
+def overhead_table():
+    n = 16
+    rng = np.random.default_rng(1)
+    px, py, vx, vy = (rng.uniform(-10, 10, n).astype(np.float32) for _ in range(4))
+    agents = cs.Agents(px, py, vx, vy)
+    steering = (np.zeros(n, np.float32), np.zeros(n, np.float32))
+    target, params = cs.Target.point((1, 2)), cs.Params(max_speed=1.5)
+    per_agent = cs.Params(max_speed_per_agent=np.ones(n, np.float32))
+    state = cs.WanderState((np.zeros(n, np.float32), np.zeros(n, np.float32)))
+    wander_params = cs.Params(wander_radius=1, jitter=0.5)
+    calls = {
+        "seek(agents, point, params, steering)":
+            lambda: cs.seek(agents, target, params, steering),
+        "seek, per-agent max_speed, ACCUMULATE":
+            lambda: cs.seek(agents, target, per_agent, steering, mode=cs.ACCUMULATE,
+                            weight=0.5),
+        "wander(agents, state, params, steering)":
+            lambda: cs.wander(agents, state, wander_params, steering),
+        "integrate(agents, steering, params)":
+            lambda: cs.integrate(agents, steering, params),
+        "(a Python function call doing nothing)": lambda: None,
+    }
+    print("per call on 16 agents (best of 7 x 20000 calls, library work included):")
+    for name, call in calls.items():
+        print("  %-42s %7.0f ns" % (name, per_call_ns(call)))
+
+
+def c_step_seconds(demo, agents, steps, threads):
+    out = subprocess.run([demo, "--agents", str(agents), "--steps", str(steps),
+                          "--threads", str(threads)], check=True, capture_output=True,
+                         text=True, env={k: v for k, v in os.environ.items()
+                                         if k != "CROWDSTEER_ISA"}).stdout
+    seconds = float(re.search(r"step: \d+ agent-steps in ([0-9.]+) s", out).group(1))
+    isa = re.search(r"ISA: (\w+)", out).group(1)
+    return seconds / steps, isa
+
+
+def python_step_seconds(agents, steps, threads):
+    scenario = DemoScenario(agents, 2, threads=threads)
+    total = sum(scenario.step(time.perf_counter) for _ in range(steps))
+    return total / steps
+
+
+def main():
+    default_demo = HERE.parent / "build" / "release" / "examples" / "crowdsteer-demo"
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--demo", default=os.environ.get("CROWDSTEER_DEMO", default_demo))
+    parser.add_argument("--agents", type=int, default=1 << 20)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=0, help="0: all (the default)")
+    parser.add_argument("--skip-overhead", action="store_true")
+    args = parser.parse_args()
+    print("crowdsteer %s, ISA %s; load average %s" % (
+        cs.__version__, cs.active_isa(), " ".join("%.2f" % x for x in os.getloadavg())))
+    if not args.skip_overhead:
+        overhead_table()
+    c_times, py_times = [], []
+    for _ in range(args.rounds):  # alternate, so drifting load hits both
+        c, c_isa = c_step_seconds(str(args.demo), args.agents, args.steps, args.threads)
+        c_times.append(c)
+        py_times.append(python_step_seconds(args.agents, args.steps, args.threads))
+    assert c_isa == cs.active_isa(), (c_isa, cs.active_isa())
+    c_med, py_med = statistics.median(c_times), statistics.median(py_times)
+    print("mixed step, %d agents, %d steps x %d rounds, threads %s, ISA %s:" % (
+        args.agents, args.steps, args.rounds, args.threads or "all", c_isa))
+    print("  C demo      %8.3f ms per step (median; rounds: %s)" % (
+        c_med * 1e3, " ".join("%.3f" % (t * 1e3) for t in c_times)))
+    print("  Python      %8.3f ms per step (median; rounds: %s)" % (
+        py_med * 1e3, " ".join("%.3f" % (t * 1e3) for t in py_times)))
+    print("  ratio Python / C = %.4f (%+.2f %%)" % (py_med / c_med,
+                                                   100 * (py_med / c_med - 1)))
+    print("load average now %s" % " ".join("%.2f" % x for x in os.getloadavg()))
+
+
+if __name__ == "__main__":
+    main()
