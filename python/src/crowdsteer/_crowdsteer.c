@@ -171,18 +171,56 @@ static int add_errors(PyObject *module) {
 
 enum access { READS = 0, WRITES = 1 };
 
+/* An argument's name for error messages, parent.field[index] (no index when
+ * index < 0), chained on the stack and rendered only when an error is raised:
+ * formatting names for every check would cost more than the checks. */
+typedef struct arg_name {
+  const struct arg_name *parent;
+  const char *field;
+  Py_ssize_t index;
+} arg_name;
+#define NAME(parent, field) (&(const arg_name){(parent), (field), -1})
+#define ITEM(parent, i) (&(const arg_name){(parent), NULL, (i)})
+
+typedef struct rendered_name {
+  char text[192];
+} rendered_name;
+
+static void render_into(const arg_name *n, char *buf, size_t size) {
+  if (!n) return;
+  render_into(n->parent, buf, size);
+  size_t used = strlen(buf);
+  if (n->field) snprintf(buf + used, size - used, "%s%s", used ? "." : "", n->field);
+  used = strlen(buf);
+  if (n->index >= 0) snprintf(buf + used, size - used, "[%zd]", n->index);
+}
+
+static rendered_name render(const arg_name *n) {
+  rendered_name r = {{0}};
+  render_into(n, r.text, sizeof r.text);
+  return r;
+}
+
 /* The data of `obj` if it is a 1-D, C-contiguous, aligned, native-order array of
  * `typenum` with `count` elements (any length when count < 0), writeable when
  * the call writes it; otherwise NULL with a TypeError or ValueError naming it. */
-static void *array_data(PyObject *obj, const char *name, int typenum, Py_ssize_t count,
+static void *array_data(PyObject *obj, const arg_name *arg, int typenum, Py_ssize_t count,
                         enum access access) {
+  PyArrayObject *a = (PyArrayObject *)obj;
+  if (PyArray_Check(obj) && PyArray_TYPE(a) == typenum && PyArray_ISNOTSWAPPED(a) &&
+      PyArray_NDIM(a) == 1 && PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) &&
+      (access == READS || PyArray_ISWRITEABLE(a)) &&
+      (count < 0 || PyArray_DIM(a, 0) == count))
+    return PyArray_DATA(a);
+  /* Which rule failed, said with the argument's name. */
   const char *type_name = typenum == NPY_FLOAT32 ? "float32" : "uint32";
+  const rendered_name rendered = render(arg);
+  const char *name = rendered.text;
   if (!PyArray_Check(obj)) {
     PyErr_Format(PyExc_TypeError, "%s must be a numpy.ndarray of %s, not %.100s", name,
                  type_name, Py_TYPE(obj)->tp_name);
     return NULL;
   }
-  PyArrayObject *a = (PyArrayObject *)obj;
   if (PyArray_TYPE(a) != typenum || !PyArray_ISNOTSWAPPED(a)) {
     PyObject *dtype = PyObject_Str((PyObject *)PyArray_DESCR(a));
     PyErr_Format(PyExc_TypeError, "%s must have dtype %s (native byte order), not %S",
@@ -206,21 +244,18 @@ static void *array_data(PyObject *obj, const char *name, int typenum, Py_ssize_t
     PyErr_Format(PyExc_ValueError, "%s is read-only, but this call writes it", name);
     return NULL;
   }
-  if (count >= 0 && PyArray_DIM(a, 0) != count) {
-    PyErr_Format(PyExc_ValueError, "%s has %zd elements, but the agents' count is %zd",
-                 name, (Py_ssize_t)PyArray_DIM(a, 0), count);
-    return NULL;
-  }
-  return PyArray_DATA(a);
+  PyErr_Format(PyExc_ValueError, "%s has %zd elements, but the agents' count is %zd",
+               name, (Py_ssize_t)PyArray_DIM(a, 0), count);
+  return NULL;
 }
 
-static float *float_array(PyObject *obj, const char *name, Py_ssize_t count,
+static float *float_array(PyObject *obj, const arg_name *name, Py_ssize_t count,
                           enum access access) {
   return (float *)array_data(obj, name, NPY_FLOAT32, count, access);
 }
 
 /* An optional per-agent array: None gives NULL without error (*failed = 0). */
-static void *optional_array(PyObject *obj, const char *name, int typenum,
+static void *optional_array(PyObject *obj, const arg_name *name, int typenum,
                             Py_ssize_t count, int *failed) {
   if (!obj || obj == Py_None) return NULL;
   void *data = array_data(obj, name, typenum, count, READS);
@@ -228,34 +263,30 @@ static void *optional_array(PyObject *obj, const char *name, int typenum,
   return data;
 }
 
-/* A tuple or list of `dims` arrays (x, y[, z]) as crowdsteer_vectors. The
- * arrays are referenced into keep[] (the caller releases them) so that they
- * outlive the call even if another thread changes the list meanwhile. */
-static int vectors_from(PyObject *seq, const char *name, int dims, Py_ssize_t count,
+/* A tuple or list of `dims` arrays (x, y[, z]) as crowdsteer_vectors. With
+ * keep, the arrays are referenced into keep[] (the caller releases them) so
+ * that they outlive the call even if another thread changes the list. */
+static int vectors_from(PyObject *seq, const arg_name *arg, int dims, Py_ssize_t count,
                         enum access access, crowdsteer_vectors *out, PyObject *keep[3]) {
   if (!PyTuple_Check(seq) && !PyList_Check(seq)) {
     PyErr_Format(PyExc_TypeError,
-                 "%s must be a tuple of %d float32 arrays (x, y%s), not %.100s", name,
-                 dims, dims == 3 ? ", z" : "", Py_TYPE(seq)->tp_name);
+                 "%s must be a tuple of %d float32 arrays (x, y%s), not %.100s",
+                 render(arg).text, dims, dims == 3 ? ", z" : "", Py_TYPE(seq)->tp_name);
     return -1;
   }
   if (PySequence_Fast_GET_SIZE(seq) != dims) {
     PyErr_Format(PyExc_ValueError, "%s must hold %d arrays (the agents are %dD), not %zd",
-                 name, dims, dims, PySequence_Fast_GET_SIZE(seq));
+                 render(arg).text, dims, dims, PySequence_Fast_GET_SIZE(seq));
     return -1;
   }
   float *axes[3] = {NULL, NULL, NULL};
   for (int k = 0; k < dims; k++) {
-    char item_name[96];
-    snprintf(item_name, sizeof item_name, "%s[%d]", name, k);
     PyObject *item = PySequence_Fast_GET_ITEM(seq, k);
-    axes[k] = float_array(item, item_name, count, access);
+    axes[k] = float_array(item, ITEM(arg, k), count, access);
     if (!axes[k]) return -1;
   }
-  for (int k = 0; k < dims; k++) {
-    keep[k] = PySequence_Fast_GET_ITEM(seq, k);
-    Py_INCREF(keep[k]);
-  }
+  for (int k = 0; keep && k < dims; k++)
+    keep[k] = Py_NewRef(PySequence_Fast_GET_ITEM(seq, k));
   out->x = axes[0];
   out->y = axes[1];
   out->z = axes[2];
@@ -299,9 +330,9 @@ static float **agents_slot(crowdsteer_agents *c, int field) {
 static int agents_ready(AgentsObject *a, const char *name, enum access access) {
   for (int f = 0; f < 6; f++) {
     if (!a->arrays[f]) continue;
-    char field_name[64];
-    snprintf(field_name, sizeof field_name, "%s.%s", name, agent_field_names[f]);
-    if (!float_array(a->arrays[f], field_name, (Py_ssize_t)a->c.count, access)) return -1;
+    if (!float_array(a->arrays[f], NAME(NAME(NULL, name), agent_field_names[f]),
+                     (Py_ssize_t)a->c.count, access))
+      return -1;
   }
   return 0;
 }
@@ -332,9 +363,8 @@ static PyObject *Agents_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
   Py_ssize_t count = -1;
   for (int f = 0; f < 6; f++) {
     if (!given[f]) continue;
-    char field_name[16];
-    snprintf(field_name, sizeof field_name, "%s", agent_field_names[f]);
-    if (!float_array(given[f], field_name, -1, READS)) return NULL;
+    const char *field_name = agent_field_names[f];
+    if (!float_array(given[f], NAME(NULL, field_name), -1, READS)) return NULL;
     Py_ssize_t length = PyArray_DIM((PyArrayObject *)given[f], 0);
     if (count >= 0 && length != count) {
       PyErr_Format(PyExc_ValueError,
@@ -451,9 +481,9 @@ static int params_set(ParamsObject *p, PyObject *key, PyObject *value) {
   }
   for (int i = 0; i < PARAM_ARRAYS; i++) {
     if (strcmp(name, param_array_rows[i].name) != 0) continue;
-    char field_name[64];
-    snprintf(field_name, sizeof field_name, "Params.%s", name);
-    if (value != Py_None && !float_array(value, field_name, -1, READS)) return -1;
+    if (value != Py_None &&
+        !float_array(value, NAME(NAME(NULL, "Params"), name), -1, READS))
+      return -1;
     Py_XSETREF(p->arrays[i], value == Py_None ? NULL : Py_NewRef(value));
     return 0;
   }
@@ -538,22 +568,21 @@ static PyObject *Params_repr(ParamsObject *self) {
 
 /* The struct for a call: per-agent arrays checked against the count. None is
  * the zeroed struct (every default). */
-static int params_to_c(PyObject *obj, const char *name, Py_ssize_t count,
+static int params_to_c(PyObject *obj, const arg_name *name, Py_ssize_t count,
                        crowdsteer_params *out) {
   memset(out, 0, sizeof *out);
   if (obj == Py_None || obj == NULL) return 0;
   if (!PyObject_TypeCheck(obj, &Params_Type)) {
     PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Params or None, not %.100s",
-                 name, Py_TYPE(obj)->tp_name);
+                 render(name).text, Py_TYPE(obj)->tp_name);
     return -1;
   }
   ParamsObject *p = (ParamsObject *)obj;
   *out = p->c;
   for (int i = 0; i < PARAM_ARRAYS; i++) {
     if (!p->arrays[i]) continue;
-    char field_name[96];
-    snprintf(field_name, sizeof field_name, "%s.%s", name, param_array_rows[i].name);
-    const float *data = float_array(p->arrays[i], field_name, count, READS);
+    const float *data =
+        float_array(p->arrays[i], NAME(name, param_array_rows[i].name), count, READS);
     if (!data) return -1;
     *param_array_slot(out, i) = data;
   }
@@ -637,9 +666,7 @@ static PyObject *array_tuple(PyObject *seq, const char *name) {
     return NULL;
   }
   for (Py_ssize_t k = 0; k < n; k++) {
-    char item_name[64];
-    snprintf(item_name, sizeof item_name, "%s[%zd]", name, k);
-    if (!float_array(PyTuple_GET_ITEM(t, k), item_name, -1, READS)) {
+    if (!float_array(PyTuple_GET_ITEM(t, k), ITEM(NAME(NULL, name), k), -1, READS)) {
       Py_DECREF(t);
       return NULL;
     }
@@ -684,7 +711,7 @@ static PyObject *Target_agents(PyObject *cls, PyObject *args, PyObject *kwargs) 
   (void)cls;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:Target.agents", kwlist, &index))
     return NULL;
-  if (!array_data(index, "index", NPY_UINT32, -1, READS)) return NULL;
+  if (!array_data(index, NAME(NULL, "index"), NPY_UINT32, -1, READS)) return NULL;
   TargetObject *t = target_alloc(CROWDSTEER_TARGET_AGENTS);
   if (t) t->index = Py_NewRef(index);
   return (PyObject *)t;
@@ -713,40 +740,34 @@ static PyObject *Target_get(TargetObject *self, void *closure) {
 }
 
 /* The struct for a call, checked against the agents' dims and count. */
-static int target_to_c(PyObject *obj, const char *name, int dims, Py_ssize_t count,
+static int target_to_c(PyObject *obj, const arg_name *name, int dims, Py_ssize_t count,
                        int needs_velocity, crowdsteer_target *out) {
   memset(out, 0, sizeof *out);
   if (!PyObject_TypeCheck(obj, &Target_Type)) {
-    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Target, not %.100s", name,
-                 Py_TYPE(obj)->tp_name);
+    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Target, not %.100s",
+                 render(name).text, Py_TYPE(obj)->tp_name);
     return -1;
   }
   TargetObject *t = (TargetObject *)obj;
   out->kind = t->kind;
   memcpy(out->point, t->point, sizeof out->point);
   memcpy(out->point_velocity, t->point_velocity, sizeof out->point_velocity);
-  char field[96];
-  PyObject *unused[3] = {NULL}; /* the target holds its arrays: nothing to keep */
+  /* The target holds its arrays (it is immutable): nothing more to keep. */
   switch (t->kind) {
   case CROWDSTEER_TARGET_ARRAYS:
-    snprintf(field, sizeof field, "%s.position", name);
-    if (vectors_from(t->position, field, dims, count, READS, &out->position, unused) < 0)
+    if (vectors_from(t->position, NAME(name, "position"), dims, count, READS,
+                     &out->position, NULL) < 0)
       return -1;
-    release(unused, 3);
     if (!needs_velocity) return 0;
-    snprintf(field, sizeof field, "%s.velocity", name);
     if (!t->velocity) {
-      PyErr_Format(PyExc_TypeError, "%s needs velocity arrays for pursuit and evade",
-                   field);
+      PyErr_Format(PyExc_TypeError, "%s.velocity is needed by pursuit and evade",
+                   render(name).text);
       return -1;
     }
-    if (vectors_from(t->velocity, field, dims, count, READS, &out->velocity, unused) < 0)
-      return -1;
-    release(unused, 3);
-    return 0;
+    return vectors_from(t->velocity, NAME(name, "velocity"), dims, count, READS,
+                        &out->velocity, NULL);
   case CROWDSTEER_TARGET_AGENTS:
-    snprintf(field, sizeof field, "%s.index", name);
-    out->index = array_data(t->index, field, NPY_UINT32, count, READS);
+    out->index = array_data(t->index, NAME(name, "index"), NPY_UINT32, count, READS);
     return out->index ? 0 : -1;
   default: return 0;
   }
@@ -846,20 +867,17 @@ static int Wander_set(WanderObject *self, PyObject *value, void *closure) {
 }
 
 /* The state for a call: the direction arrays checked and pointed to. */
-static crowdsteer_wander_state *wander_to_c(PyObject *obj, const char *name, int dims,
+static crowdsteer_wander_state *wander_to_c(PyObject *obj, const arg_name *name, int dims,
                                             Py_ssize_t count) {
   if (!PyObject_TypeCheck(obj, &Wander_Type)) {
-    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.WanderState, not %.100s", name,
-                 Py_TYPE(obj)->tp_name);
+    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.WanderState, not %.100s",
+                 render(name).text, Py_TYPE(obj)->tp_name);
     return NULL;
   }
   WanderObject *w = (WanderObject *)obj;
-  char field[96];
-  snprintf(field, sizeof field, "%s.direction", name);
-  PyObject *unused[3] = {NULL};
-  if (vectors_from(w->direction, field, dims, count, WRITES, &w->c.direction, unused) < 0)
+  if (vectors_from(w->direction, NAME(name, "direction"), dims, count, WRITES,
+                   &w->c.direction, NULL) < 0)
     return NULL;
-  release(unused, 3);
   return &w->c;
 }
 
@@ -970,13 +988,14 @@ static int output_from(PyObject *steering, int mode, float weight, PyObject *wei
                        int dims, Py_ssize_t count, crowdsteer_output *out,
                        PyObject *keep[3]) {
   memset(out, 0, sizeof *out);
-  if (vectors_from(steering, "steering", dims, count, WRITES, &out->steering, keep) < 0)
+  if (vectors_from(steering, NAME(NULL, "steering"), dims, count, WRITES, &out->steering,
+                   keep) < 0)
     return -1;
   out->mode = (crowdsteer_write_mode)mode;
   out->weight = weight;
   int failed = 0;
-  out->weight_per_agent =
-      optional_array(weights, "weight_per_agent", NPY_FLOAT32, count, &failed);
+  out->weight_per_agent = optional_array(weights, NAME(NULL, "weight_per_agent"),
+                                         NPY_FLOAT32, count, &failed);
   if (failed)
     release(keep, 3);
   else
@@ -1012,8 +1031,9 @@ static PyObject *call_targeted(targeted_fn fn, int needs_velocity, PyObject *arg
   crowdsteer_output out;
   PyObject *keep[3] = {NULL};
   size_t b, e;
-  if (target_to_c(target_obj, "target", dims, count, needs_velocity, &target) < 0 ||
-      params_to_c(params_obj, "params", count, &params) < 0 ||
+  if (target_to_c(target_obj, NAME(NULL, "target"), dims, count, needs_velocity,
+                  &target) < 0 ||
+      params_to_c(params_obj, NAME(NULL, "params"), count, &params) < 0 ||
       range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
       output_from(steering, mode, weight, weights, dims, count, &out, keep) < 0)
     return NULL;
@@ -1060,8 +1080,9 @@ static PyObject *py_wander(PyObject *self, PyObject *args, PyObject *kwargs) {
   crowdsteer_output out;
   PyObject *keep[3] = {NULL};
   size_t b, e;
-  crowdsteer_wander_state *state = wander_to_c(state_obj, "state", a->c.dims, count);
-  if (!state || params_to_c(params_obj, "params", count, &params) < 0 ||
+  crowdsteer_wander_state *state =
+      wander_to_c(state_obj, NAME(NULL, "state"), a->c.dims, count);
+  if (!state || params_to_c(params_obj, NAME(NULL, "params"), count, &params) < 0 ||
       range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
       output_from(steering, mode, weight, weights, a->c.dims, count, &out, keep) < 0)
     return NULL;
@@ -1089,9 +1110,10 @@ static PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) 
   crowdsteer_params params;
   PyObject *keep[3] = {NULL};
   size_t b, e;
-  if (params_to_c(params_obj, "params", count, &params) < 0 ||
+  if (params_to_c(params_obj, NAME(NULL, "params"), count, &params) < 0 ||
       range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
-      vectors_from(steering, "steering", a->c.dims, count, READS, &s, keep) < 0)
+      vectors_from(steering, NAME(NULL, "steering"), a->c.dims, count, READS, &s, keep) <
+          0)
     return NULL;
   remember_written(a->c.px, a->c.py, a->c.pz);
   last_written[3] = a->c.vx, last_written[4] = a->c.vy, last_written[5] = a->c.vz;
@@ -1105,33 +1127,28 @@ static PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) 
 }
 
 /* One Behaviour into its C struct; `name` is "behaviours[i]". */
-static int behaviour_to_c(PyObject *obj, const char *name, int dims, Py_ssize_t count,
+static int behaviour_to_c(PyObject *obj, const arg_name *name, int dims, Py_ssize_t count,
                           crowdsteer_step_behaviour *out) {
   memset(out, 0, sizeof *out);
   if (!PyObject_TypeCheck(obj, &Behaviour_Type)) {
-    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Behaviour, not %.100s", name,
-                 Py_TYPE(obj)->tp_name);
+    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Behaviour, not %.100s",
+                 render(name).text, Py_TYPE(obj)->tp_name);
     return -1;
   }
   BehaviourObject *b = (BehaviourObject *)obj;
-  char field[96];
   out->behaviour = (crowdsteer_behaviour)b->kind;
   out->weight = b->weight;
-  snprintf(field, sizeof field, "%s.params", name);
-  if (params_to_c(b->params, field, count, &out->params) < 0) return -1;
+  if (params_to_c(b->params, NAME(name, "params"), count, &out->params) < 0) return -1;
   int failed = 0;
-  snprintf(field, sizeof field, "%s.weight_per_agent", name);
-  out->weight_per_agent =
-      optional_array(b->weight_per_agent, field, NPY_FLOAT32, count, &failed);
+  out->weight_per_agent = optional_array(
+      b->weight_per_agent, NAME(name, "weight_per_agent"), NPY_FLOAT32, count, &failed);
   if (failed) return -1;
   if (b->kind == CROWDSTEER_WANDER) {
-    snprintf(field, sizeof field, "%s.wander", name);
-    out->wander = wander_to_c(b->wander, field, dims, count);
+    out->wander = wander_to_c(b->wander, NAME(name, "wander"), dims, count);
     return out->wander ? 0 : -1;
   }
-  snprintf(field, sizeof field, "%s.target", name);
   if (b->target == Py_None) return 0; /* the zeroed target: the origin */
-  return target_to_c(b->target, field, dims, count,
+  return target_to_c(b->target, NAME(name, "target"), dims, count,
                      b->kind == CROWDSTEER_PURSUIT || b->kind == CROWDSTEER_EVADE,
                      &out->target);
 }
@@ -1164,10 +1181,8 @@ static int step_desc_from(const step_args *in, AgentsObject *a, PyObject *list,
                           crowdsteer_step_desc *d) {
   const Py_ssize_t count = (Py_ssize_t)a->c.count, n = PyTuple_GET_SIZE(list);
   for (Py_ssize_t i = 0; i < n; i++) {
-    char name[48];
-    snprintf(name, sizeof name, "behaviours[%zd]", i);
-    if (behaviour_to_c(PyTuple_GET_ITEM(list, i), name, a->c.dims, count,
-                       &behaviours[i]) < 0)
+    if (behaviour_to_c(PyTuple_GET_ITEM(list, i), ITEM(NAME(NULL, "behaviours"), i),
+                       a->c.dims, count, &behaviours[i]) < 0)
       return -1;
   }
   if (in->tile_size < 0) {
@@ -1180,10 +1195,12 @@ static int step_desc_from(const step_args *in, AgentsObject *a, PyObject *list,
   d->behaviour_count = (size_t)n;
   d->combine = (crowdsteer_combine)in->combine;
   d->priority_threshold = in->priority_threshold;
-  d->behaviour_mask = optional_array(in->mask, "mask", NPY_UINT32, count, &failed);
+  d->behaviour_mask =
+      optional_array(in->mask, NAME(NULL, "mask"), NPY_UINT32, count, &failed);
   d->tile_size = (size_t)in->tile_size;
   d->threads = in->threads;
-  if (failed || params_to_c(in->integrator, "integrator", count, &d->integrator) < 0 ||
+  if (failed ||
+      params_to_c(in->integrator, NAME(NULL, "integrator"), count, &d->integrator) < 0 ||
       second_buffer(in->output, "output", a, WRITES, &d->output) < 0 ||
       second_buffer(in->snapshot, "snapshot", a, READS, &d->snapshot) < 0)
     return -1;
