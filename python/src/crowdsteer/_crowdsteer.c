@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "crowdsteer.h"
 
@@ -1207,6 +1208,15 @@ static int step_desc_from(const step_args *in, AgentsObject *a, PyObject *list,
   return 0;
 }
 
+/* How long the library's crowdsteer_step took in the last step call, for
+ * python/compare_speed.py (the binding's share of a step). */
+static double last_step_seconds;
+
+static PyObject *py_last_step_seconds(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  return PyFloat_FromDouble(last_step_seconds);
+}
+
 static PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {
       "agents", "behaviours", "integrator", "combine",   "priority_threshold",
@@ -1245,8 +1255,13 @@ static PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (!behaviours) PyErr_NoMemory();
   if (ok) {
     PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+    struct timespec start, stop;
+    clock_gettime(CLOCK_MONOTONIC, &start);
     status = crowdsteer_step(&a->c, &desc, b, e);
+    clock_gettime(CLOCK_MONOTONIC, &stop);
     PyEval_RestoreThread(unlocked);
+    last_step_seconds = (double)(stop.tv_sec - start.tv_sec) +
+                        1e-9 * (double)(stop.tv_nsec - start.tv_nsec);
   }
   PyMem_Free(behaviours);
   Py_DECREF(list);
@@ -1439,6 +1454,9 @@ static PyMethodDef module_methods[] = {
      "status_string(status) -> str: the library's sentence for a status."},
     {"step_max_threads", py_step_max_threads, METH_NOARGS,
      "step_max_threads() -> int: threads step uses when threads=0."},
+    {"_last_step_seconds", py_last_step_seconds, METH_NOARGS,
+     "_last_step_seconds() -> float: seconds crowdsteer_step itself took in the "
+     "last step call (speed measurements)."},
     {"_last_written", py_last_written, METH_NOARGS,
      "_last_written() -> tuple: addresses the last behaviour or integrate call "
      "handed the library to write (tests)."},
