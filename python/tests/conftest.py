@@ -6,8 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 import crowdsteer as cs
+
+# No example database in the source tree: every run starts from the seeds.
+settings.register_profile("crowdsteer", database=None)
+settings.load_profile("crowdsteer")
 
 REPO = Path(__file__).resolve().parents[2]
 HEADER = REPO / "include" / "crowdsteer.h"
