@@ -286,3 +286,24 @@ def test_zero_copy_the_library_gets_the_arrays_own_memory():
     assert cs._crowdsteer._last_written()[0] == arrays["px"].ctypes.data
     assert not np.array_equal(arrays["px"], px_before)  # moved in place
     assert agents.px is arrays["px"]
+
+
+def test_arrays_written_while_read_are_refused():
+    """The library must not write an array it reads in the same call."""
+    arrays = base_arrays(AGENT_FIELDS, np.random.default_rng(4))
+    agents = agents_of(arrays)
+    before = {n: a.tobytes() for n, a in arrays.items()}
+    big = np.concatenate([arrays["vx"], arrays["vy"]])
+    shifted = cs.Agents(big[1:N + 1].copy(), arrays["py"].copy(), arrays["vx"].copy(),
+                        arrays["vy"].copy())
+    calls = [
+        lambda: cs.seek(agents, cs.Target.point((0, 0)), None, (arrays["px"], np.zeros(N, np.float32))),
+        lambda: cs.integrate(agents, (arrays["vx"], arrays["vy"])),
+        lambda: cs.step(agents, [cs.Behaviour(cs.SEEK)], output=agents),
+        lambda: cs.step(agents, [cs.Behaviour(cs.SEEK)], snapshot=agents),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="shares memory"):
+            call()
+    assert {n: a.tobytes() for n, a in arrays.items()} == before
+    cs.integrate(shifted, (big[:N], big[N:]))  # apart: fine

@@ -294,6 +294,32 @@ static int vectors_from(PyObject *seq, const arg_name *arg, int dims, Py_ssize_t
   return 0;
 }
 
+/* Whether two arrays of `count` floats share memory. */
+static int overlap(const float *a, const float *b, size_t count) {
+  if (!a || !b || count == 0) return 0;
+  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b, bytes = count * sizeof(float);
+  return a0 < b0 + bytes && b0 < a0 + bytes;
+}
+
+/* The library may not write an array it reads at the same time (its results
+ * would depend on the order of its work): a ValueError when the `written`
+ * arrays share memory with the agents' arrays. */
+static int check_apart(const float *const written[6], const char *what,
+                       const crowdsteer_agents *agents) {
+  const float *read[6] = {agents->px, agents->py, agents->pz,
+                          agents->vx, agents->vy, agents->vz};
+  for (int w = 0; w < 6; w++)
+    for (int r = 0; r < 6; r++)
+      if (overlap(written[w], read[r], agents->count)) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s shares memory with the agents' arrays, which this call "
+                     "reads while writing it",
+                     what);
+        return -1;
+      }
+  return 0;
+}
+
 /* The arrays the last call handed the library to write, for the zero-copy
  * tests (addresses only). */
 static const void *last_written[6];
@@ -986,12 +1012,18 @@ static int range_from(Py_ssize_t begin, PyObject *end_obj, size_t count,
 
 /* The output of a behaviour call: steering arrays, mode and weights. */
 static int output_from(PyObject *steering, int mode, float weight, PyObject *weights,
-                       int dims, Py_ssize_t count, crowdsteer_output *out,
+                       const crowdsteer_agents *agents, crowdsteer_output *out,
                        PyObject *keep[3]) {
+  const Py_ssize_t count = (Py_ssize_t)agents->count;
   memset(out, 0, sizeof *out);
-  if (vectors_from(steering, NAME(NULL, "steering"), dims, count, WRITES, &out->steering,
-                   keep) < 0)
+  if (vectors_from(steering, NAME(NULL, "steering"), agents->dims, count, WRITES,
+                   &out->steering, keep) < 0)
     return -1;
+  const float *written[6] = {out->steering.x, out->steering.y, out->steering.z};
+  if (check_apart(written, "steering", agents) < 0) {
+    release(keep, 3);
+    return -1;
+  }
   out->mode = (crowdsteer_write_mode)mode;
   out->weight = weight;
   int failed = 0;
@@ -1036,7 +1068,7 @@ static PyObject *call_targeted(targeted_fn fn, int needs_velocity, PyObject *arg
                   &target) < 0 ||
       params_to_c(params_obj, NAME(NULL, "params"), count, &params) < 0 ||
       range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
-      output_from(steering, mode, weight, weights, dims, count, &out, keep) < 0)
+      output_from(steering, mode, weight, weights, &a->c, &out, keep) < 0)
     return NULL;
   crowdsteer_status status;
   PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
@@ -1085,7 +1117,7 @@ static PyObject *py_wander(PyObject *self, PyObject *args, PyObject *kwargs) {
       wander_to_c(state_obj, NAME(NULL, "state"), a->c.dims, count);
   if (!state || params_to_c(params_obj, NAME(NULL, "params"), count, &params) < 0 ||
       range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
-      output_from(steering, mode, weight, weights, a->c.dims, count, &out, keep) < 0)
+      output_from(steering, mode, weight, weights, &a->c, &out, keep) < 0)
     return NULL;
   crowdsteer_status status;
   PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
@@ -1116,6 +1148,11 @@ static PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) 
       vectors_from(steering, NAME(NULL, "steering"), a->c.dims, count, READS, &s, keep) <
           0)
     return NULL;
+  const float *read[6] = {s.x, s.y, s.z};
+  if (check_apart(read, "steering", &a->c) < 0) {
+    release(keep, 3);
+    return NULL;
+  }
   remember_written(a->c.px, a->c.py, a->c.pz);
   last_written[3] = a->c.vx, last_written[4] = a->c.vy, last_written[5] = a->c.vz;
   crowdsteer_status status;
@@ -1166,6 +1203,8 @@ static int second_buffer(PyObject *obj, const char *name, const AgentsObject *ag
                  name, agents->c.count, agents->c.dims);
     return -1;
   }
+  const float *second[6] = {s->c.px, s->c.py, s->c.pz, s->c.vx, s->c.vy, s->c.vz};
+  if (check_apart(second, name, &agents->c) < 0) return -1;
   *out = &s->c;
   return 0;
 }
