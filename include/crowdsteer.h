@@ -18,6 +18,9 @@
  *  Behaviours   crowdsteer_seek, _flee, _arrive, _leave, _pursuit, _evade,
  *               _wander (2D and 3D, chosen by crowdsteer_agents.dims)
  *  Integrator   crowdsteer_integrate
+ *  Neighbours   crowdsteer_grid (a reusable hashed uniform grid: _create,
+ *               _build, _bytes, _destroy), crowdsteer_neighbours, and
+ *               crowdsteer_separation, _cohesion, _alignment (2D and 3D)
  *  Mixed crowds crowdsteer_step: several behaviours per agent (selected per
  *               agent), blended or by priority, then integrated, in one pass
  *               over memory, optionally multi-threaded
@@ -83,7 +86,13 @@ typedef enum crowdsteer_status {
   /** The ISA name or value is not one crowdsteer knows. */
   CROWDSTEER_ERROR_UNKNOWN_ISA = 6,
   /** The ISA is known but this build or this CPU cannot run it. */
-  CROWDSTEER_ERROR_UNSUPPORTED_ISA = 7
+  CROWDSTEER_ERROR_UNSUPPORTED_ISA = 7,
+  /** Memory for a neighbour grid could not be allocated (the grid is left
+   *  as it was before the call). */
+  CROWDSTEER_ERROR_OUT_OF_MEMORY = 8,
+  /** The neighbour grid was never built, or was built for another count or
+   *  dims than the agents of the call. */
+  CROWDSTEER_ERROR_GRID = 9
 } crowdsteer_status;
 
 /** A short English sentence for a status; never NULL (unknown values get a
@@ -294,6 +303,137 @@ CROWDSTEER_API crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agen
 CROWDSTEER_API crowdsteer_status crowdsteer_integrate(const crowdsteer_agents *agents,
                                                       const crowdsteer_vectors *steering,
                                                       const crowdsteer_params *params,
+                                                      size_t begin, size_t end);
+
+/* ---- Neighbours ----------------------------------------------------------
+ * Separation, cohesion and alignment see the agents within a radius. A
+ * crowdsteer_grid is the index that finds them: a uniform grid of cubic
+ * cells, hashed (agents anywhere in float range, no bounding box), holding
+ * its own copy of the positions, velocities and group bits in cell order.
+ * That copy is the state the neighbour behaviours read other agents from,
+ * so build the grid from the state before a step and the step may then
+ * update the agents in place. The grid is only an accelerator: the results
+ * are the same bits for any cell size, table size, thread count or split,
+ * and the same as without a grid (every pair examined). See the
+ * "Neighbours" section of docs/behaviours.md. */
+
+/** A reusable neighbour index (opaque). */
+typedef struct crowdsteer_grid crowdsteer_grid;
+
+/** How to build a grid. Zero-initialise, then set cell_size. */
+typedef struct crowdsteer_grid_desc {
+  /** Edge of a cell, > 0 and finite. Every radius the grid is queried with
+   *  must be <= cell_size (else the query returns PARAMETER). The fastest
+   *  choice is the largest radius in use. */
+  float cell_size;
+  /** Hash buckets: 0 means automatic (the smallest power of two >=
+   *  count / 2, at least 16 in 2D and 64 in 3D); otherwise a power of two,
+   *  at most 2^31. Smaller tables cost speed, never correctness. */
+  size_t table_size;
+  /** Per-agent group bits for the neighbour_mask filter, copied at build;
+   *  NULL: the grid has no groups (a neighbour_mask is then an error). */
+  const uint32_t *group;
+  /** Threads for the build, as crowdsteer_step_desc.threads (0: every
+   *  OpenMP thread; the result never depends on it). */
+  int threads;
+} crowdsteer_grid_desc;
+
+/** Makes an empty grid (no memory beyond the handle until the first build).
+ *  NULL_POINTER if `grid` is NULL, OUT_OF_MEMORY if allocation fails. */
+CROWDSTEER_API crowdsteer_status crowdsteer_grid_create(crowdsteer_grid **grid);
+
+/** Frees a grid and everything it holds; NULL is ignored. */
+CROWDSTEER_API void crowdsteer_grid_destroy(crowdsteer_grid *grid);
+
+/**
+ * Indexes the whole batch (positions, velocities and, if given, group
+ * bits) by a stable counting sort into cell order. Reads every agent's
+ * state; any values are accepted (NaN or infinite positions only keep that
+ * agent out of every neighbourhood). Memory grows only when count, dims,
+ * table size or thread count need more than any earlier build: once warm,
+ * a build allocates nothing. Per agent it holds (2 * dims + 1) * 4 bytes
+ * (+4 with groups), plus 4 bytes per bucket and per bucket and thread;
+ * crowdsteer_grid_bytes tells the total. On error the grid keeps its
+ * previous contents. count must be below 2^32.
+ */
+CROWDSTEER_API crowdsteer_status crowdsteer_grid_build(crowdsteer_grid *grid,
+                                                       const crowdsteer_agents *agents,
+                                                       const crowdsteer_grid_desc *desc);
+
+/** Bytes of memory the grid holds now (0 for NULL). */
+CROWDSTEER_API size_t crowdsteer_grid_bytes(const crowdsteer_grid *grid);
+
+/** Largest neighbour set: beyond it only the nearest count (ties broken by
+ *  the lower agent index). */
+#define CROWDSTEER_MAX_NEIGHBOURS 16384u
+
+/**
+ * Who an agent sees. Zero-initialise, then set grid (or group) and radius.
+ * Agent i's neighbours are the agents q != i with len(p_q - p_i) < radius,
+ * that pass the group filter and the field of view, and of those the
+ * max_neighbours nearest (ties by lower index). Per-agent arrays replace
+ * the uniform field for every agent and are taken literally.
+ */
+typedef struct crowdsteer_neighbours {
+  /** The index built from the agents' state; NULL examines every pair
+   *  (O(count^2): the definition itself, for small batches and tests). */
+  const crowdsteer_grid *grid;
+  /** Without a grid: per-agent group bits (NULL: no groups). With a grid
+   *  it is ignored: the grid's copy is used. */
+  const uint32_t *group;
+  /** Radius, 0 or in [2^-60, cell_size] (any value >= 2^-60 without a
+   *  grid), finite. A uniform 0 means the grid's cell size (an error
+   *  without a grid); a per-agent 0 means that agent sees no one. */
+  float radius;
+  const float *radius_per_agent;
+  /** Nonzero: agent i sees only agents q with dot(heading(v_i),
+   *  normalize(p_q - p_i)) >= cos_field_of_view (an agent at rest, and a
+   *  coincident q, see all round). 0: all round. */
+  int field_of_view;
+  /** Cosine of the half-angle of view, in [-1, 1] (no trigonometry is
+   *  needed: 0 is a half-plane, -1 all round, 1 a single ray). */
+  float cos_field_of_view;
+  const float *cos_field_of_view_per_agent;
+  /** The nearest this many at most; 0 or anything above
+   *  CROWDSTEER_MAX_NEIGHBOURS means CROWDSTEER_MAX_NEIGHBOURS. */
+  uint32_t max_neighbours;
+  /** Group filter: agent i sees q only if group[q] & mask != 0. A uniform
+   *  0 means no filter; per-agent masks are taken literally (0 sees no
+   *  one). Needs group bits (grid or `group`) when in effect. */
+  uint32_t neighbour_mask;
+  const uint32_t *neighbour_mask_per_agent;
+} crowdsteer_neighbours;
+
+/* The neighbour behaviours below write steering like every other behaviour
+ * (crowdsteer_output), for agents [begin, end). With a grid, every position
+ * and velocity they use, agent i's own included, is the grid's copy (the
+ * agents' arrays are not read; count and dims must match the build); without
+ * one they read the agents. An agent with no neighbour gets zero steering.
+ * Sums over neighbours are exact (64-bit integer sums of contributions
+ * rounded to multiples of 2^-24), so the visiting order never matters. */
+
+/** Separation: s = max_speed * sum over neighbours of d * (1/dist - 1/radius),
+ *  d = p_i - p_q (coincident agents push apart along x). Reads max_speed
+ *  from params. */
+CROWDSTEER_API crowdsteer_status crowdsteer_separation(const crowdsteer_agents *agents,
+                                                       const crowdsteer_neighbours *nb,
+                                                       const crowdsteer_params *params,
+                                                       const crowdsteer_output *out,
+                                                       size_t begin, size_t end);
+
+/** Cohesion: seek the neighbours' centre, desired = normalize(sum of
+ *  (p_q - p_i) / radius) * max_speed, s = (desired - v) / time_to_target. */
+CROWDSTEER_API crowdsteer_status crowdsteer_cohesion(const crowdsteer_agents *agents,
+                                                     const crowdsteer_neighbours *nb,
+                                                     const crowdsteer_params *params,
+                                                     const crowdsteer_output *out,
+                                                     size_t begin, size_t end);
+
+/** Alignment: s = (mean neighbour velocity - v) / time_to_target. */
+CROWDSTEER_API crowdsteer_status crowdsteer_alignment(const crowdsteer_agents *agents,
+                                                      const crowdsteer_neighbours *nb,
+                                                      const crowdsteer_params *params,
+                                                      const crowdsteer_output *out,
                                                       size_t begin, size_t end);
 
 /** Behaviours, for crowdsteer_step. */

@@ -18,6 +18,9 @@ const char *crowdsteer_status_string(crowdsteer_status status) {
   case CROWDSTEER_ERROR_UNKNOWN_ISA: return "unknown instruction set";
   case CROWDSTEER_ERROR_UNSUPPORTED_ISA:
     return "instruction set not compiled in or not supported by this CPU";
+  case CROWDSTEER_ERROR_OUT_OF_MEMORY: return "out of memory";
+  case CROWDSTEER_ERROR_GRID:
+    return "the neighbour grid is not built for these agents (count or dims)";
   }
   return "unknown status";
 }
@@ -192,6 +195,11 @@ static crowdsteer_status resolve_output(cs_job *job, const crowdsteer_output *ou
   int ok = out->weight_per_agent ? array_ok(out->weight_per_agent, &r, FINITE)
                                  : value_ok(out->weight, FINITE);
   return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
+}
+
+crowdsteer_status cs_prepare_output(cs_job *job, const crowdsteer_output *out,
+                                    size_t begin, size_t end) {
+  return resolve_output(job, out, begin, end);
 }
 
 /* Which parameters each entry point reads. */

@@ -141,6 +141,9 @@ crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
 crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *agents,
                                         const crowdsteer_params *params, size_t begin,
                                         size_t end);
+/* Validation of a behaviour's output (job->dims must be set). */
+crowdsteer_status cs_prepare_output(cs_job *job, const crowdsteer_output *out,
+                                    size_t begin, size_t end);
 /* Every element of `a` that `r` covers is finite. */
 int cs_all_finite(const float *a, const cs_range *r);
 

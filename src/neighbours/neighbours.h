@@ -1,0 +1,302 @@
+/* Internal contract of the neighbour behaviours: the grid's layout, the
+ * resolved job of separation, cohesion and alignment, and the scalar pieces
+ * every backend shares (cell hashing, the exact sums, the per-agent
+ * steering formulas, nearest-k selection). The SIMD kernels vectorise only
+ * the candidate loop; everything here is the definition they must match. */
+#ifndef CROWDSTEER_NEIGHBOURS_H
+#define CROWDSTEER_NEIGHBOURS_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+typedef enum cs_nb_behaviour {
+  CS_NB_SEPARATION = 0,
+  CS_NB_COHESION = 1,
+  CS_NB_ALIGNMENT = 2,
+  CS_NB_COUNT
+} cs_nb_behaviour;
+
+/* Cell coordinates are clamped to [-CS_CELL_LIMIT, CS_CELL_LIMIT]: there a
+ * float cell coordinate x / cell_size still has an ulp <= 1/4, so a query's
+ * cell range is at most 4 cells per axis, and 4 consecutive cells always
+ * land in distinct buckets (see cs_bucket). Agents farther out share the
+ * edge cells; the exact distance test keeps them apart. */
+#define CS_CELL_LIMIT 2097152.0f /* 2^21 */
+#define CS_CELL_BIAS 2097152u
+
+/* The grid: counts and layout, the agents' state in bucket order (a stable
+ * counting sort of the batch, so each bucket lists its agents by increasing
+ * index), and per bucket the first slot of its agents. */
+struct crowdsteer_grid {
+  int built;
+  int dims;
+  size_t count;
+  float cell_size;
+  float inv_cell;       /* 1 / cell_size, the one rounding of cell coordinates */
+  uint32_t bucket_mask; /* table size - 1 */
+  int scan_all;         /* table too small to tell a query's cells apart */
+  int has_group;
+  float *pos[3], *vel[3];  /* bucket order */
+  uint32_t *group;         /* bucket order, when has_group */
+  uint32_t *index;         /* bucket order: each slot's agent index */
+  uint32_t *start;         /* table size + 1 entries */
+  uint32_t *thread_counts; /* per build thread, one count per bucket */
+  /* Capacity of the two allocations (agents, table), never shrunk. */
+  void *agent_block, *table_block;
+  size_t agent_bytes, table_bytes;
+};
+
+/* A cell coordinate: floor(x * inv_cell), clamped (NaN goes to the low
+ * edge). Monotone in x, which the query's range argument relies on. */
+static inline uint32_t cs_cell(float x, float inv_cell) {
+  float t = x * inv_cell;
+  t = t < CS_CELL_LIMIT ? t : CS_CELL_LIMIT;
+  t = t > -CS_CELL_LIMIT ? t : -CS_CELL_LIMIT;
+  int32_t c = (int32_t)t; /* truncation, then down to the floor */
+  c -= (float)c > t;
+  return (uint32_t)(c + (int32_t)CS_CELL_BIAS);
+}
+
+/* The bucket of a cell: cells are grouped in blocks of 4 per axis; the
+ * block is hashed, the position inside the block kept in the low 2 * dims
+ * bits. So any 4 consecutive cells along each axis (a query's whole range)
+ * fall into distinct buckets when the table has at least 4^dims of them. */
+static inline uint32_t cs_bucket(const uint32_t cell[3], int dims, uint32_t mask) {
+  uint32_t h = (cell[0] >> 2) * 0x9E3779B1u;
+  uint32_t offset = cell[0] & 3u;
+  h ^= (cell[1] >> 2) * 0x85EBCA77u;
+  offset |= (cell[1] & 3u) << 2;
+  if (dims == 3) {
+    h ^= (cell[2] >> 2) * 0xC2B2AE3Du;
+    offset |= (cell[2] & 3u) << 4;
+  }
+  return ((cs_mix32(h) << (2 * dims)) | offset) & mask;
+}
+
+/* Everything a neighbour kernel needs, validated, defaults applied. */
+typedef struct cs_nb_job {
+  cs_nb_behaviour behaviour;
+  int dims;
+  size_t count;
+  const crowdsteer_grid *grid; /* NULL: every pair (the brute force) */
+  /* Without a grid, where the agents are read from. */
+  const float *pos[3], *vel[3];
+  const uint32_t *group; /* NULL: no group filter possible */
+  cs_param radius;       /* after the default */
+  int use_fov;
+  cs_param cos_fov;
+  uint32_t cap; /* 1 .. CROWDSTEER_MAX_NEIGHBOURS */
+  int use_mask;
+  uint32_t mask;
+  const uint32_t *mask_array;
+  cs_param max_speed;
+  float time_to_target;
+  /* Output, as crowdsteer_output (OVERWRITE or ACCUMULATE), indexed
+   * out[k][i - out_base]; lane_select/lane_bit as in cs_job. */
+  float *out[3];
+  crowdsteer_write_mode mode;
+  cs_param weight;
+  size_t out_base;
+  const uint32_t *lane_select;
+  uint32_t lane_bit;
+} cs_nb_job;
+
+/* One agent's view of the world for a query, with its parameters. */
+typedef struct cs_nb_agent {
+  uint32_t index;
+  float p[3], v[3];
+  float radius, inv_radius; /* 1 / radius, once per agent */
+  float heading[3];
+  int fov; /* the field of view applies (not at rest) */
+  float cos_fov;
+  int use_mask;
+  uint32_t mask;
+} cs_nb_agent;
+
+/* Exact sums: contributions scaled by 2^24 and rounded to integers. */
+typedef struct cs_nb_sum {
+  int64_t s[3];
+  uint32_t n;
+} cs_nb_sum;
+
+/* A contribution component clamped to +-2^24 (NaN counts as 0), scaled by
+ * 2^24 and rounded to the nearest integer, ties to even. Every step is
+ * exact but the rounding: adding and removing 2^23 rounds to an integer in
+ * round-to-nearest-even (floats >= 2^23 are integers already). */
+static inline int64_t cs_fixed(float c) {
+  c = c == c ? c : 0.0f;
+  c = c < 0x1p24f ? c : 0x1p24f;
+  c = c > -0x1p24f ? c : -0x1p24f;
+  float x = c * 0x1p24f;
+  if (x < 0x1p23f && x > -0x1p23f) {
+    const float magic = x < 0.0f ? -0x1p23f : 0x1p23f;
+    const float shifted = x + magic; /* -ffp-contract=off, no fast-math: kept */
+    x = shifted - magic;
+  }
+  return (int64_t)x;
+}
+
+/* The integer sum back to float: one rounding, then an exact scaling. */
+static inline float cs_unfixed(int64_t s) { return (float)s * 0x1p-24f; }
+
+/* One rule for every backend: which per-agent inputs a query uses. */
+static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t i,
+                                    const float p[3], const float v[3]) {
+  const int dims = job->dims;
+  a->index = (uint32_t)i;
+  float vv = v[0] * v[0];
+  for (int k = 0; k < 3; k++) {
+    a->p[k] = k < dims ? p[k] : 0.0f;
+    a->v[k] = k < dims ? v[k] : 0.0f;
+  }
+  for (int k = 1; k < dims; k++)
+    vv += v[k] * v[k];
+  const float speed = sqrtf(vv);
+  for (int k = 0; k < 3; k++)
+    a->heading[k] = speed > 0.0f && k < dims ? v[k] / speed : 0.0f;
+  a->radius = cs_param_at(job->radius, i);
+  a->inv_radius = 1.0f / a->radius;
+  a->fov = job->use_fov && speed > 0.0f;
+  a->cos_fov = job->use_fov ? cs_param_at(job->cos_fov, i) : -1.0f;
+  a->use_mask = job->use_mask;
+  a->mask = job->mask_array ? job->mask_array[i] : job->mask;
+}
+
+/* The candidate q (index qi) against agent a: whether it is a neighbour
+ * (before the nearest-k cap), its distance, and its contribution. */
+static inline int cs_nb_pair(const cs_nb_agent *a, cs_nb_behaviour behaviour, int dims,
+                             uint32_t qi, const float pq[3], const float vq[3],
+                             uint32_t group_q, float *dist_out, float c[3]) {
+  if (qi == a->index) return 0;
+  float d[3] = {0.0f, 0.0f, 0.0f};
+  for (int k = 0; k < dims; k++)
+    d[k] = a->p[k] - pq[k]; /* p_i - p_q */
+  float dd = d[0] * d[0];
+  for (int k = 1; k < dims; k++)
+    dd += d[k] * d[k];
+  const float dist = sqrtf(dd);
+  if (!(dist < a->radius)) return 0;
+  if (a->use_mask && (group_q & a->mask) == 0) return 0;
+  if (a->fov && dist > 0.0f) {
+    /* dot(heading(v_i), normalize(p_q - p_i)); p_q - p_i is exactly -d. */
+    float view = a->heading[0] * (-d[0] / dist);
+    for (int k = 1; k < dims; k++)
+      view += a->heading[k] * (-d[k] / dist);
+    if (!(view >= a->cos_fov)) return 0;
+  }
+  *dist_out = dist;
+  if (behaviour == CS_NB_SEPARATION) {
+    if (dist > 0.0f) {
+      const float w = 1.0f / dist - a->inv_radius;
+      for (int k = 0; k < dims; k++)
+        c[k] = d[k] * w;
+    } else {
+      for (int k = 0; k < dims; k++)
+        c[k] = 0.0f;
+      c[0] = a->index < qi ? -1.0f : 1.0f;
+    }
+  } else if (behaviour == CS_NB_COHESION) {
+    for (int k = 0; k < dims; k++)
+      c[k] = -d[k] / a->radius; /* (p_q - p_i) / radius */
+  } else {
+    for (int k = 0; k < dims; k++)
+      c[k] = vq[k];
+  }
+  return 1;
+}
+
+static inline void cs_nb_add(cs_nb_sum *sum, const float c[3], int dims) {
+  for (int k = 0; k < dims; k++)
+    sum->s[k] += cs_fixed(c[k]);
+  sum->n++;
+}
+
+/* Steering from the exact sum, per behaviour (zero for no neighbour). */
+static inline void cs_nb_steering(const cs_nb_job *job, const cs_nb_agent *a,
+                                  const cs_nb_sum *sum, size_t i, float s[3]) {
+  const int dims = job->dims;
+  float C[3] = {0.0f, 0.0f, 0.0f};
+  for (int k = 0; k < 3; k++)
+    s[k] = 0.0f;
+  if (sum->n == 0) return;
+  for (int k = 0; k < dims; k++)
+    C[k] = cs_unfixed(sum->s[k]);
+  const float max_speed = cs_param_at(job->max_speed, i);
+  if (job->behaviour == CS_NB_SEPARATION) {
+    for (int k = 0; k < dims; k++)
+      s[k] = C[k] * max_speed;
+    return;
+  }
+  float desired[3] = {0.0f, 0.0f, 0.0f};
+  if (job->behaviour == CS_NB_COHESION) {
+    float cc = C[0] * C[0];
+    for (int k = 1; k < dims; k++)
+      cc += C[k] * C[k];
+    const float l = sqrtf(cc);
+    for (int k = 0; k < dims; k++)
+      desired[k] = l > 0.0f ? C[k] / l * max_speed : 0.0f;
+  } else {
+    const float n = (float)sum->n;
+    for (int k = 0; k < dims; k++)
+      desired[k] = C[k] / n;
+  }
+  for (int k = 0; k < dims; k++)
+    s[k] = (desired[k] - a->v[k]) / job->time_to_target;
+}
+
+/* Writes agent i's steering as the job's output mode says. */
+static inline void cs_nb_write(const cs_nb_job *job, size_t i, const float s[3]) {
+  const size_t slot = i - job->out_base;
+  if (job->mode == CROWDSTEER_OVERWRITE) {
+    for (int k = 0; k < job->dims; k++)
+      job->out[k][slot] = s[k];
+  } else {
+    const float weight = cs_param_at(job->weight, i);
+    for (int k = 0; k < job->dims; k++)
+      job->out[k][slot] = job->out[k][slot] + weight * s[k];
+  }
+}
+
+/* Where an agent's candidates are: `rows` runs of slots [first, last) in
+ * the source arrays (the grid's, or the agents' for the brute force). */
+typedef struct cs_nb_rows {
+  const float *pos[3], *vel[3];
+  const uint32_t *group; /* NULL: every group bit 0 */
+  const uint32_t *index; /* NULL: slot == agent index */
+  size_t first[64], last[64];
+  int count;
+} cs_nb_rows;
+
+/* Fills `rows` with the candidate runs of agent a (every agent that can be
+ * within its radius); see neighbours.c. */
+void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows);
+
+/* Sums the contributions of the `cap` nearest of the candidates in `rows`
+ * (ties by lower index), when more than `cap` qualify; see neighbours.c. */
+void cs_nb_sum_nearest(const cs_nb_job *job, const cs_nb_agent *a, const cs_nb_rows *rows,
+                       cs_nb_sum *sum);
+
+/* Validation and defaults of a neighbour behaviour (everything but its
+ * output), as cs_prepare_behaviour: per-agent data is checked for the agents
+ * of [begin, end) with select[i] & select_bit (all when select is NULL). */
+crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
+                                const crowdsteer_agents *agents,
+                                const crowdsteer_neighbours *nb,
+                                const crowdsteer_params *params, size_t begin, size_t end,
+                                const uint32_t *select, uint32_t select_bit);
+
+/* A backend's neighbour kernel: steering of the agents with index in
+ * [begin, end) (and selected by lane_select), written per job->mode. */
+typedef void (*cs_nb_kernel)(const cs_nb_job *job, size_t begin, size_t end);
+
+/* The scalar kernel (every backend's fallback) and the per-ISA tables. */
+void cs_nb_kernel_scalar(const cs_nb_job *job, size_t begin, size_t end);
+extern const cs_nb_kernel cs_nb_kernel_sse4;
+extern const cs_nb_kernel cs_nb_kernel_avx2;
+extern const cs_nb_kernel cs_nb_kernel_avx512;
+extern const cs_nb_kernel cs_nb_kernel_neon;
+
+#endif /* CROWDSTEER_NEIGHBOURS_H */

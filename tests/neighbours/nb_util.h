@@ -1,0 +1,86 @@
+/* Shared helpers of the neighbour tests: a small crowd owning its arrays,
+ * random crowds at a chosen density (plain integer and IEEE arithmetic, so
+ * the same floats everywhere), and calls of the three behaviours by number. */
+#ifndef CROWDSTEER_TEST_NB_UTIL_H
+#define CROWDSTEER_TEST_NB_UTIL_H
+
+#include "../common/check.h"
+#include "../common/scenario.h"
+
+enum { NB_SEPARATION, NB_COHESION, NB_ALIGNMENT, NB_BEHAVIOURS };
+static const char *const nb_names[NB_BEHAVIOURS] = {"separation", "cohesion",
+                                                    "alignment"};
+
+typedef struct crowd {
+  size_t count;
+  int dims;
+  float *a[6]; /* px py pz vx vy vz */
+  float *out[3];
+  uint32_t *group;
+  crowdsteer_agents agents;
+} crowd;
+
+static inline void crowd_init(crowd *c, size_t count, int dims) {
+  memset(c, 0, sizeof *c);
+  c->count = count;
+  c->dims = dims;
+  for (int k = 0; k < 6; k++)
+    c->a[k] = (float *)calloc(count + 1, sizeof(float));
+  for (int k = 0; k < 3; k++)
+    c->out[k] = (float *)calloc(count + 1, sizeof(float));
+  c->group = (uint32_t *)calloc(count + 1, sizeof(uint32_t));
+  c->agents = (crowdsteer_agents){count,   dims,    c->a[0], c->a[1],
+                                  c->a[2], c->a[3], c->a[4], c->a[5]};
+}
+
+static inline void crowd_free(crowd *c) {
+  for (int k = 0; k < 6; k++)
+    free(c->a[k]);
+  for (int k = 0; k < 3; k++)
+    free(c->out[k]);
+  free(c->group);
+}
+
+/* Agents uniformly in a box holding about `density` agents per radius-ball
+ * (radius 1), velocities in [-1, 1), group bits 1 << (0..3). */
+static inline void crowd_random(crowd *c, rng *r, float density) {
+  const float per_unit = density / (c->dims == 2 ? 3.14159f : 4.18879f);
+  float side = 1.0f;
+  if (c->dims == 2) {
+    while (side * side * per_unit < (float)c->count)
+      side *= 1.05f;
+  } else {
+    while (side * side * side * per_unit < (float)c->count)
+      side *= 1.05f;
+  }
+  for (size_t i = 0; i < c->count; i++) {
+    for (int k = 0; k < c->dims; k++) {
+      c->a[k][i] = rng_range(r, -side / 2, side / 2);
+      c->a[3 + k][i] = rng_range(r, -1.0f, 1.0f);
+    }
+    c->group[i] = 1u << rng_below(r, 4);
+  }
+}
+
+static inline crowdsteer_output crowd_output(crowd *c) {
+  crowdsteer_output o;
+  memset(&o, 0, sizeof o);
+  o.steering =
+      (crowdsteer_vectors){c->out[0], c->out[1], c->dims == 3 ? c->out[2] : NULL};
+  return o;
+}
+
+static inline crowdsteer_status nb_call(int behaviour, crowd *c,
+                                        const crowdsteer_neighbours *nb,
+                                        const crowdsteer_params *params,
+                                        const crowdsteer_output *out, size_t begin,
+                                        size_t end) {
+  switch (behaviour) {
+  case NB_SEPARATION:
+    return crowdsteer_separation(&c->agents, nb, params, out, begin, end);
+  case NB_COHESION: return crowdsteer_cohesion(&c->agents, nb, params, out, begin, end);
+  default: return crowdsteer_alignment(&c->agents, nb, params, out, begin, end);
+  }
+}
+
+#endif

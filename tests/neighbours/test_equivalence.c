@@ -1,0 +1,188 @@
+/* The grid never changes a bit: for random crowds (sparse, dense, clustered,
+ * coincident, 2D and 3D, up to a few thousand agents) every behaviour with
+ * every option gives, through grids of several cell sizes, table sizes and
+ * build thread counts, and over any split of the range, exactly what the
+ * brute force over every pair gives. Also: no NaN from finite crowds, a
+ * warm grid reallocates nothing, and accumulate mode blends exactly. */
+#include "nb_util.h"
+
+typedef struct options {
+  int per_agent, fov, cap, mask;
+} options;
+
+static float per_agent_radius[4096], per_agent_cos[4096];
+static uint32_t per_agent_mask[4096];
+
+static crowdsteer_neighbours make_query(crowd *c, const options *o, float radius,
+                                        rng *r) {
+  crowdsteer_neighbours nb = {0};
+  nb.radius = radius;
+  nb.field_of_view = o->fov;
+  nb.cos_field_of_view = -0.25f;
+  nb.max_neighbours = o->cap ? 3u : 0u;
+  nb.neighbour_mask = o->mask ? 0x5u : 0u;
+  nb.group = c->group;
+  if (o->per_agent) {
+    for (size_t i = 0; i < c->count; i++) {
+      per_agent_radius[i] = rng_below(r, 10) == 0 ? 0.0f : rng_range(r, 0.25f, radius);
+      per_agent_cos[i] = rng_range(r, -1.0f, 1.0f);
+      per_agent_mask[i] = rng_below(r, 16);
+    }
+    nb.radius_per_agent = per_agent_radius;
+    if (o->fov) nb.cos_field_of_view_per_agent = per_agent_cos;
+    if (o->mask) nb.neighbour_mask_per_agent = per_agent_mask;
+  }
+  return nb;
+}
+
+static void copy_out(crowd *c, float *dst[3]) {
+  for (int k = 0; k < c->dims; k++)
+    memcpy(dst[k], c->out[k], c->count * sizeof(float));
+}
+
+static int compare(crowd *c, float *const want[3], const char *what, int behaviour) {
+  for (int k = 0; k < c->dims; k++)
+    for (size_t i = 0; i < c->count; i++)
+      if (!same_bits(c->out[k][i], want[k][i])) {
+        CHECK_MSG(0, "%s %s %zu agents %dD: agent %zu axis %d: %.9g vs %.9g", what,
+                  nb_names[behaviour], c->count, c->dims, i, k, c->out[k][i], want[k][i]);
+        return 0;
+      }
+  return 1;
+}
+
+static void check_crowd(crowd *c, crowdsteer_grid *grid, const options *o, float radius,
+                        uint64_t seed) {
+  rng r = {seed};
+  crowdsteer_neighbours nb = make_query(c, o, radius, &r);
+  crowdsteer_params params = {0};
+  params.max_speed = 1.5f;
+  params.time_to_target = 0.75f;
+  crowdsteer_output out = crowd_output(c);
+  float *want[3];
+  for (int k = 0; k < 3; k++)
+    want[k] = (float *)calloc(c->count + 1, sizeof(float));
+  /* (cell size / radius, table size) pairs; table 4 makes every query scan
+   * all agents (small crowds only), 16 or 64 is the smallest exact table. */
+  const float cells[6] = {1.0f, 1.5f, 4.0f, 1.0f, 1.5f, 1.0f};
+  const size_t tables[6] = {
+      0, c->count <= 300 ? 4 : 256, 1024, c->dims == 3 ? 64 : 16, 0, 128};
+  for (int b = 0; b < NB_BEHAVIOURS; b++) {
+    CHECK_STATUS(nb_call(b, c, &nb, &params, &out, 0, c->count), CROWDSTEER_OK);
+    copy_out(c, want);
+    for (int k = 0; k < c->dims; k++)
+      for (size_t i = 0; i < c->count; i++)
+        CHECK_MSG(isfinite(want[k][i]), "%s agent %zu: %g", nb_names[b], i, want[k][i]);
+    const int configs = c->count > 300 ? 3 : 6; /* keep the run short */
+    for (int cs = 0; cs < configs; cs++) {
+      const int t = cs;
+      crowdsteer_grid_desc desc = {0};
+      desc.cell_size = cells[cs] * radius;
+      desc.table_size = tables[t];
+      desc.group = c->group;
+      desc.threads = 1 + cs % 3;
+      CHECK_STATUS(crowdsteer_grid_build(grid, &c->agents, &desc), CROWDSTEER_OK);
+      crowdsteer_neighbours query = nb;
+      query.grid = grid;
+      query.group = NULL;
+      for (int k = 0; k < c->dims; k++)
+        memset(c->out[k], 0xFF, c->count * sizeof(float));
+      /* Whole range, or three uneven parts. */
+      if (cs % 2 == 0) {
+        CHECK_STATUS(nb_call(b, c, &query, &params, &out, 0, c->count), CROWDSTEER_OK);
+      } else {
+        size_t cut1 = c->count / 3, cut2 = c->count - c->count / 5;
+        CHECK_STATUS(nb_call(b, c, &query, &params, &out, 0, cut1), CROWDSTEER_OK);
+        CHECK_STATUS(nb_call(b, c, &query, &params, &out, cut2, c->count), CROWDSTEER_OK);
+        CHECK_STATUS(nb_call(b, c, &query, &params, &out, cut1, cut2), CROWDSTEER_OK);
+      }
+      char what[96];
+      snprintf(what, sizeof what, "cell %g table %zu threads %d opts %d%d%d%d",
+               (double)desc.cell_size, tables[t], desc.threads, o->per_agent, o->fov,
+               o->cap, o->mask);
+      if (!compare(c, want, what, b)) goto done;
+    }
+  }
+done:
+  for (int k = 0; k < 3; k++)
+    free(want[k]);
+}
+
+/* Accumulate: out + weight * s, from the same s. */
+static void check_accumulate(crowd *c, crowdsteer_grid *grid) {
+  crowdsteer_neighbours nb = {0};
+  nb.grid = grid;
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c->agents, &desc), CROWDSTEER_OK);
+  crowdsteer_output out = crowd_output(c);
+  CHECK_STATUS(crowdsteer_separation(&c->agents, &nb, NULL, &out, 0, c->count),
+               CROWDSTEER_OK);
+  float *s = (float *)malloc(c->count * sizeof(float));
+  memcpy(s, c->out[0], c->count * sizeof(float));
+  for (size_t i = 0; i < c->count; i++)
+    c->out[0][i] = c->out[1][i] = (float)i;
+  out.mode = CROWDSTEER_ACCUMULATE;
+  out.weight = 0.3f;
+  CHECK_STATUS(crowdsteer_separation(&c->agents, &nb, NULL, &out, 0, c->count),
+               CROWDSTEER_OK);
+  for (size_t i = 0; i < c->count; i++)
+    CHECK(same_bits(c->out[0][i], (float)i + 0.3f * s[i]));
+  free(s);
+}
+
+static void fill_clusters(crowd *c, rng *r) {
+  for (size_t i = 0; i < c->count; i++) {
+    const float centre = (float)(i % 4) * 2.0f;
+    for (int k = 0; k < c->dims; k++)
+      c->a[k][i] = (i % 7 == 0) ? centre : centre + rng_range(r, -0.2f, 0.2f);
+  }
+}
+
+int main(void) {
+  if (skip_if_forced_isa_unavailable()) return 77;
+  crowdsteer_grid *grid;
+  CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+  static const size_t counts[] = {0, 1, 2, 17, 300, 2000};
+  for (int dims = 2; dims <= 3; dims++)
+    for (size_t n = 0; n < sizeof counts / sizeof counts[0]; n++) {
+      const size_t count = dims == 3 && counts[n] > 1000 ? 1000 : counts[n];
+      crowd c;
+      crowd_init(&c, count, dims);
+      rng r = {1234u + count * 10u + (uint64_t)dims};
+      crowd_random(&c, &r, 8.0f);
+      for (int variant = 0; variant < 16; variant++) {
+        options o = {variant & 1, (variant >> 1) & 1, (variant >> 2) & 1,
+                     (variant >> 3) & 1};
+        /* Each option alone and all together (every combination when small). */
+        if (count > 300 && variant != 15) continue;
+        if (count == 300 && (variant & (variant - 1)) && variant != 15) continue;
+        check_crowd(&c, grid, &o, 1.0f, 99u + (uint64_t)variant);
+      }
+      if (count == 300) { /* hundreds in a few cells, coincident stacks */
+        fill_clusters(&c, &r);
+        options o = {0, 0, 0, 0};
+        check_crowd(&c, grid, &o, 1.0f, 5u);
+        o.cap = 1;
+        check_crowd(&c, grid, &o, 1.0f, 6u);
+        check_accumulate(&c, grid);
+      }
+      crowd_free(&c);
+    }
+  /* Warm: another build of the same size holds the same memory. */
+  crowd c;
+  crowd_init(&c, 1000, 2);
+  rng r = {3u};
+  crowd_random(&c, &r, 8.0f);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  desc.threads = 2;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+  const size_t bytes = crowdsteer_grid_bytes(grid);
+  CHECK(bytes > 1000 * 5 * 4);
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+  CHECK(crowdsteer_grid_bytes(grid) == bytes);
+  crowd_free(&c);
+  crowdsteer_grid_destroy(grid);
+  return check_report("test_neighbours_equivalence");
+}

@@ -1,0 +1,154 @@
+/* Bad input to the grid and to the neighbour behaviours: the documented
+ * status, and nothing written. */
+#include "nb_util.h"
+
+static crowd c;
+static crowdsteer_grid *grid;
+
+/* Runs every behaviour with `nb`; each must return `want` and, on error,
+ * leave the output untouched. */
+static void expect(const crowdsteer_neighbours *nb, const crowdsteer_params *params,
+                   crowdsteer_status want, int line) {
+  crowdsteer_output out = crowd_output(&c);
+  for (int b = 0; b < NB_BEHAVIOURS; b++) {
+    for (int k = 0; k < 2; k++)
+      for (size_t i = 0; i < c.count; i++)
+        c.out[k][i] = 42.0f;
+    crowdsteer_status got = nb_call(b, &c, nb, params, &out, 0, c.count);
+    CHECK_MSG(got == want, "line %d %s: status %d, expected %d", line, nb_names[b],
+              (int)got, (int)want);
+    if (want == CROWDSTEER_OK) continue;
+    for (int k = 0; k < 2; k++)
+      for (size_t i = 0; i < c.count; i++)
+        CHECK_MSG(c.out[k][i] == 42.0f, "line %d: written on error", line);
+  }
+}
+#define EXPECT(nb, params, want) expect(nb, params, want, __LINE__)
+
+static void test_build(void) {
+  crowdsteer_grid_desc desc = {0};
+  CHECK_STATUS(crowdsteer_grid_create(NULL), CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_ERROR_PARAMETER);
+  const float bad_cells[] = {-1.0f, NAN, INFINITY, 1e-39f};
+  for (size_t i = 0; i < sizeof bad_cells / sizeof bad_cells[0]; i++) {
+    desc.cell_size = bad_cells[i];
+    CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc),
+                 CROWDSTEER_ERROR_PARAMETER);
+  }
+  desc.cell_size = 1.0f;
+  desc.table_size = 48;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_ERROR_PARAMETER);
+  desc.table_size = 0;
+  desc.threads = -1;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_ERROR_PARAMETER);
+  desc.threads = 0;
+  CHECK_STATUS(crowdsteer_grid_build(NULL, &c.agents, &desc),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_grid_build(grid, NULL, &desc), CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, NULL),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  crowdsteer_agents bad = c.agents;
+  bad.dims = 4;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &bad, &desc), CROWDSTEER_ERROR_DIMS);
+  bad = c.agents;
+  bad.vy = NULL;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &bad, &desc), CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK(crowdsteer_grid_bytes(NULL) == 0);
+  crowdsteer_grid_destroy(NULL);
+}
+
+static void test_queries(void) {
+  crowdsteer_neighbours nb = {0};
+  crowdsteer_params params = {0};
+  /* Not built yet. */
+  nb.grid = grid;
+  EXPECT(&nb, &params, CROWDSTEER_ERROR_GRID);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 2.0f;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+  EXPECT(&nb, &params, CROWDSTEER_OK); /* radius 0: the cell size */
+  EXPECT(NULL, &params, CROWDSTEER_ERROR_NULL_POINTER);
+  const float bad_radii[] = {-1.0f, NAN, 2.5f, 1e-20f, INFINITY};
+  for (size_t i = 0; i < sizeof bad_radii / sizeof bad_radii[0]; i++) {
+    nb.radius = bad_radii[i];
+    EXPECT(&nb, &params, CROWDSTEER_ERROR_PARAMETER);
+  }
+  nb.radius = 2.0f;
+  EXPECT(&nb, &params, CROWDSTEER_OK);
+  float radii[64];
+  for (int i = 0; i < 64; i++)
+    radii[i] = 1.0f;
+  nb.radius_per_agent = radii;
+  radii[0] = 0.0f; /* sees no one: allowed */
+  EXPECT(&nb, &params, CROWDSTEER_OK);
+  radii[63] = 3.0f;
+  EXPECT(&nb, &params, CROWDSTEER_ERROR_PARAMETER);
+  radii[63] = 1.0f;
+  nb.field_of_view = 1;
+  nb.cos_field_of_view = 1.5f;
+  EXPECT(&nb, &params, CROWDSTEER_ERROR_PARAMETER);
+  nb.cos_field_of_view = NAN;
+  EXPECT(&nb, &params, CROWDSTEER_ERROR_PARAMETER);
+  nb.cos_field_of_view = 0.0f;
+  EXPECT(&nb, &params, CROWDSTEER_OK);
+  nb.neighbour_mask = 1u; /* the grid has no groups */
+  EXPECT(&nb, &params, CROWDSTEER_ERROR_PARAMETER);
+  desc.group = c.group;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+  EXPECT(&nb, &params, CROWDSTEER_OK);
+  params.max_speed = -1.0f;
+  EXPECT(&nb, &params, CROWDSTEER_ERROR_PARAMETER);
+  params.max_speed = 0.0f;
+  params.time_to_target = NAN;
+  EXPECT(&nb, &params, CROWDSTEER_ERROR_PARAMETER);
+  params.time_to_target = 0.0f;
+  /* A grid of another count or dims. */
+  crowd other;
+  crowd_init(&other, 10, 2);
+  CHECK_STATUS(crowdsteer_grid_build(grid, &other.agents, &desc), CROWDSTEER_OK);
+  EXPECT(&nb, &params, CROWDSTEER_ERROR_GRID);
+  crowd_free(&other);
+  crowd_init(&other, 64, 3);
+  CHECK_STATUS(crowdsteer_grid_build(grid, &other.agents, &desc), CROWDSTEER_OK);
+  EXPECT(&nb, &params, CROWDSTEER_ERROR_GRID);
+  crowd_free(&other);
+  /* Without a grid: a uniform radius is required, groups need an array. */
+  memset(&nb, 0, sizeof nb);
+  EXPECT(&nb, &params, CROWDSTEER_ERROR_PARAMETER);
+  nb.radius = 1e30f; /* no cell size to respect */
+  EXPECT(&nb, &params, CROWDSTEER_OK);
+  nb.neighbour_mask = 1u;
+  EXPECT(&nb, &params, CROWDSTEER_ERROR_PARAMETER);
+  nb.group = c.group;
+  EXPECT(&nb, &params, CROWDSTEER_OK);
+  /* Range and output checks as everywhere. */
+  crowdsteer_output out = crowd_output(&c);
+  CHECK_STATUS(crowdsteer_separation(&c.agents, &nb, NULL, &out, 5, 4),
+               CROWDSTEER_ERROR_RANGE);
+  CHECK_STATUS(crowdsteer_separation(&c.agents, &nb, NULL, &out, 0, 65),
+               CROWDSTEER_ERROR_RANGE);
+  out.mode = (crowdsteer_write_mode)7;
+  CHECK_STATUS(crowdsteer_cohesion(&c.agents, &nb, NULL, &out, 0, 64),
+               CROWDSTEER_ERROR_PARAMETER);
+  out = crowd_output(&c);
+  out.steering.y = NULL;
+  CHECK_STATUS(crowdsteer_alignment(&c.agents, &nb, NULL, &out, 0, 64),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_alignment(&c.agents, &nb, NULL, &out, 3, 3), CROWDSTEER_OK);
+  CHECK(strcmp(crowdsteer_status_string(CROWDSTEER_ERROR_GRID), "unknown status") != 0);
+  CHECK(strcmp(crowdsteer_status_string(CROWDSTEER_ERROR_OUT_OF_MEMORY),
+               "unknown status") != 0);
+}
+
+int main(void) {
+  if (skip_if_forced_isa_unavailable()) return 77;
+  crowd_init(&c, 64, 2);
+  rng r = {11u};
+  crowd_random(&c, &r, 8.0f);
+  CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+  test_build();
+  test_queries();
+  crowdsteer_grid_destroy(grid);
+  crowd_free(&c);
+  return check_report("test_neighbours_validation");
+}
