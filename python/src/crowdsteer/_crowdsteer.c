@@ -31,6 +31,8 @@ static const struct status_row {
     {CROWDSTEER_ERROR_AGENT_INDEX, "AGENT_INDEX"},
     {CROWDSTEER_ERROR_UNKNOWN_ISA, "UNKNOWN_ISA"},
     {CROWDSTEER_ERROR_UNSUPPORTED_ISA, "UNSUPPORTED_ISA"},
+    {CROWDSTEER_ERROR_OUT_OF_MEMORY, "OUT_OF_MEMORY"},
+    {CROWDSTEER_ERROR_GRID, "GRID"},
 };
 enum { STATUS_ROWS = sizeof status_rows / sizeof status_rows[0] };
 
