@@ -51,11 +51,13 @@ BAD = {  # kind: (make the bad value, the exception it raises)
 
 def base_arrays(names, rng):
     """Fresh, valid arrays for a scenario: 'u:' names are uint32 (indices into
-    the batch or masks), the rest float32 in [0.5, 2)."""
+    the batch or masks), cosines float32 in [-1, 1), the rest in [0.5, 2)."""
     arrays = {}
     for name in names:
         if name.startswith("u:"):
             arrays[name] = rng.integers(0, N, N).astype(np.uint32)
+        elif name.startswith("cos"):
+            arrays[name] = rng.uniform(-1, 1, N).astype(np.float32)
         else:
             arrays[name] = rng.uniform(0.5, 2.0, N).astype(np.float32)
     return arrays
@@ -114,6 +116,23 @@ def call_step(a):
             integrator=cs.Params(max_speed_per_agent=a["integrator:max_speed_per_agent"]))
 
 
+def call_separation(a):
+    agents = agents_of(a)
+    grid = cs.Grid()
+    grid.build(agents, 4.0, group=a["u:group"])
+    nb = cs.Neighbours(grid=grid, radius_per_agent=a["radius_per_agent"],
+                       neighbour_mask_per_agent=a["u:neighbour_mask_per_agent"])
+    cs.separation(agents, nb, cs.Params(max_speed_per_agent=a["max_speed_per_agent"]),
+                  vec(a, "steering[0]", "steering[1]"))
+
+
+def call_alignment(a):
+    nb = cs.Neighbours(group=a["u:group"], radius=3.0,
+                       cos_field_of_view_per_agent=a["cos_field_of_view_per_agent"],
+                       field_of_view=True, neighbour_mask=5)
+    cs.alignment(agents_of(a), nb, None, vec(a, "steering[0]", "steering[1]"))
+
+
 AGENT_FIELDS = ["px", "py", "vx", "vy"]
 SCENARIOS = {  # call, the arrays it takes, the ones it writes
     "seek": (call_seek, AGENT_FIELDS + ["position[0]", "position[1]", "max_speed_per_agent",
@@ -132,6 +151,12 @@ SCENARIOS = {  # call, the arrays it takes, the ones it writes
     "integrate": (call_integrate, AGENT_FIELDS + ["steering[0]", "steering[1]",
                                                   "max_force_per_agent", "mass_per_agent"],
                   AGENT_FIELDS),
+    "separation": (call_separation, AGENT_FIELDS + [
+        "u:group", "radius_per_agent", "u:neighbour_mask_per_agent", "max_speed_per_agent",
+        "steering[0]", "steering[1]"], ["steering[0]", "steering[1]"]),
+    "alignment": (call_alignment, AGENT_FIELDS + [
+        "u:group", "cos_field_of_view_per_agent", "steering[0]", "steering[1]"],
+        ["steering[0]", "steering[1]"]),
     "step": (call_step, AGENT_FIELDS + ["u:index", "max_speed_per_agent", "direction[0]",
                                         "direction[1]", "weight_per_agent", "u:mask",
                                         "output:px", "output:py", "output:vx", "output:vy",
@@ -145,7 +170,7 @@ def cases():
     for scenario, (_, names, written) in SCENARIOS.items():
         for slot in names:
             kinds = list(BAD) + (["read-only"] if slot in written else [])
-            if "per_agent" not in slot and slot not in ("u:mask",):
+            if "per_agent" not in slot and slot not in ("u:mask", "u:group"):
                 kinds.append("None")  # a required array
             for kind in kinds:
                 yield pytest.param(scenario, slot, kind, id="%s-%s-%s" % (scenario, slot,

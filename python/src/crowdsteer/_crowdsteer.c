@@ -62,6 +62,7 @@ static const struct constant_row {
     {"ISA_AVX512", CROWDSTEER_ISA_AVX512},
     {"ISA_NEON", CROWDSTEER_ISA_NEON},
     {"ISA_COUNT", CROWDSTEER_ISA_COUNT},
+    {"MAX_NEIGHBOURS", CROWDSTEER_MAX_NEIGHBOURS},
 };
 
 /* crowdsteer_params: uniform floats and per-agent arrays, by name. */
@@ -993,6 +994,234 @@ static PyTypeObject Behaviour_Type = {
     .tp_members = Behaviour_members,
 };
 
+/* ---- Grid and Neighbours ----------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD crowdsteer_grid *grid;
+  /* Calls using the grid with the GIL released; a build waits for none. */
+  int users, building;
+} GridObject;
+
+static PyTypeObject Grid_Type;
+
+static PyObject *Grid_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  if (!PyArg_ParseTuple(args, ":Grid") || (kwargs && PyDict_GET_SIZE(kwargs))) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "Grid() takes no arguments");
+    return NULL;
+  }
+  GridObject *self = (GridObject *)type->tp_alloc(type, 0);
+  if (!self) return NULL;
+  crowdsteer_status status = crowdsteer_grid_create(&self->grid);
+  if (status != CROWDSTEER_OK) {
+    Py_DECREF(self);
+    return raise_status(status);
+  }
+  return (PyObject *)self;
+}
+
+static void Grid_dealloc(GridObject *self) {
+  crowdsteer_grid_destroy(self->grid);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* One thread at a time may build a grid, and never while it is queried. */
+static int grid_claim(GridObject *g, int build) {
+  if (g->building || (build && g->users)) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "crowdsteer.Grid is being built or queried in another thread");
+    return -1;
+  }
+  if (build)
+    g->building = 1;
+  else
+    g->users++;
+  return 0;
+}
+
+static void grid_unclaim(GridObject *g, int build) {
+  if (build)
+    g->building = 0;
+  else
+    g->users--;
+}
+
+static PyObject *Grid_build(GridObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents", "cell_size", "table_size", "group", "threads", NULL};
+  PyObject *agents_obj, *group = Py_None;
+  crowdsteer_grid_desc desc = {0};
+  Py_ssize_t table_size = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Of|$nOi:build", kwlist, &agents_obj,
+                                   &desc.cell_size, &table_size, &group, &desc.threads))
+    return NULL;
+  AgentsObject *a = as_agents(agents_obj, "agents", READS);
+  if (!a) return NULL;
+  if (table_size < 0) {
+    PyErr_SetString(PyExc_ValueError, "table_size must not be negative");
+    return NULL;
+  }
+  int failed = 0;
+  desc.table_size = (size_t)table_size;
+  desc.group = optional_array(group, NAME(NULL, "group"), NPY_UINT32,
+                              (Py_ssize_t)a->c.count, &failed);
+  if (failed || grid_claim(self, 1) < 0) return NULL;
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  crowdsteer_status status = crowdsteer_grid_build(self->grid, &a->c, &desc);
+  PyEval_RestoreThread(unlocked);
+  grid_unclaim(self, 1);
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  Py_RETURN_NONE;
+}
+
+static PyObject *Grid_bytes(GridObject *self, void *closure) {
+  (void)closure;
+  return PyLong_FromSize_t(crowdsteer_grid_bytes(self->grid));
+}
+
+static PyMethodDef Grid_methods[] = {
+    {"build", (PyCFunction)(void (*)(void))Grid_build, METH_VARARGS | METH_KEYWORDS,
+     "build(agents, cell_size, *, table_size=0, group=None, threads=0)\n--\n\n"
+     "Indexes the agents' state (a copy, in cell order), with optional uint32 group "
+     "bits; every radius queried must be <= cell_size. Build it from the state before "
+     "a step."},
+    {NULL}};
+
+static PyGetSetDef Grid_getset[] = {
+    {"bytes", (getter)Grid_bytes, NULL, "memory the grid holds now", NULL}, {NULL}};
+
+static PyTypeObject Grid_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crowdsteer.Grid",
+    .tp_basicsize = sizeof(GridObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc =
+        "Grid()\n--\n\n"
+        "A reusable neighbour index (crowdsteer_grid): build() it from the agents, "
+        "then pass it in Neighbours. Only an accelerator: the same bits as without.",
+    .tp_new = Grid_new,
+    .tp_dealloc = (destructor)Grid_dealloc,
+    .tp_methods = Grid_methods,
+    .tp_getset = Grid_getset,
+};
+
+typedef struct {
+  PyObject_HEAD crowdsteer_neighbours c; /* uniform fields; pointers set per call */
+  PyObject *grid, *group, *radius_per_agent, *cos_per_agent, *mask_per_agent;
+} NeighboursObject;
+
+static PyTypeObject Neighbours_Type;
+
+static PyObject *Neighbours_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"grid",
+                           "group",
+                           "radius",
+                           "radius_per_agent",
+                           "field_of_view",
+                           "cos_field_of_view",
+                           "cos_field_of_view_per_agent",
+                           "max_neighbours",
+                           "neighbour_mask",
+                           "neighbour_mask_per_agent",
+                           NULL};
+  PyObject *o[5] = {Py_None, Py_None, Py_None, Py_None, Py_None};
+  crowdsteer_neighbours c = {0};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOfOpfOIIO:Neighbours", kwlist, &o[0],
+                                   &o[1], &c.radius, &o[2], &c.field_of_view,
+                                   &c.cos_field_of_view, &o[3], &c.max_neighbours,
+                                   &c.neighbour_mask, &o[4]))
+    return NULL;
+  if (o[0] != Py_None && !PyObject_TypeCheck(o[0], &Grid_Type)) {
+    PyErr_SetString(PyExc_TypeError, "grid must be a crowdsteer.Grid or None");
+    return NULL;
+  }
+  static const char *const names[5] = {NULL, "group", "radius_per_agent",
+                                       "cos_field_of_view_per_agent",
+                                       "neighbour_mask_per_agent"};
+  for (int i = 1; i < 5; i++) {
+    int failed = 0, typenum = i == 1 || i == 4 ? NPY_UINT32 : NPY_FLOAT32;
+    optional_array(o[i], NAME(NULL, names[i]), typenum, -1, &failed);
+    if (failed) return NULL;
+  }
+  NeighboursObject *self = (NeighboursObject *)type->tp_alloc(type, 0);
+  if (!self) return NULL;
+  self->c = c;
+  PyObject **slots[5] = {&self->grid, &self->group, &self->radius_per_agent,
+                         &self->cos_per_agent, &self->mask_per_agent};
+  for (int i = 0; i < 5; i++)
+    *slots[i] = Py_NewRef(o[i]);
+  return (PyObject *)self;
+}
+
+static void Neighbours_dealloc(NeighboursObject *self) {
+  Py_XDECREF(self->grid);
+  Py_XDECREF(self->group);
+  Py_XDECREF(self->radius_per_agent);
+  Py_XDECREF(self->cos_per_agent);
+  Py_XDECREF(self->mask_per_agent);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The struct for a call, its arrays checked against the count; *grid is the
+ * Grid to claim for the call (NULL without one). */
+static int neighbours_to_c(PyObject *obj, const arg_name *name, Py_ssize_t count,
+                           crowdsteer_neighbours *out, GridObject **grid) {
+  if (!PyObject_TypeCheck(obj, &Neighbours_Type)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Neighbours, not %.100s",
+                 render(name).text, Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  NeighboursObject *n = (NeighboursObject *)obj;
+  int failed = 0;
+  *out = n->c;
+  *grid = n->grid == Py_None ? NULL : (GridObject *)n->grid;
+  out->grid = *grid ? (*grid)->grid : NULL;
+  out->group = optional_array(n->group, NAME(name, "group"), NPY_UINT32, count, &failed);
+  out->radius_per_agent = optional_array(
+      n->radius_per_agent, NAME(name, "radius_per_agent"), NPY_FLOAT32, count, &failed);
+  out->cos_field_of_view_per_agent =
+      optional_array(n->cos_per_agent, NAME(name, "cos_field_of_view_per_agent"),
+                     NPY_FLOAT32, count, &failed);
+  out->neighbour_mask_per_agent =
+      optional_array(n->mask_per_agent, NAME(name, "neighbour_mask_per_agent"),
+                     NPY_UINT32, count, &failed);
+  return failed ? -1 : 0;
+}
+
+static PyMemberDef Neighbours_members[] = {
+    {"grid", T_OBJECT, offsetof(NeighboursObject, grid), READONLY, "the Grid, or None"},
+    {"group", T_OBJECT, offsetof(NeighboursObject, group), READONLY,
+     "group bits without a grid (uint32), or None"},
+    {"radius", T_FLOAT, offsetof(NeighboursObject, c.radius), READONLY,
+     "who is near: len(p_q - p_i) < radius (0: the grid's cell size)"},
+    {"radius_per_agent", T_OBJECT, offsetof(NeighboursObject, radius_per_agent), READONLY,
+     "per-agent radii (float32), or None"},
+    {"field_of_view", T_INT, offsetof(NeighboursObject, c.field_of_view), READONLY,
+     "nonzero: only agents in the cone cos_field_of_view"},
+    {"cos_field_of_view", T_FLOAT, offsetof(NeighboursObject, c.cos_field_of_view),
+     READONLY, "cosine of the half-angle of view"},
+    {"cos_field_of_view_per_agent", T_OBJECT, offsetof(NeighboursObject, cos_per_agent),
+     READONLY, "per-agent cosines (float32), or None"},
+    {"max_neighbours", T_UINT, offsetof(NeighboursObject, c.max_neighbours), READONLY,
+     "the nearest this many at most (0: CROWDSTEER_MAX_NEIGHBOURS)"},
+    {"neighbour_mask", T_UINT, offsetof(NeighboursObject, c.neighbour_mask), READONLY,
+     "group filter (0: none)"},
+    {"neighbour_mask_per_agent", T_OBJECT, offsetof(NeighboursObject, mask_per_agent),
+     READONLY, "per-agent group filters (uint32), or None"},
+    {NULL}};
+
+static PyTypeObject Neighbours_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crowdsteer.Neighbours",
+    .tp_basicsize = sizeof(NeighboursObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Neighbours(*, grid=None, group=None, radius=0.0, radius_per_agent=None, "
+              "field_of_view=False, cos_field_of_view=0.0, "
+              "cos_field_of_view_per_agent=None, max_neighbours=0, neighbour_mask=0, "
+              "neighbour_mask_per_agent=None)\n--\n\n"
+              "Who an agent sees (crowdsteer_neighbours), for separation, cohesion and "
+              "alignment. Without a grid every pair is examined. Immutable.",
+    .tp_new = Neighbours_new,
+    .tp_dealloc = (destructor)Neighbours_dealloc,
+    .tp_members = Neighbours_members,
+};
+
 /* ---- calls ------------------------------------------------------------------------- */
 
 /* [begin, end) from Python ints (end None: the count); negative is a ValueError. */
@@ -1038,47 +1267,80 @@ static int output_from(PyObject *steering, int mode, float weight, PyObject *wei
   return failed ? -1 : 0;
 }
 
+/* A behaviour call from Python: agents, what the behaviour steers by (a
+ * Target, a WanderState or Neighbours), params, steering and the output
+ * options. One parser and one runner serve every behaviour. */
+typedef struct behaviour_call {
+  PyObject *agents, *subject, *params, *steering, *weights, *end;
+  int mode;
+  float weight;
+  Py_ssize_t begin;
+  /* Filled by prepare_call: */
+  AgentsObject *a;
+  crowdsteer_params c_params;
+  crowdsteer_output out;
+  PyObject *keep[3];
+  size_t b, e;
+} behaviour_call;
+
+/* Parses (agents, <subject>, params, steering, *, mode, weight,
+ * weight_per_agent, begin, end) and checks everything but the subject. */
+static int prepare_call(behaviour_call *c, PyObject *args, PyObject *kwargs,
+                        char **kwlist, const char *format) {
+  memset(c, 0, sizeof *c);
+  c->weights = c->end = Py_None;
+  c->mode = CROWDSTEER_OVERWRITE;
+  c->weight = 1.0f;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &c->agents, &c->subject,
+                                   &c->params, &c->steering, &c->mode, &c->weight,
+                                   &c->weights, &c->begin, &c->end))
+    return -1;
+  c->a = as_agents(c->agents, "agents", READS);
+  if (!c->a) return -1;
+  const Py_ssize_t count = (Py_ssize_t)c->a->c.count;
+  if (params_to_c(c->params, NAME(NULL, "params"), count, &c->c_params) < 0 ||
+      range_from(c->begin, c->end, c->a->c.count, &c->b, &c->e) < 0 ||
+      output_from(c->steering, c->mode, c->weight, c->weights, &c->a->c, &c->out,
+                  c->keep) < 0)
+    return -1;
+  return 0;
+}
+
+/* The library's status of a prepared call, as None or an exception. */
+static PyObject *finish_call(behaviour_call *c, crowdsteer_status status) {
+  release(c->keep, 3);
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  Py_RETURN_NONE;
+}
+
+/* A prepared call that fails before reaching the library. */
+static PyObject *abandon_call(behaviour_call *c) {
+  release(c->keep, 3);
+  return NULL;
+}
+
 typedef crowdsteer_status (*targeted_fn)(const crowdsteer_agents *,
                                          const crowdsteer_target *,
                                          const crowdsteer_params *,
                                          const crowdsteer_output *, size_t, size_t);
 
+static char *targeted_kwlist[] = {"agents", "target", "params",           "steering",
+                                  "mode",   "weight", "weight_per_agent", "begin",
+                                  "end",    NULL};
+
 /* seek, flee, arrive, leave, pursuit, evade. */
 static PyObject *call_targeted(targeted_fn fn, int needs_velocity, PyObject *args,
                                PyObject *kwargs, const char *format) {
-  static char *kwlist[] = {"agents", "target",           "params", "steering", "mode",
-                           "weight", "weight_per_agent", "begin",  "end",      NULL};
-  PyObject *agents_obj, *target_obj, *params_obj, *steering, *weights = Py_None,
-                                                             *end_obj = Py_None;
-  int mode = CROWDSTEER_OVERWRITE;
-  float weight = 1.0f;
-  Py_ssize_t begin = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &agents_obj, &target_obj,
-                                   &params_obj, &steering, &mode, &weight, &weights,
-                                   &begin, &end_obj))
-    return NULL;
-  AgentsObject *a = as_agents(agents_obj, "agents", READS);
-  if (!a) return NULL;
-  const int dims = a->c.dims;
-  const Py_ssize_t count = (Py_ssize_t)a->c.count;
+  behaviour_call c;
   crowdsteer_target target;
-  crowdsteer_params params;
-  crowdsteer_output out;
-  PyObject *keep[3] = {NULL};
-  size_t b, e;
-  if (target_to_c(target_obj, NAME(NULL, "target"), dims, count, needs_velocity,
-                  &target) < 0 ||
-      params_to_c(params_obj, NAME(NULL, "params"), count, &params) < 0 ||
-      range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
-      output_from(steering, mode, weight, weights, &a->c, &out, keep) < 0)
-    return NULL;
-  crowdsteer_status status;
+  if (prepare_call(&c, args, kwargs, targeted_kwlist, format) < 0) return NULL;
+  if (target_to_c(c.subject, NAME(NULL, "target"), c.a->c.dims, (Py_ssize_t)c.a->c.count,
+                  needs_velocity, &target) < 0)
+    return abandon_call(&c);
   PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
-  status = fn(&a->c, &target, &params, &out, b, e);
+  crowdsteer_status status = fn(&c.a->c, &target, &c.c_params, &c.out, c.b, c.e);
   PyEval_RestoreThread(unlocked);
-  release(keep, 3);
-  if (status != CROWDSTEER_OK) return raise_status(status);
-  Py_RETURN_NONE;
+  return finish_call(&c, status);
 }
 
 #define TARGETED(name, needs_velocity)                                                   \
@@ -1098,37 +1360,52 @@ static PyObject *py_wander(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"agents", "state",  "params",           "steering",
                            "mode",   "weight", "weight_per_agent", "begin",
                            "end",    NULL};
-  PyObject *agents_obj, *state_obj, *params_obj, *steering, *weights = Py_None,
-                                                            *end_obj = Py_None;
-  int mode = CROWDSTEER_OVERWRITE;
-  float weight = 1.0f;
-  Py_ssize_t begin = 0;
+  behaviour_call c;
   (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO|$ifOnO:wander", kwlist,
-                                   &agents_obj, &state_obj, &params_obj, &steering, &mode,
-                                   &weight, &weights, &begin, &end_obj))
-    return NULL;
-  AgentsObject *a = as_agents(agents_obj, "agents", READS);
-  if (!a) return NULL;
-  const Py_ssize_t count = (Py_ssize_t)a->c.count;
-  crowdsteer_params params;
-  crowdsteer_output out;
-  PyObject *keep[3] = {NULL};
-  size_t b, e;
+  if (prepare_call(&c, args, kwargs, kwlist, "OOOO|$ifOnO:wander") < 0) return NULL;
   crowdsteer_wander_state *state =
-      wander_to_c(state_obj, NAME(NULL, "state"), a->c.dims, count);
-  if (!state || params_to_c(params_obj, NAME(NULL, "params"), count, &params) < 0 ||
-      range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
-      output_from(steering, mode, weight, weights, &a->c, &out, keep) < 0)
-    return NULL;
-  crowdsteer_status status;
+      wander_to_c(c.subject, NAME(NULL, "state"), c.a->c.dims, (Py_ssize_t)c.a->c.count);
+  if (!state) return abandon_call(&c);
   PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
-  status = crowdsteer_wander(&a->c, state, &params, &out, b, e);
+  crowdsteer_status status =
+      crowdsteer_wander(&c.a->c, state, &c.c_params, &c.out, c.b, c.e);
   PyEval_RestoreThread(unlocked);
-  release(keep, 3);
-  if (status != CROWDSTEER_OK) return raise_status(status);
-  Py_RETURN_NONE;
+  return finish_call(&c, status);
 }
+
+typedef crowdsteer_status (*neighbour_fn)(const crowdsteer_agents *,
+                                          const crowdsteer_neighbours *,
+                                          const crowdsteer_params *,
+                                          const crowdsteer_output *, size_t, size_t);
+
+/* separation, cohesion, alignment. */
+static PyObject *call_neighbour(neighbour_fn fn, PyObject *args, PyObject *kwargs,
+                                const char *format) {
+  static char *kwlist[] = {"agents", "neighbours",       "params", "steering", "mode",
+                           "weight", "weight_per_agent", "begin",  "end",      NULL};
+  behaviour_call c;
+  crowdsteer_neighbours nb;
+  GridObject *grid;
+  if (prepare_call(&c, args, kwargs, kwlist, format) < 0) return NULL;
+  if (neighbours_to_c(c.subject, NAME(NULL, "neighbours"), (Py_ssize_t)c.a->c.count, &nb,
+                      &grid) < 0 ||
+      (grid && grid_claim(grid, 0) < 0))
+    return abandon_call(&c);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  crowdsteer_status status = fn(&c.a->c, &nb, &c.c_params, &c.out, c.b, c.e);
+  PyEval_RestoreThread(unlocked);
+  if (grid) grid_unclaim(grid, 0);
+  return finish_call(&c, status);
+}
+
+#define NEIGHBOUR(name)                                                                  \
+  static PyObject *py_##name(PyObject *self, PyObject *args, PyObject *kwargs) {         \
+    (void)self;                                                                          \
+    return call_neighbour(crowdsteer_##name, args, kwargs, "OOOO|$ifOnO:" #name);        \
+  }
+NEIGHBOUR(separation)
+NEIGHBOUR(cohesion)
+NEIGHBOUR(alignment)
 
 static PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"agents", "steering", "params", "begin", "end", NULL};
@@ -1464,6 +1741,18 @@ static PyMethodDef module_methods[] = {
     {"evade", KW(py_evade),
      "evade" TARGETED_DOC("Flee from where a moving target will "
                           "be.")},
+    {"separation", KW(py_separation),
+     "separation(agents, neighbours, params, steering, *, mode=OVERWRITE, weight=1.0, "
+     "weight_per_agent=None, begin=0, end=None)\n--\n\n"
+     "Away from the neighbours: s = max_speed * sum of d * (1/dist - 1/radius)."},
+    {"cohesion", KW(py_cohesion),
+     "cohesion(agents, neighbours, params, steering, *, mode=OVERWRITE, weight=1.0, "
+     "weight_per_agent=None, begin=0, end=None)\n--\n\n"
+     "Seek the neighbours' centre."},
+    {"alignment", KW(py_alignment),
+     "alignment(agents, neighbours, params, steering, *, mode=OVERWRITE, weight=1.0, "
+     "weight_per_agent=None, begin=0, end=None)\n--\n\n"
+     "Steer to the neighbours' mean velocity."},
     {"wander", KW(py_wander),
      "wander(agents, state, params, steering, *, mode=OVERWRITE, weight=1.0, "
      "weight_per_agent=None, begin=0, end=None)\n--\n\n"
@@ -1514,9 +1803,10 @@ static struct PyModuleDef module_def = {
     -1, module_methods};
 
 static int add_types(PyObject *module) {
-  PyTypeObject *types[] = {&Agents_Type, &Params_Type, &Target_Type, &Wander_Type,
-                           &Behaviour_Type};
-  const char *names[] = {"Agents", "Params", "Target", "WanderState", "Behaviour"};
+  PyTypeObject *types[] = {&Agents_Type,    &Params_Type, &Target_Type,    &Wander_Type,
+                           &Behaviour_Type, &Grid_Type,   &Neighbours_Type};
+  const char *names[] = {"Agents",    "Params", "Target",    "WanderState",
+                         "Behaviour", "Grid",   "Neighbours"};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (PyType_Ready(types[i]) < 0 ||
         PyModule_AddObjectRef(module, names[i], (PyObject *)types[i]) < 0)

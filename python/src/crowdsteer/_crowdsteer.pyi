@@ -33,6 +33,7 @@ ISA_AVX2: int
 ISA_AVX512: int
 ISA_NEON: int
 ISA_COUNT: int
+MAX_NEIGHBOURS: int
 PARAM_FIELDS: Tuple[str, ...]
 PARAM_ARRAY_FIELDS: Tuple[str, ...]
 
@@ -146,6 +147,45 @@ class Behaviour:
                  params: Optional[Params] = ..., wander: Optional[WanderState] = ...,
                  weight: float = ..., weight_per_agent: Optional[FloatArray] = ...) -> None: ...
 
+class Grid:
+    """A reusable neighbour index (crowdsteer_grid)."""
+    def __init__(self) -> None: ...
+    def build(self, agents: Agents, cell_size: float, *, table_size: int = ...,
+              group: Optional[IndexArray] = ..., threads: int = ...) -> None: ...
+    @property
+    def bytes(self) -> int: ...
+
+class Neighbours:
+    """Who an agent sees (crowdsteer_neighbours); immutable."""
+    grid: Optional[Grid]
+    group: Optional[IndexArray]
+    radius: float
+    radius_per_agent: Optional[FloatArray]
+    field_of_view: int
+    cos_field_of_view: float
+    cos_field_of_view_per_agent: Optional[FloatArray]
+    max_neighbours: int
+    neighbour_mask: int
+    neighbour_mask_per_agent: Optional[IndexArray]
+    def __init__(self, *, grid: Optional[Grid] = ..., group: Optional[IndexArray] = ...,
+                 radius: float = ..., radius_per_agent: Optional[FloatArray] = ...,
+                 field_of_view: bool = ..., cos_field_of_view: float = ...,
+                 cos_field_of_view_per_agent: Optional[FloatArray] = ...,
+                 max_neighbours: int = ..., neighbour_mask: int = ...,
+                 neighbour_mask_per_agent: Optional[IndexArray] = ...) -> None: ...
+
+def separation(agents: Agents, neighbours: Neighbours, params: Optional[Params],
+               steering: Vectors, *, mode: int = ..., weight: float = ...,
+               weight_per_agent: Optional[FloatArray] = ..., begin: int = ...,
+               end: Optional[int] = ...) -> None: ...
+def cohesion(agents: Agents, neighbours: Neighbours, params: Optional[Params],
+             steering: Vectors, *, mode: int = ..., weight: float = ...,
+             weight_per_agent: Optional[FloatArray] = ..., begin: int = ...,
+             end: Optional[int] = ...) -> None: ...
+def alignment(agents: Agents, neighbours: Neighbours, params: Optional[Params],
+              steering: Vectors, *, mode: int = ..., weight: float = ...,
+              weight_per_agent: Optional[FloatArray] = ..., begin: int = ...,
+              end: Optional[int] = ...) -> None: ...
 def seek(agents: Agents, target: Target, params: Optional[Params], steering: Vectors, *,
          mode: int = ..., weight: float = ..., weight_per_agent: Optional[FloatArray] = ...,
          begin: int = ..., end: Optional[int] = ...) -> None: ...

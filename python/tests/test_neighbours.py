@@ -1,0 +1,50 @@
+"""Separation, cohesion and alignment through the binding: a Grid gives the
+same bits as examining every pair, for any cell size; errors as statuses."""
+import numpy as np
+import pytest
+
+import crowdsteer as cs
+from conftest import empty_vectors, random_agents
+
+BEHAVIOURS = [cs.separation, cs.cohesion, cs.alignment]
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+@pytest.mark.parametrize("behaviour", BEHAVIOURS)
+def test_grid_gives_the_bits_of_every_pair(dims, behaviour):
+    rng = np.random.default_rng(dims)
+    n = 700
+    agents, _ = random_agents(rng, n, dims, spread=20.0)
+    group = rng.integers(1, 8, n).astype(np.uint32)
+    radius = rng.uniform(0, 3, n).astype(np.float32)
+    params = cs.Params(max_speed=1.5)
+    reference = empty_vectors(n, dims)
+    behaviour(agents, cs.Neighbours(group=group, radius_per_agent=radius,
+                                    neighbour_mask=3), params, reference)
+    assert np.any(reference[0] != 0)
+    grid = cs.Grid()
+    for cell_size in (3.0, 4.5, 50.0):
+        grid.build(agents, cell_size, group=group, threads=2)
+        assert grid.bytes > 0
+        got = empty_vectors(n, dims)
+        behaviour(agents, cs.Neighbours(grid=grid, radius_per_agent=radius,
+                                        neighbour_mask=3), params, got)
+        assert b"".join(g.tobytes() for g in got) == \
+            b"".join(r.tobytes() for r in reference), cell_size
+
+
+def test_neighbour_statuses():
+    agents, _ = random_agents(np.random.default_rng(1), 50)
+    steering = empty_vectors(50)
+    grid = cs.Grid()
+    with pytest.raises(cs.GridError):  # never built
+        cs.cohesion(agents, cs.Neighbours(grid=grid, radius=1), None, steering)
+    grid.build(agents, 2.0)
+    with pytest.raises(cs.ParameterError):  # radius beyond the cell size
+        cs.cohesion(agents, cs.Neighbours(grid=grid, radius=3), None, steering)
+    other, _ = random_agents(np.random.default_rng(2), 51)
+    with pytest.raises(cs.GridError):  # built for another count
+        cs.cohesion(other, cs.Neighbours(grid=grid, radius=1), None, empty_vectors(51))
+    with pytest.raises(TypeError, match="grid"):
+        cs.Neighbours(grid=object())
+    assert not np.any(steering[0]) and not np.any(steering[1])
