@@ -10,6 +10,7 @@
 #include "crowdsteer.h"
 #include "divider.h"
 #include "internal.h"
+#include "neighbours.h"
 #include "shim.h"
 
 /* src/reference/reference.c compiled again with auto-vectorisation and
@@ -531,8 +532,11 @@ int main(int argc, char **argv) {
   csb_add_context("crowdsteer_large", large ? "1" : "0");
   register_divider();
   register_all(counts, n_counts);
+  /* Neighbours: the sizes, not the memory-bound large group. */
+  register_neighbours(default_counts, sizeof default_counts / sizeof default_counts[0]);
   csb_run_specified();
   csb_shutdown();
   world_free(&the_world);
+  neighbours_free();
   return 0;
 }

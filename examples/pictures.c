@@ -31,70 +31,70 @@
 
 /* ASCII 32..95, drawn by hand: 7 rows of 5 bits, bit 4 the leftmost. */
 static const uint8_t font_5x7[64][PIC_FONT_H] = {
-    {0, 0, 0, 0, 0, 0, 0},                          /* space */
-    {0x04, 0x04, 0x04, 0x04, 0x04, 0x00, 0x04},     /* ! */
-    {0x0A, 0x0A, 0, 0, 0, 0, 0},                    /* " */
-    {0x0A, 0x0A, 0x1F, 0x0A, 0x1F, 0x0A, 0x0A},     /* # */
-    {0x04, 0x0F, 0x14, 0x0E, 0x05, 0x1E, 0x04},     /* $ */
-    {0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03},     /* % */
-    {0x0C, 0x12, 0x14, 0x08, 0x15, 0x12, 0x0D},     /* & */
-    {0x04, 0x04, 0x08, 0, 0, 0, 0},                 /* ' */
-    {0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02},     /* ( */
-    {0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08},     /* ) */
-    {0, 0x04, 0x15, 0x0E, 0x15, 0x04, 0},           /* * */
-    {0, 0x04, 0x04, 0x1F, 0x04, 0x04, 0},           /* + */
-    {0, 0, 0, 0, 0x0C, 0x04, 0x08},                 /* , */
-    {0, 0, 0, 0x1F, 0, 0, 0},                       /* - */
-    {0, 0, 0, 0, 0, 0x0C, 0x0C},                    /* . */
-    {0, 0x01, 0x02, 0x04, 0x08, 0x10, 0},           /* / */
-    {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E},     /* 0 */
-    {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E},     /* 1 */
-    {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F},     /* 2 */
-    {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E},     /* 3 */
-    {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02},     /* 4 */
-    {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E},     /* 5 */
-    {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E},     /* 6 */
-    {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08},     /* 7 */
-    {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E},     /* 8 */
-    {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C},     /* 9 */
-    {0, 0x0C, 0x0C, 0, 0x0C, 0x0C, 0},              /* : */
-    {0, 0x0C, 0x0C, 0, 0x0C, 0x04, 0x08},           /* ; */
-    {0x02, 0x04, 0x08, 0x10, 0x08, 0x04, 0x02},     /* < */
-    {0, 0, 0x1F, 0, 0x1F, 0, 0},                    /* = */
-    {0x08, 0x04, 0x02, 0x01, 0x02, 0x04, 0x08},     /* > */
-    {0x0E, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},     /* ? */
-    {0x0E, 0x11, 0x17, 0x15, 0x17, 0x10, 0x0F},     /* @ */
-    {0x0E, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11},     /* A */
-    {0x1E, 0x11, 0x11, 0x1E, 0x11, 0x11, 0x1E},     /* B */
-    {0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E},     /* C */
-    {0x1C, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1C},     /* D */
-    {0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x1F},     /* E */
-    {0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x10},     /* F */
-    {0x0E, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0F},     /* G */
-    {0x11, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11},     /* H */
-    {0x0E, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E},     /* I */
-    {0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C},     /* J */
-    {0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11},     /* K */
-    {0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F},     /* L */
-    {0x11, 0x1B, 0x15, 0x15, 0x11, 0x11, 0x11},     /* M */
-    {0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11},     /* N */
-    {0x0E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E},     /* O */
-    {0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10, 0x10},     /* P */
-    {0x0E, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0D},     /* Q */
-    {0x1E, 0x11, 0x11, 0x1E, 0x14, 0x12, 0x11},     /* R */
-    {0x0F, 0x10, 0x10, 0x0E, 0x01, 0x01, 0x1E},     /* S */
-    {0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04},     /* T */
-    {0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E},     /* U */
-    {0x11, 0x11, 0x11, 0x11, 0x11, 0x0A, 0x04},     /* V */
-    {0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0A},     /* W */
-    {0x11, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x11},     /* X */
-    {0x11, 0x11, 0x11, 0x0A, 0x04, 0x04, 0x04},     /* Y */
-    {0x1F, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1F},     /* Z */
-    {0x0E, 0x08, 0x08, 0x08, 0x08, 0x08, 0x0E},     /* [ */
-    {0, 0x10, 0x08, 0x04, 0x02, 0x01, 0},           /* backslash */
-    {0x0E, 0x02, 0x02, 0x02, 0x02, 0x02, 0x0E},     /* ] */
-    {0x04, 0x0A, 0x11, 0, 0, 0, 0},                 /* ^ */
-    {0, 0, 0, 0, 0, 0, 0x1F},                       /* _ */
+    {0, 0, 0, 0, 0, 0, 0},                      /* space */
+    {0x04, 0x04, 0x04, 0x04, 0x04, 0x00, 0x04}, /* ! */
+    {0x0A, 0x0A, 0, 0, 0, 0, 0},                /* " */
+    {0x0A, 0x0A, 0x1F, 0x0A, 0x1F, 0x0A, 0x0A}, /* # */
+    {0x04, 0x0F, 0x14, 0x0E, 0x05, 0x1E, 0x04}, /* $ */
+    {0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03}, /* % */
+    {0x0C, 0x12, 0x14, 0x08, 0x15, 0x12, 0x0D}, /* & */
+    {0x04, 0x04, 0x08, 0, 0, 0, 0},             /* ' */
+    {0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02}, /* ( */
+    {0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08}, /* ) */
+    {0, 0x04, 0x15, 0x0E, 0x15, 0x04, 0},       /* * */
+    {0, 0x04, 0x04, 0x1F, 0x04, 0x04, 0},       /* + */
+    {0, 0, 0, 0, 0x0C, 0x04, 0x08},             /* , */
+    {0, 0, 0, 0x1F, 0, 0, 0},                   /* - */
+    {0, 0, 0, 0, 0, 0x0C, 0x0C},                /* . */
+    {0, 0x01, 0x02, 0x04, 0x08, 0x10, 0},       /* / */
+    {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E}, /* 0 */
+    {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E}, /* 1 */
+    {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}, /* 2 */
+    {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E}, /* 3 */
+    {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}, /* 4 */
+    {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E}, /* 5 */
+    {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E}, /* 6 */
+    {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}, /* 7 */
+    {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}, /* 8 */
+    {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C}, /* 9 */
+    {0, 0x0C, 0x0C, 0, 0x0C, 0x0C, 0},          /* : */
+    {0, 0x0C, 0x0C, 0, 0x0C, 0x04, 0x08},       /* ; */
+    {0x02, 0x04, 0x08, 0x10, 0x08, 0x04, 0x02}, /* < */
+    {0, 0, 0x1F, 0, 0x1F, 0, 0},                /* = */
+    {0x08, 0x04, 0x02, 0x01, 0x02, 0x04, 0x08}, /* > */
+    {0x0E, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04}, /* ? */
+    {0x0E, 0x11, 0x17, 0x15, 0x17, 0x10, 0x0F}, /* @ */
+    {0x0E, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11}, /* A */
+    {0x1E, 0x11, 0x11, 0x1E, 0x11, 0x11, 0x1E}, /* B */
+    {0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E}, /* C */
+    {0x1C, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1C}, /* D */
+    {0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x1F}, /* E */
+    {0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x10}, /* F */
+    {0x0E, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0F}, /* G */
+    {0x11, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11}, /* H */
+    {0x0E, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E}, /* I */
+    {0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C}, /* J */
+    {0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11}, /* K */
+    {0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F}, /* L */
+    {0x11, 0x1B, 0x15, 0x15, 0x11, 0x11, 0x11}, /* M */
+    {0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11}, /* N */
+    {0x0E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E}, /* O */
+    {0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10, 0x10}, /* P */
+    {0x0E, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0D}, /* Q */
+    {0x1E, 0x11, 0x11, 0x1E, 0x14, 0x12, 0x11}, /* R */
+    {0x0F, 0x10, 0x10, 0x0E, 0x01, 0x01, 0x1E}, /* S */
+    {0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04}, /* T */
+    {0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E}, /* U */
+    {0x11, 0x11, 0x11, 0x11, 0x11, 0x0A, 0x04}, /* V */
+    {0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0A}, /* W */
+    {0x11, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x11}, /* X */
+    {0x11, 0x11, 0x11, 0x0A, 0x04, 0x04, 0x04}, /* Y */
+    {0x1F, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1F}, /* Z */
+    {0x0E, 0x08, 0x08, 0x08, 0x08, 0x08, 0x0E}, /* [ */
+    {0, 0x10, 0x08, 0x04, 0x02, 0x01, 0},       /* backslash */
+    {0x0E, 0x02, 0x02, 0x02, 0x02, 0x02, 0x0E}, /* ] */
+    {0x04, 0x0A, 0x11, 0, 0, 0, 0},             /* ^ */
+    {0, 0, 0, 0, 0, 0, 0x1F},                   /* _ */
 };
 
 const uint8_t *pic_font_glyph(char c) {
@@ -139,8 +139,8 @@ static void put(pic_image *img, int x, int y, rgb c) {
   p[2] = c.b;
 }
 
-void pic_draw_text(pic_image *img, int x, int y, const char *text, int scale,
-                   uint8_t r, uint8_t g, uint8_t b) {
+void pic_draw_text(pic_image *img, int x, int y, const char *text, int scale, uint8_t r,
+                   uint8_t g, uint8_t b) {
   rgb c = {r, g, b};
   int cx = x;
   for (; *text; text++) {
@@ -186,7 +186,8 @@ static int canvas_init(canvas *c, int w, int h) {
 
 static void canvas_fade(canvas *c) {
   size_t n = (size_t)c->w * (size_t)c->h * 3;
-  for (size_t i = 0; i < n; i++) c->ink[i] = (uint16_t)(c->ink[i] - (c->ink[i] >> 8));
+  for (size_t i = 0; i < n; i++)
+    c->ink[i] = (uint16_t)(c->ink[i] - (c->ink[i] >> 8));
 }
 
 /* Ink is kept as the brightest of what is there and what is drawn, so
@@ -194,7 +195,8 @@ static void canvas_fade(canvas *c) {
 static void canvas_plot(canvas *c, int x, int y, rgb col) {
   if (x < 0 || y < 0 || x >= c->w || y >= c->h) return;
   uint16_t *p = c->ink + 3 * ((size_t)y * (size_t)c->w + (size_t)x);
-  uint16_t v[3] = {(uint16_t)(col.r << 8), (uint16_t)(col.g << 8), (uint16_t)(col.b << 8)};
+  uint16_t v[3] = {(uint16_t)(col.r << 8), (uint16_t)(col.g << 8),
+                   (uint16_t)(col.b << 8)};
   for (int k = 0; k < 3; k++)
     if (v[k] > p[k]) p[k] = v[k];
 }
@@ -248,9 +250,10 @@ static void circle(pic_image *img, int cx, int cy, int r, rgb col, int dash) {
   int x = r, y = 0, err = 1 - r, step = 0;
   while (x >= y) {
     if (!dash || (step / dash) % 2 == 0) {
-      int pts[8][2] = {{x, y}, {y, x}, {-y, x}, {-x, y},
+      int pts[8][2] = {{x, y},   {y, x},   {-y, x}, {-x, y},
                        {-x, -y}, {-y, -x}, {y, -x}, {x, -y}};
-      for (int k = 0; k < 8; k++) put(img, cx + pts[k][0], cy + pts[k][1], col);
+      for (int k = 0; k < 8; k++)
+        put(img, cx + pts[k][0], cy + pts[k][1], col);
     }
     step++;
     y++;
@@ -282,6 +285,11 @@ static const rgb COL_EVADE = {60, 225, 225};
 static const rgb COL_WANDER = {240, 225, 70};
 static const rgb COL_WHITE = {235, 235, 235};
 static const rgb COL_DIM = {150, 155, 165};
+static const rgb COL_SEPARATION = {255, 120, 170};
+/* Boids are hued by heading, one of eight sectors (no trigonometry). */
+static const rgb COL_HEADING[8] = {{255, 90, 80},   {255, 170, 60}, {230, 230, 80},
+                                   {90, 220, 110},  {70, 215, 215}, {80, 140, 255},
+                                   {170, 110, 255}, {240, 100, 210}};
 
 static rgb scale_rgb(rgb c, int num, int den) {
   rgb o = {(uint8_t)(c.r * num / den), (uint8_t)(c.g * num / den),
@@ -372,8 +380,10 @@ static int flock_step(flock *f, const crowdsteer_params *prm, canvas *c) {
 /* Final agent dots, dark-rimmed so they stand out from their own trail. */
 static void flock_dots(const flock *f, pic_image *img) {
   static const rgb rim = {PIC_BG_R, PIC_BG_G, PIC_BG_B};
-  for (size_t i = 0; i < f->n; i++) disc(img, pix(f->px[i]), pix(f->py[i]), 4, rim);
-  for (size_t i = 0; i < f->n; i++) disc(img, pix(f->px[i]), pix(f->py[i]), 3, f->colour[i]);
+  for (size_t i = 0; i < f->n; i++)
+    disc(img, pix(f->px[i]), pix(f->py[i]), 4, rim);
+  for (size_t i = 0; i < f->n; i++)
+    disc(img, pix(f->px[i]), pix(f->py[i]), 3, f->colour[i]);
 }
 
 /* A scripted point (threat, quarry) with its own trail. */
@@ -429,23 +439,25 @@ static void caption(pic_image *img, const char *title, rgb col, const char *sub)
 
 /* Trails first: everything else is drawn over them. */
 static void blit_trails(panel p[2]) {
-  for (int k = 0; k < 2; k++) canvas_blit(&p[k].cv, &p[k].img, 0, 0);
+  for (int k = 0; k < 2; k++)
+    canvas_blit(&p[k].cv, &p[k].img, 0, 0);
 }
 
 /* Both panels side by side into the figure. */
 static void compose(panel p[2], pic_image *img) {
   for (int k = 0; k < 2; k++)
     for (int y = 0; y < PIC_PANEL; y++)
-      memcpy(img->rgb + 3 * ((size_t)y * (size_t)img->width + (size_t)k * (PIC_PANEL + PIC_GAP)),
+      memcpy(img->rgb +
+                 3 * ((size_t)y * (size_t)img->width + (size_t)k * (PIC_PANEL + PIC_GAP)),
              p[k].img.rgb + 3 * (size_t)y * PIC_PANEL, 3 * (size_t)PIC_PANEL);
 }
 
 /* Seek overshoots the target and loops back; arrive ramps its speed down
  * inside slowing_radius and stops. Same starts, same limits. */
 static int figure_seek_arrive(pic_image *img) {
-  static const float start[8][4] = {
-      {40, 70, 2, 0},   {360, 60, 0, 2},   {30, 350, 0, -2}, {370, 360, -2, 0},
-      {200, 60, -2, 1}, {20, 210, 1, -2},  {380, 220, 0, 2}, {210, 385, 2, 0}};
+  static const float start[8][4] = {{40, 70, 2, 0},    {360, 60, 0, 2},  {30, 350, 0, -2},
+                                    {370, 360, -2, 0}, {200, 60, -2, 1}, {20, 210, 1, -2},
+                                    {380, 220, 0, 2},  {210, 385, 2, 0}};
   panel p[2];
   int rc = -1;
   if (panels_init(p, 8, 8)) goto done;
@@ -466,7 +478,8 @@ static int figure_seek_arrive(pic_image *img) {
   crowdsteer_target t = point_target(200, 220, 0, 0);
   for (int step = 0; step < 300; step++) {
     crowdsteer_output o0 = overwrite(p[0].f), o1 = overwrite(p[1].f);
-    for (int k = 0; k < 2; k++) canvas_fade(&p[k].cv);
+    for (int k = 0; k < 2; k++)
+      canvas_fade(&p[k].cv);
     if (crowdsteer_seek(&p[0].f->a, &t, &prm, &o0, 0, 8) ||
         crowdsteer_arrive(&p[1].f->a, &t, &prm, &o1, 0, 8))
       goto done;
@@ -479,8 +492,10 @@ static int figure_seek_arrive(pic_image *img) {
     cross(&p[k].img, 200, 220, 7, COL_WHITE);
     flock_dots(p[k].f, &p[k].img);
   }
-  caption(&p[0].img, "SEEK", COL_SEEK, "full speed at the target: overshoots, loops back");
-  caption(&p[1].img, "ARRIVE", COL_ARRIVE, "slows inside slowing_radius 90, stops on target");
+  caption(&p[0].img, "SEEK", COL_SEEK,
+          "full speed at the target: overshoots, loops back");
+  caption(&p[1].img, "ARRIVE", COL_ARRIVE,
+          "slows inside slowing_radius 90, stops on target");
   compose(p, img);
   rc = 0;
 done:
@@ -514,7 +529,8 @@ static int figure_flee_leave(pic_image *img) {
   for (int step = 0; step < 200; step++) {
     crowdsteer_target t = point_target(threat.x, threat.y, threat.vx, threat.vy);
     crowdsteer_output o0 = overwrite(p[0].f), o1 = overwrite(p[1].f);
-    for (int k = 0; k < 2; k++) canvas_fade(&p[k].cv);
+    for (int k = 0; k < 2; k++)
+      canvas_fade(&p[k].cv);
     if (crowdsteer_flee(&p[0].f->a, &t, &fp, &o0, 0, N) ||
         crowdsteer_leave(&p[1].f->a, &t, &lp, &o1, 0, N))
       goto done;
@@ -532,8 +548,10 @@ static int figure_flee_leave(pic_image *img) {
     flock_dots(p[k].f, &p[k].img);
     disc(&p[k].img, hx, hy, 5, COL_WHITE);
   }
-  caption(&p[0].img, "FLEE", COL_FLEE, "full speed inside panic_radius 70, then coasts on");
-  caption(&p[1].img, "LEAVE", COL_LEAVE, "danger_radius 70, escape_radius 25: steps aside");
+  caption(&p[0].img, "FLEE", COL_FLEE,
+          "full speed inside panic_radius 70, then coasts on");
+  caption(&p[1].img, "LEAVE", COL_LEAVE,
+          "danger_radius 70, escape_radius 25: steps aside");
   compose(p, img);
   rc = 0;
 done:
@@ -563,7 +581,8 @@ static int figure_pursuit_seek(pic_image *img) {
   for (int step = 0; step < 175; step++) {
     crowdsteer_target t = point_target(quarry.x, quarry.y, quarry.vx, quarry.vy);
     crowdsteer_output o0 = overwrite(p[0].f), o1 = overwrite(p[1].f);
-    for (int k = 0; k < 2; k++) canvas_fade(&p[k].cv);
+    for (int k = 0; k < 2; k++)
+      canvas_fade(&p[k].cv);
     if (crowdsteer_pursuit(&p[0].f->a, &t, &prm, &o0, 0, N) ||
         crowdsteer_seek(&p[1].f->a, &t, &prm, &o1, 0, N))
       goto done;
@@ -645,7 +664,8 @@ static int figure_evade_wander(pic_image *img) {
   for (int step = 0; step < 170; step++) {
     crowdsteer_output o0 = overwrite(f), a0 = accumulate(f, 0.12f);
     crowdsteer_output o1 = overwrite(w), a1 = accumulate(w, 0.05f);
-    for (int k = 0; k < 2; k++) canvas_fade(&p[k].cv);
+    for (int k = 0; k < 2; k++)
+      canvas_fade(&p[k].cv);
     ws.tick = (uint32_t)step;
     if (crowdsteer_pursuit(&f->a, &idx, &wolf, &o0, 0, 1) ||
         crowdsteer_evade(&f->a, &idx, &sheep, &o0, 1, N) ||
@@ -678,15 +698,137 @@ done:
   return rc;
 }
 
+/* The eighth of the circle v points into, counter-clockwise from +x, found
+ * by comparisons only. */
+static rgb heading_colour(float vx, float vy) {
+  int upper = vy >= 0.0f, right = vx >= 0.0f;
+  int steep = (vy < 0.0f ? -vy : vy) > (vx < 0.0f ? -vx : vx);
+  int sector = upper ? (right ? steep : 3 - steep) : (right ? 7 - steep : 4 + steep);
+  return COL_HEADING[sector];
+}
+
+/* |mean of the unit velocities|: 1 when every boid heads the same way. */
+static float order_parameter(const flock *f) {
+  float sx = 0.0f, sy = 0.0f;
+  for (size_t i = 0; i < f->n; i++) {
+    float speed = sqrtf(f->vx[i] * f->vx[i] + f->vy[i] * f->vy[i]);
+    if (speed > 0.0f) {
+      sx += f->vx[i] / speed;
+      sy += f->vy[i] / speed;
+    }
+  }
+  return sqrtf(sx * sx + sy * sy) / (float)f->n;
+}
+
+static crowdsteer_neighbours within(const crowdsteer_grid *grid, float radius) {
+  crowdsteer_neighbours nb;
+  memset(&nb, 0, sizeof nb);
+  nb.grid = grid;
+  nb.radius = radius;
+  return nb;
+}
+
+/* The packed crowd's steering: arrive at the centre, plus separation. */
+static int packed_steering(flock *f, crowdsteer_grid *grid, const crowdsteer_params *prm,
+                           float radius) {
+  crowdsteer_grid_desc desc = {.cell_size = radius, .threads = 1};
+  crowdsteer_neighbours apart = within(grid, radius);
+  crowdsteer_target centre = point_target(200, 230, 0, 0);
+  crowdsteer_output o = overwrite(f), a = accumulate(f, 1.0f);
+  return crowdsteer_grid_build(grid, &f->a, &desc) ||
+         crowdsteer_arrive(&f->a, &centre, prm, &o, 0, f->n) ||
+         crowdsteer_separation(&f->a, &apart, prm, &a, 0, f->n);
+}
+
+/* Boids: separation, cohesion, alignment, and a weak pull to the centre
+ * that keeps the flock in the panel. */
+static int boid_steering(flock *f, crowdsteer_grid *grid, const crowdsteer_params *prm) {
+  crowdsteer_grid_desc desc = {.cell_size = 50.0f, .threads = 1};
+  crowdsteer_neighbours apart = within(grid, 16.0f), flockmates = within(grid, 50.0f);
+  crowdsteer_target centre = point_target(200, 220, 0, 0);
+  crowdsteer_output o = overwrite(f), cohere = accumulate(f, 0.3f);
+  crowdsteer_output align = accumulate(f, 1.0f), home = accumulate(f, 0.05f);
+  return crowdsteer_grid_build(grid, &f->a, &desc) ||
+         crowdsteer_separation(&f->a, &apart, prm, &o, 0, f->n) ||
+         crowdsteer_cohesion(&f->a, &flockmates, prm, &cohere, 0, f->n) ||
+         crowdsteer_alignment(&f->a, &flockmates, prm, &align, 0, f->n) ||
+         crowdsteer_seek(&f->a, &centre, prm, &home, 0, f->n);
+}
+
+/* Left: a crowd arrives at one point while separation keeps each agent
+ * about a radius from the others, so it packs into a disc instead of a dot.
+ * Right: boids (separation + cohesion + alignment) from random headings;
+ * trails are hued by heading, so an aligned flock is one colour. */
+static int figure_flocking(pic_image *img) {
+  enum { PACKED = 110, BOIDS = 120 };
+  const float packed_radius = 20.0f;
+  panel p[2];
+  int rc = -1;
+  crowdsteer_grid *grid = NULL;
+  if (panels_init(p, PACKED, BOIDS) || crowdsteer_grid_create(&grid)) goto done;
+  uint64_t seed = 20261123;
+  flock *f = p[0].f, *b = p[1].f;
+  for (size_t i = 0; i < PACKED; i++) {
+    f->px[i] = uniform(&seed, 15, 385);
+    f->py[i] = i % 2 ? uniform(&seed, 60, 110) : uniform(&seed, 340, 390);
+    f->colour[i] = COL_SEPARATION;
+  }
+  for (size_t i = 0; i < BOIDS; i++) {
+    b->px[i] = uniform(&seed, 40, 360);
+    b->py[i] = uniform(&seed, 70, 370);
+    b->vx[i] = uniform(&seed, -2, 2);
+    b->vy[i] = uniform(&seed, -2, 2);
+  }
+  crowdsteer_params packed, boid;
+  memset(&packed, 0, sizeof packed);
+  packed.max_speed = 2.0f;
+  packed.max_force = 0.2f;
+  packed.slowing_radius = 60.0f;
+  boid = packed;
+  boid.max_speed = 2.5f;
+  boid.max_force = 0.08f;
+  boid.time_to_target = 2.0f;
+  float order_start = order_parameter(b);
+  for (int step = 0; step < 400; step++) {
+    for (int k = 0; k < 2; k++)
+      canvas_fade(&p[k].cv);
+    if (packed_steering(f, grid, &packed, packed_radius) ||
+        flock_step(f, &packed, &p[0].cv))
+      goto done;
+    for (size_t i = 0; i < BOIDS; i++)
+      b->colour[i] = heading_colour(b->vx[i], b->vy[i]);
+    if (boid_steering(b, grid, &boid) || flock_step(b, &boid, &p[1].cv)) goto done;
+  }
+  blit_trails(p);
+  circle(&p[0].img, pix(f->px[0]), pix(f->py[0]), (int)packed_radius, COL_DIM, 3);
+  flock_dots(f, &p[0].img);
+  for (size_t i = 0; i < BOIDS; i++)
+    b->colour[i] = heading_colour(b->vx[i], b->vy[i]);
+  flock_dots(b, &p[1].img);
+  char order[64];
+  snprintf(order, sizeof order, "separation+cohesion+alignment, order %.2f -> %.2f",
+           (double)order_start, (double)order_parameter(b));
+  caption(&p[0].img, "SEPARATION", COL_SEPARATION,
+          "arrive at one point, keep 20 px apart");
+  caption(&p[1].img, "BOIDS", COL_HEADING[4], order);
+  compose(p, img);
+  rc = 0;
+done:
+  crowdsteer_grid_destroy(grid);
+  panels_free(p);
+  return rc;
+}
+
 const char *pic_figure_name(int figure) {
-  static const char *names[PIC_FIGURE_COUNT] = {"seek_arrive", "flee_leave",
-                                                "pursuit_seek", "evade_wander"};
+  static const char *names[PIC_FIGURE_COUNT] = {
+      "seek_arrive", "flee_leave", "pursuit_seek", "evade_wander", "flocking"};
   return figure >= 0 && figure < PIC_FIGURE_COUNT ? names[figure] : NULL;
 }
 
 int pic_render_figure(int figure, pic_image *out) {
   static int (*const fn[PIC_FIGURE_COUNT])(pic_image *) = {
-      figure_seek_arrive, figure_flee_leave, figure_pursuit_seek, figure_evade_wander};
+      figure_seek_arrive, figure_flee_leave, figure_pursuit_seek, figure_evade_wander,
+      figure_flocking};
   if (figure < 0 || figure >= PIC_FIGURE_COUNT) return -1;
   if (pic_image_init(out, PIC_FIGURE_WIDTH, PIC_FIGURE_HEIGHT)) return -1;
   if (fn[figure](out)) {
@@ -703,7 +845,8 @@ int pic_render_figure(int figure, pic_image *out) {
  * is integer arithmetic, so identical everywhere. */
 static uint32_t log2_q16(uint32_t x) {
   int e = 31;
-  while (!(x >> e)) e--;
+  while (!(x >> e))
+    e--;
   uint64_t frac = ((uint64_t)(x - (1u << e)) << 16) >> e;
   return ((uint32_t)e << 16) + (uint32_t)frac;
 }
@@ -719,8 +862,8 @@ int pic_render_crowd(size_t agents, int steps, int size, pic_image *out) {
   size_t n = agents;
   /* Groups by index range: seekers orbiting the centre, arrivers, wanderers,
    * fleers around a threat, pursuers of wanderers. */
-  size_t edge[CROWD_GROUPS + 1] = {0, n * 30 / 100, n * 50 / 100, n * 70 / 100,
-                                   n * 85 / 100, n};
+  size_t edge[CROWD_GROUPS + 1] = {
+      0, n * 30 / 100, n * 50 / 100, n * 70 / 100, n * 85 / 100, n};
   float *buf = calloc(n * 9, sizeof(float));
   uint32_t *index = calloc(n, sizeof *index);
   uint32_t *count = calloc((size_t)size * size, sizeof *count);
@@ -732,10 +875,14 @@ int pic_render_crowd(size_t agents, int steps, int size, pic_image *out) {
   float *speed = buf + 8 * n;
   uint64_t seed = 0xC0FFEE;
   /* Each group starts as a disc of its own: centre x, y and radius. */
-  static const float start[CROWD_GROUPS][3] = {
-      {500, 500, 430}, {180, 800, 150}, {720, 720, 110}, {740, 270, 120}, {120, 200, 100}};
+  static const float start[CROWD_GROUPS][3] = {{500, 500, 430},
+                                               {180, 800, 150},
+                                               {720, 720, 110},
+                                               {740, 270, 120},
+                                               {120, 200, 100}};
   for (size_t i = 0, g = 0; i < n; i++) {
-    while (i >= edge[g + 1]) g++;
+    while (i >= edge[g + 1])
+      g++;
     float dx, dy;
     do { /* uniform in the unit disc by rejection: no trigonometry */
       dx = uniform(&seed, -1, 1);
@@ -819,7 +966,8 @@ int pic_render_crowd(size_t agents, int steps, int size, pic_image *out) {
             if (X < 0 || Y < 0 || X >= size || Y >= size) continue;
             size_t j = (size_t)Y * (size_t)size + (size_t)X;
             bc[k] += count[j];
-            for (int ch = 0; ch < 3; ch++) bs[3 * k + ch] += sum[3 * j + ch];
+            for (int ch = 0; ch < 3; ch++)
+              bs[3 * k + ch] += sum[3 * j + ch];
           }
       }
     free(count);

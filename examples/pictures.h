@@ -29,7 +29,8 @@ typedef enum pic_figure {
   PIC_FLEE_LEAVE = 1,  /* flee vs leave from a passing threat */
   PIC_PURSUIT_SEEK = 2, /* pursuit intercepts, seek trails the same quarry */
   PIC_EVADE_WANDER = 3, /* sheep evade wolves (agent targets); wanderers */
-  PIC_FIGURE_COUNT = 4
+  PIC_FLOCKING = 4,     /* separation packs a crowd; boids align */
+  PIC_FIGURE_COUNT = 5
 } pic_figure;
 
 /* Allocates a width x height image filled with the background; 0 on success. */

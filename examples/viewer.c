@@ -1,5 +1,6 @@
 /* crowdsteer-viewer: an SDL2 window where a crowd steers towards (or away
- * from) the mouse; keys pick the behaviour, agent count and ISA. */
+ * from) the mouse, keeping apart (separation), or flocks (boids); keys pick
+ * the behaviour, agent count and ISA. */
 #include <SDL.h>
 
 #include <math.h>
@@ -10,26 +11,50 @@
 #include "crowdsteer.h"
 #include "pictures.h"
 
-enum behaviour { B_SEEK, B_FLEE, B_ARRIVE, B_LEAVE, B_PURSUIT, B_EVADE, B_WANDER, B_MIXED, B_COUNT };
-static const char *const behaviour_name[B_COUNT] = {"seek", "flee", "arrive", "leave",
-                                                   "pursuit", "evade", "wander", "mixed"};
+enum behaviour {
+  B_SEEK,
+  B_FLEE,
+  B_ARRIVE,
+  B_LEAVE,
+  B_PURSUIT,
+  B_EVADE,
+  B_WANDER,
+  B_MIXED,
+  B_BOIDS,
+  B_COUNT
+};
+static const char *const behaviour_name[B_COUNT] = {
+    "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander", "mixed", "boids"};
 /* The same hues as the pictures (pictures.c), as ARGB. */
-static const uint32_t behaviour_colour[B_COUNT] = {
-    0xFFFF9628, 0xFFF03C3C, 0xFF50DC64, 0xFFE65AE6,
-    0xFF4696FF, 0xFF3CE1E1, 0xFFF0E146, 0xFFEBEBEB};
+static const uint32_t behaviour_colour[B_COUNT] = {0xFFFF9628, 0xFFF03C3C, 0xFF50DC64,
+                                                   0xFFE65AE6, 0xFF4696FF, 0xFF3CE1E1,
+                                                   0xFFF0E146, 0xFFEBEBEB, 0xFF46D7D7};
+
+/* Neighbours, in pixels: separation keeps agents this far apart (blended
+ * into every behaviour while it is on); boids also cohere and align with the
+ * flockmates within FLOCK_RADIUS. */
+#define SEPARATION_RADIUS 5.0f
+#define SEPARATION_WEIGHT 1.0f
+#define BOIDS_SEPARATION_RADIUS 5.0f
+#define FLOCK_RADIUS 12.0f
+/* Boids' blend: the weights of the flocking picture (docs/pictures.md). */
+#define BOIDS_SEPARATION_WEIGHT 1.5f
+#define BOIDS_COHESION_WEIGHT 0.3f
+#define BOIDS_ALIGNMENT_WEIGHT 1.0f
 #define BG 0xFF0E1117u
 #define TEXT 0xFFEBEBEBu
 #define DIM 0xFF969BA5u
 
 /* Agent counts selectable with +/-: a 1-2-5 ladder. */
-static const size_t ladder[] = {1000,   2000,   5000,   10000,  20000,
-                                50000,  100000, 200000, 500000, 1000000};
+static const size_t ladder[] = {1000,  2000,   5000,   10000,  20000,
+                                50000, 100000, 200000, 500000, 1000000};
 enum { LADDER = sizeof ladder / sizeof ladder[0] };
 
 typedef struct crowd {
   size_t n, cap;
   float *px, *py, *vx, *vy, *sx, *sy, *wx, *wy, *speed;
   uint64_t rng;
+  crowdsteer_grid *grid; /* neighbour index, rebuilt every frame */
 } crowd;
 
 static uint64_t splitmix(uint64_t *s) {
@@ -47,7 +72,7 @@ static float uniform(uint64_t *s, float lo, float hi) {
  * random over the window. */
 static int crowd_resize(crowd *c, size_t n, int w, int h) {
   if (n > c->cap) {
-    float **arrays[] = {&c->px, &c->py, &c->vx, &c->vy, &c->sx,
+    float **arrays[] = {&c->px, &c->py, &c->vx, &c->vy,   &c->sx,
                         &c->sy, &c->wx, &c->wy, &c->speed};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
       float *p = realloc(*arrays[k], n * sizeof(float));
@@ -70,7 +95,9 @@ static int crowd_resize(crowd *c, size_t n, int w, int h) {
 
 static void crowd_free(crowd *c) {
   float *arrays[] = {c->px, c->py, c->vx, c->vy, c->sx, c->sy, c->wx, c->wy, c->speed};
-  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
+  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+    free(arrays[k]);
+  crowdsteer_grid_destroy(c->grid);
   memset(c, 0, sizeof *c);
 }
 
@@ -93,6 +120,50 @@ static crowdsteer_status steer(crowd *c, int b, const crowdsteer_target *t,
   case B_EVADE: return crowdsteer_evade(&a, t, prm, &o, begin, end);
   default: return crowdsteer_wander(&a, ws, prm, &o, begin, end);
   }
+}
+
+static crowdsteer_neighbours within(const crowd *c, float radius) {
+  crowdsteer_neighbours nb;
+  memset(&nb, 0, sizeof nb);
+  nb.grid = c->grid;
+  nb.radius = radius;
+  return nb;
+}
+
+/* Neighbour steering from the state before the frame's integration: boids
+ * (separation, cohesion, alignment) replace the behaviour's steering;
+ * otherwise separation is added to it. */
+static crowdsteer_status steer_neighbours(crowd *c, int boids,
+                                          const crowdsteer_params *prm) {
+  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL};
+  crowdsteer_grid_desc desc;
+  memset(&desc, 0, sizeof desc);
+  desc.cell_size = boids ? FLOCK_RADIUS : SEPARATION_RADIUS;
+  crowdsteer_status st = crowdsteer_grid_build(c->grid, &a, &desc);
+  crowdsteer_output o;
+  memset(&o, 0, sizeof o);
+  o.steering.x = c->sx;
+  o.steering.y = c->sy;
+  o.mode = CROWDSTEER_ACCUMULATE;
+  o.weight = SEPARATION_WEIGHT;
+  if (!boids) {
+    crowdsteer_neighbours apart = within(c, SEPARATION_RADIUS);
+    return st ? st : crowdsteer_separation(&a, &apart, prm, &o, 0, c->n);
+  }
+  crowdsteer_neighbours apart = within(c, BOIDS_SEPARATION_RADIUS);
+  crowdsteer_neighbours mates = within(c, FLOCK_RADIUS);
+  o.weight = BOIDS_SEPARATION_WEIGHT; /* into zeroed steering: s = w * separation + ... */
+  crowdsteer_output cohere = o, align = o;
+  cohere.weight = BOIDS_COHESION_WEIGHT;
+  align.weight = BOIDS_ALIGNMENT_WEIGHT;
+  if (st == CROWDSTEER_OK) {
+    for (size_t i = 0; i < c->n; i++)
+      c->sx[i] = c->sy[i] = 0.0f;
+    st = crowdsteer_separation(&a, &apart, prm, &o, 0, c->n);
+  }
+  if (st == CROWDSTEER_OK) st = crowdsteer_cohesion(&a, &mates, prm, &cohere, 0, c->n);
+  if (st == CROWDSTEER_OK) st = crowdsteer_alignment(&a, &mates, prm, &align, 0, c->n);
+  return st;
 }
 
 /* ---- drawing into the ARGB frame -------------------------------------------- */
@@ -120,9 +191,11 @@ static void text(frame *f, int x, int y, int scale, uint32_t c, const char *s) {
 
 /* Text on a dark box so it stays readable over a dense crowd. */
 static void label(frame *f, int x, int y, int scale, uint32_t c, const char *s) {
-  int w = (int)strlen(s) * (PIC_FONT_W + 1) * scale + 2 * scale, h = (PIC_FONT_H + 2) * scale;
+  int w = (int)strlen(s) * (PIC_FONT_W + 1) * scale + 2 * scale,
+      h = (PIC_FONT_H + 2) * scale;
   for (int yy = y - scale; yy < y - scale + h; yy++)
-    for (int xx = x - scale; xx < x - scale + w; xx++) plot(f, xx, yy, BG);
+    for (int xx = x - scale; xx < x - scale + w; xx++)
+      plot(f, xx, yy, BG);
   text(f, x, y, scale, c, s);
 }
 
@@ -130,8 +203,10 @@ static void circle(frame *f, int cx, int cy, int r, uint32_t c) {
   if (r <= 0 || r > 4000) return;
   for (int x = r, y = 0, err = 1 - r, k = 0; x >= y; k++) {
     if ((k / 4) % 2 == 0) { /* dashed */
-      int pts[8][2] = {{x, y}, {y, x}, {-y, x}, {-x, y}, {-x, -y}, {-y, -x}, {y, -x}, {x, -y}};
-      for (int i = 0; i < 8; i++) plot(f, cx + pts[i][0], cy + pts[i][1], c);
+      int pts[8][2] = {{x, y},   {y, x},   {-y, x}, {-x, y},
+                       {-x, -y}, {-y, -x}, {y, -x}, {x, -y}};
+      for (int i = 0; i < 8; i++)
+        plot(f, cx + pts[i][0], cy + pts[i][1], c);
     }
     y++;
     if (err < 0) {
@@ -144,7 +219,8 @@ static void circle(frame *f, int cx, int cy, int r, uint32_t c) {
 }
 
 /* Agents as single pixels, added (saturating) so dense regions glow. */
-static void draw_agents(frame *f, const crowd *c, size_t begin, size_t end, uint32_t colour) {
+static void draw_agents(frame *f, const crowd *c, size_t begin, size_t end,
+                        uint32_t colour) {
   uint32_t add = (colour >> 1) & 0x007F7F7Fu; /* half of each channel */
   for (size_t i = begin; i < end; i++) {
     float x = c->px[i], y = c->py[i];
@@ -154,7 +230,8 @@ static void draw_agents(frame *f, const crowd *c, size_t begin, size_t end, uint
     uint32_t r = ((v >> 16) & 255) + ((add >> 16) & 255);
     uint32_t g = ((v >> 8) & 255) + ((add >> 8) & 255);
     uint32_t b = (v & 255) + (add & 255);
-    *p = 0xFF000000u | (r > 255 ? 255 : r) << 16 | (g > 255 ? 255 : g) << 8 | (b > 255 ? 255 : b);
+    *p = 0xFF000000u | (r > 255 ? 255 : r) << 16 | (g > 255 ? 255 : g) << 8 |
+         (b > 255 ? 255 : b);
   }
 }
 
@@ -162,21 +239,23 @@ static void draw_agents(frame *f, const crowd *c, size_t begin, size_t end, uint
 
 typedef struct options {
   size_t agents;
-  int behaviour, script, width, height, vsync;
+  int behaviour, script, width, height, vsync, separation;
   const char *screenshot, *isa;
 } options;
 
 static int usage(const char *argv0) {
-  fprintf(stderr,
-          "usage: %s [options]\n"
-          "  --agents N          initial agent count (default 20000)\n"
-          "  --behaviour NAME    seek flee arrive leave pursuit evade wander mixed\n"
-          "  --isa NAME          start on this ISA (scalar sse4 avx2 avx512 neon)\n"
-          "  --size WxH          window size (default 1280x720)\n"
-          "  --vsync             cap the frame rate to the display\n"
-          "  --script N          move the target on a fixed path, run N frames, exit\n"
-          "  --screenshot FILE   with --script: save the last frame (.bmp, or .png)\n",
-          argv0);
+  fprintf(
+      stderr,
+      "usage: %s [options]\n"
+      "  --agents N          initial agent count (default 20000)\n"
+      "  --behaviour NAME    seek flee arrive leave pursuit evade wander mixed boids\n"
+      "  --separation on|off agents keep apart (default on; key s)\n"
+      "  --isa NAME          start on this ISA (scalar sse4 avx2 avx512 neon)\n"
+      "  --size WxH          window size (default 1280x720)\n"
+      "  --vsync             cap the frame rate to the display\n"
+      "  --script N          move the target on a fixed path, run N frames, exit\n"
+      "  --screenshot FILE   with --script: save the last frame (.bmp, or .png)\n",
+      argv0);
   return 2;
 }
 
@@ -186,6 +265,7 @@ static int parse(int argc, char **argv, options *o) {
   o->behaviour = B_SEEK;
   o->width = 1280;
   o->height = 720;
+  o->separation = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(a, "--vsync") == 0) {
@@ -205,6 +285,9 @@ static int parse(int argc, char **argv, options *o) {
       if (o->behaviour < 0) return -1;
     } else if (strcmp(a, "--isa") == 0) {
       o->isa = v;
+    } else if (strcmp(a, "--separation") == 0) {
+      if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) return -1;
+      o->separation = strcmp(v, "on") == 0;
     } else if (strcmp(a, "--size") == 0) {
       if (sscanf(v, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 ||
           o->height < 240 || o->width > 8192 || o->height > 8192)
@@ -256,7 +339,8 @@ int main(int argc, char **argv) {
     crowdsteer_status st = crowdsteer_isa_from_name(opt.isa, &isa);
     if (st == CROWDSTEER_OK) st = crowdsteer_force_isa(isa);
     if (st != CROWDSTEER_OK) {
-      fprintf(stderr, "crowdsteer-viewer: --isa %s: %s\n", opt.isa, crowdsteer_status_string(st));
+      fprintf(stderr, "crowdsteer-viewer: --isa %s: %s\n", opt.isa,
+              crowdsteer_status_string(st));
       return 2;
     }
   }
@@ -268,8 +352,8 @@ int main(int argc, char **argv) {
   const int W = opt.width, H = opt.height;
   SDL_Window *win = SDL_CreateWindow("crowdsteer viewer", SDL_WINDOWPOS_CENTERED,
                                      SDL_WINDOWPOS_CENTERED, W, H, 0);
-  SDL_Renderer *ren = win ? SDL_CreateRenderer(win, -1, opt.vsync ? SDL_RENDERER_PRESENTVSYNC : 0)
-                          : NULL;
+  SDL_Renderer *ren =
+      win ? SDL_CreateRenderer(win, -1, opt.vsync ? SDL_RENDERER_PRESENTVSYNC : 0) : NULL;
   SDL_Texture *tex = ren ? SDL_CreateTexture(ren, SDL_PIXELFORMAT_ARGB8888,
                                              SDL_TEXTUREACCESS_STREAMING, W, H)
                          : NULL;
@@ -277,16 +361,19 @@ int main(int argc, char **argv) {
   crowd c;
   memset(&c, 0, sizeof c);
   c.rng = 12345;
-  if (!tex || !pixels || crowd_resize(&c, opt.agents, W, H)) {
+  if (!tex || !pixels || crowd_resize(&c, opt.agents, W, H) ||
+      crowdsteer_grid_create(&c.grid) != CROWDSTEER_OK) {
     fprintf(stderr, "crowdsteer-viewer: setup failed: %s\n", SDL_GetError());
     return 1;
   }
   SDL_RendererInfo info;
   SDL_GetRendererInfo(ren, &info);
 
-  int behaviour = opt.behaviour, paused = 0, help = 1, running = 1, rc = 0;
+  int behaviour = opt.behaviour, separation = opt.separation, paused = 0, help = 1,
+      running = 1, rc = 0;
   size_t rung = 0;
-  while (rung + 1 < LADDER && ladder[rung] < c.n) rung++;
+  while (rung + 1 < LADDER && ladder[rung] < c.n)
+    rung++;
   float tx = W * 0.5f, ty = H * 0.5f, ptx = tx, pty = ty;
   crowdsteer_wander_state ws = {{NULL, NULL, NULL}, 42, 0};
   crowdsteer_params prm;
@@ -302,7 +389,8 @@ int main(int argc, char **argv) {
   prm.wander_radius = 0.6f;
   prm.jitter = 0.4f;
   const double freq = (double)SDL_GetPerformanceFrequency();
-  double sim_ms = 0, frame_ms = 0, draw_ms = 0, total_sim = 0, total_frame = 0, total_draw = 0;
+  double sim_ms = 0, frame_ms = 0, draw_ms = 0, total_sim = 0, total_frame = 0,
+         total_draw = 0;
   uint64_t last = SDL_GetPerformanceCounter();
   char line[256];
 
@@ -312,14 +400,21 @@ int main(int argc, char **argv) {
       if (e.type == SDL_QUIT) running = 0;
       if (e.type != SDL_KEYDOWN) continue;
       SDL_Keycode k = e.key.keysym.sym;
-      if (k >= SDLK_1 && k <= SDLK_8) behaviour = (int)(k - SDLK_1);
-      else if (k == SDLK_ESCAPE || k == SDLK_q) running = 0;
-      else if (k == SDLK_SPACE) paused = !paused;
-      else if (k == SDLK_h) help = !help;
+      if (k >= SDLK_1 && k <= SDLK_9)
+        behaviour = (int)(k - SDLK_1);
+      else if (k == SDLK_s)
+        separation = !separation;
+      else if (k == SDLK_ESCAPE || k == SDLK_q)
+        running = 0;
+      else if (k == SDLK_SPACE)
+        paused = !paused;
+      else if (k == SDLK_h)
+        help = !help;
       else if (k == SDLK_r) {
         c.n = 0;
         if (crowd_resize(&c, ladder[rung], W, H)) running = 0;
-      } else if ((k == SDLK_PLUS || k == SDLK_EQUALS || k == SDLK_KP_PLUS) && rung + 1 < LADDER) {
+      } else if ((k == SDLK_PLUS || k == SDLK_EQUALS || k == SDLK_KP_PLUS) &&
+                 rung + 1 < LADDER) {
         if (crowd_resize(&c, ladder[++rung], W, H)) running = 0;
       } else if ((k == SDLK_MINUS || k == SDLK_KP_MINUS) && rung > 0) {
         if (crowd_resize(&c, ladder[--rung], W, H)) running = 0;
@@ -327,7 +422,8 @@ int main(int argc, char **argv) {
         int cur = (int)crowdsteer_active_isa();
         for (int s = 1; s <= CROWDSTEER_ISA_COUNT; s++) {
           crowdsteer_isa isa = (crowdsteer_isa)((cur + s) % CROWDSTEER_ISA_COUNT);
-          if (crowdsteer_isa_supported(isa) && crowdsteer_force_isa(isa) == CROWDSTEER_OK) break;
+          if (crowdsteer_isa_supported(isa) && crowdsteer_force_isa(isa) == CROWDSTEER_OK)
+            break;
         }
       }
     }
@@ -361,9 +457,11 @@ int main(int argc, char **argv) {
       if (behaviour == B_MIXED) {
         for (int b = 0; b < B_WANDER + 1 && st == CROWDSTEER_OK; b++)
           st = steer(&c, b, &t, &ws, &prm, c.n * b / 7, c.n * (b + 1) / 7);
-      } else {
+      } else if (behaviour != B_BOIDS) {
         st = steer(&c, behaviour, &t, &ws, &prm, 0, c.n);
       }
+      if (st == CROWDSTEER_OK && (separation || behaviour == B_BOIDS))
+        st = steer_neighbours(&c, behaviour == B_BOIDS, &prm);
       crowdsteer_agents a = {c.n, 2, c.px, c.py, NULL, c.vx, c.vy, NULL};
       crowdsteer_vectors s = {c.sx, c.sy, NULL};
       if (st == CROWDSTEER_OK) st = crowdsteer_integrate(&a, &s, &prm, 0, c.n);
@@ -377,15 +475,20 @@ int main(int argc, char **argv) {
     /* The screen wraps around, so fleeing crowds stay in view. */
     if (!paused)
       for (size_t i = 0; i < c.n; i++) {
-        if (c.px[i] < 0) c.px[i] += (float)W;
-        else if (c.px[i] >= (float)W) c.px[i] -= (float)W;
-        if (c.py[i] < 0) c.py[i] += (float)H;
-        else if (c.py[i] >= (float)H) c.py[i] -= (float)H;
+        if (c.px[i] < 0)
+          c.px[i] += (float)W;
+        else if (c.px[i] >= (float)W)
+          c.px[i] -= (float)W;
+        if (c.py[i] < 0)
+          c.py[i] += (float)H;
+        else if (c.py[i] >= (float)H)
+          c.py[i] -= (float)H;
       }
 
     uint64_t t2 = SDL_GetPerformanceCounter();
     frame f = {pixels, W, H};
-    for (size_t i = 0; i < (size_t)W * H; i++) pixels[i] = BG;
+    for (size_t i = 0; i < (size_t)W * H; i++)
+      pixels[i] = BG;
     if (behaviour == B_MIXED) {
       for (int b = 0; b < 7; b++)
         draw_agents(&f, &c, c.n * b / 7, c.n * (b + 1) / 7, behaviour_colour[b]);
@@ -397,7 +500,8 @@ int main(int argc, char **argv) {
       plot(&f, cx + k, cy, TEXT);
       plot(&f, cx, cy + k, TEXT);
     }
-    if (behaviour == B_ARRIVE) circle(&f, cx, cy, (int)prm.slowing_radius, behaviour_colour[B_ARRIVE]);
+    if (behaviour == B_ARRIVE)
+      circle(&f, cx, cy, (int)prm.slowing_radius, behaviour_colour[B_ARRIVE]);
     if (behaviour == B_FLEE || behaviour == B_EVADE)
       circle(&f, cx, cy, (int)prm.panic_radius, behaviour_colour[behaviour]);
     if (behaviour == B_LEAVE) {
@@ -406,25 +510,29 @@ int main(int argc, char **argv) {
     }
 
     sim_ms = (double)(t1 - t0) * 1000.0 / freq;
-    snprintf(line, sizeof line, "%s  %zu agents  ISA %s%s", behaviour_name[behaviour], c.n,
+    snprintf(line, sizeof line, "%s%s  %zu agents  ISA %s%s", behaviour_name[behaviour],
+             separation && behaviour != B_BOIDS ? " + separation" : "", c.n,
              crowdsteer_isa_name(crowdsteer_active_isa()), paused ? "  [paused]" : "");
     label(&f, 10, 10, 2, behaviour_colour[behaviour], line);
     snprintf(line, sizeof line,
-             "frame %.2f ms (%.0f fps)   steer+integrate %.2f ms = %.1f M agents/s   draw %.2f ms",
+             "frame %.2f ms (%.0f fps)   steer+integrate %.2f ms = %.1f M agents/s   "
+             "draw %.2f ms",
              frame_ms, frame_ms > 0 ? 1000.0 / frame_ms : 0.0, sim_ms,
              sim_ms > 0 ? (double)c.n / sim_ms / 1000.0 : 0.0, draw_ms);
     label(&f, 10, 34, 1, TEXT, line);
     if (help) {
-      static const char *keys[] = {"1 seek", "2 flee", "3 arrive", "4 leave",
-                                   "5 pursuit", "6 evade", "7 wander", "8 mixed"};
+      static const char *keys[] = {"1 seek",   "2 flee",    "3 arrive",
+                                   "4 leave",  "5 pursuit", "6 evade",
+                                   "7 wander", "8 mixed",   "9 boids"};
       int x = 10, y = H - 40;
       for (int b = 0; b < B_COUNT; b++) {
         label(&f, x, y, 1, behaviour_colour[b], keys[b]);
         x += ((int)strlen(keys[b]) + 2) * (PIC_FONT_W + 1);
       }
       label(&f, 10, H - 22, 1, DIM,
-            "+/- agents   i cycle ISA   space pause   r reset   h hide keys   esc quit   "
-            "mouse = target");
+            "s separation   +/- agents   i cycle ISA   space pause   r reset   h hide "
+            "keys   "
+            "esc quit   mouse = target");
     }
 
     uint64_t t3 = SDL_GetPerformanceCounter();
@@ -437,7 +545,8 @@ int main(int argc, char **argv) {
         /* Read back what the renderer drew; fall back to our own frame if
          * this renderer cannot read pixels. */
         uint32_t *shot = malloc((size_t)W * H * sizeof *shot);
-        if (shot && SDL_RenderReadPixels(ren, NULL, SDL_PIXELFORMAT_ARGB8888, shot, W * 4) != 0)
+        if (shot &&
+            SDL_RenderReadPixels(ren, NULL, SDL_PIXELFORMAT_ARGB8888, shot, W * 4) != 0)
           memcpy(shot, pixels, (size_t)W * H * sizeof *shot);
         if (!shot || save_frame(shot, W, H, opt.screenshot)) {
           fprintf(stderr, "crowdsteer-viewer: cannot save %s: %s\n", opt.screenshot,
@@ -461,12 +570,14 @@ int main(int argc, char **argv) {
   }
   if (opt.script) {
     int frames = opt.script > 1 ? opt.script - 1 : 1;
-    printf("crowdsteer-viewer: %d frames, %zu agents, %s, ISA %s, renderer %s: "
+    printf("crowdsteer-viewer: %d frames, %zu agents, %s%s, ISA %s, renderer %s: "
            "mean frame %.2f ms (%.1f fps), steer+integrate %.3f ms (%.1f M agents/s), "
            "drawing %.2f ms\n",
-           opt.script, c.n, behaviour_name[behaviour], crowdsteer_isa_name(crowdsteer_active_isa()),
-           info.name, total_frame / frames, total_frame > 0 ? 1000.0 * frames / total_frame : 0.0,
-           total_sim / frames, total_sim > 0 ? (double)c.n * frames / total_sim / 1000.0 : 0.0,
+           opt.script, c.n, behaviour_name[behaviour],
+           separation && behaviour != B_BOIDS ? " + separation" : "",
+           crowdsteer_isa_name(crowdsteer_active_isa()), info.name, total_frame / frames,
+           total_frame > 0 ? 1000.0 * frames / total_frame : 0.0, total_sim / frames,
+           total_sim > 0 ? (double)c.n * frames / total_sim / 1000.0 : 0.0,
            total_draw / frames);
   }
   crowd_free(&c);
