@@ -182,3 +182,13 @@ def test_stubs_declare_every_public_name():
             declared.update(t.id for t in node.targets)
     exported = {n for n in dir(cs._crowdsteer) if not n.startswith("__")}
     assert exported - declared == set()
+
+
+def test_target_attributes():
+    t = cs.Target.point((1, 2), velocity=(3, 4))
+    assert (t.kind, t.point_position, t.point_velocity) == (cs.TARGET_POINT, (1.0, 2.0, 0.0),
+                                                            (3.0, 4.0, 0.0))
+    a = cs.Target.arrays((np.zeros(3, np.float32), np.ones(3, np.float32)))
+    assert a.kind == cs.TARGET_ARRAYS and len(a.position) == 2 and a.velocity is None
+    index = np.zeros(3, np.uint32)
+    assert cs.Target.agents(index).index is index

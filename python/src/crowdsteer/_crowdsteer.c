@@ -806,7 +806,8 @@ static int target_to_c(PyObject *obj, const arg_name *name, int dims, Py_ssize_t
 static PyGetSetDef Target_getset[] = {
     {"kind", (getter)Target_get, NULL, "TARGET_POINT, TARGET_ARRAYS or TARGET_AGENTS",
      (void *)0},
-    {"point", (getter)Target_get, NULL, "POINT: the position (x, y, z)", (void *)1},
+    {"point_position", (getter)Target_get, NULL, "POINT: the position (x, y, z)",
+     (void *)1},
     {"point_velocity", (getter)Target_get, NULL, "POINT: the velocity (x, y, z)",
      (void *)2},
     {"position", (getter)Target_get, NULL, "ARRAYS: per-agent positions", (void *)3},
