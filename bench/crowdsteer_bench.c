@@ -31,7 +31,8 @@ typedef struct bench_case {
 #define FORMS(name, behaviour)                                                 \
   {#name, TARGETED, behaviour, CROWDSTEER_TARGET_POINT},                       \
       {#name "_arrays", TARGETED, behaviour, CROWDSTEER_TARGET_ARRAYS},        \
-      {#name "_agents", TARGETED, behaviour, CROWDSTEER_TARGET_AGENTS}
+      {#name "_agents", TARGETED, behaviour, CROWDSTEER_TARGET_AGENTS},        \
+      {#name "_agent", TARGETED, behaviour, CROWDSTEER_TARGET_AGENT}
 
 /* Every behaviour in every target form; each is also run as a "_step"
  * (behaviour then integrator), except the integrator itself. */
@@ -235,6 +236,7 @@ static void run_kernel(csb_state *state, const void *arg) {
   target.position = (crowdsteer_vectors){w->tp[0], w->tp[1], z ? w->tp[2] : NULL};
   target.velocity = (crowdsteer_vectors){w->tv[0], w->tv[1], z ? w->tv[2] : NULL};
   target.index = w->index;
+  target.agent = (uint32_t)(n / 2);
   crowdsteer_wander_state wander;
   memset(&wander, 0, sizeof wander);
   wander.direction = (crowdsteer_vectors){w->w[0], w->w[1], z ? w->w[2] : NULL};
@@ -267,8 +269,16 @@ static void run_kernel(csb_state *state, const void *arg) {
 
 /* ---- mixed steps: crowdsteer_step, one pass over memory ------------------- */
 
+/* In-place steps in which every agent pursues agent n / 2: */
+enum {
+  CHASE_NONE,
+  CHASE_AGENT,           /* a CROWDSTEER_TARGET_AGENT target, no snapshot */
+  CHASE_AGENTS_SNAPSHOT, /* n equal indices and a full snapshot copy per step */
+};
+
 typedef struct mixed_entry {
   int behaviours; /* 1: seek alone; 3: seek + flee + wander, blended */
+  int chase;      /* CHASE_*: behaviour 0 is a pursuit of one agent instead */
   int threads;
   int dims;
   crowdsteer_isa isa;
@@ -278,6 +288,45 @@ typedef struct mixed_entry {
 /* Every agent runs every behaviour of the step (the blend's worst case for
  * compute), then the integrator, in place; compare with seek_step (seek,
  * then crowdsteer_integrate: two passes) at the same count. */
+static float *state_axis(const crowdsteer_agents *s, int a) {
+  float *const axes[6] = {s->px, s->py, s->pz, s->vx, s->vy, s->vz};
+  return axes[a];
+}
+
+/* Behaviour 0 becomes a pursuit of agent n / 2 in the `chase` form. */
+static int chase_setup(int chase, size_t n, crowdsteer_step_behaviour *pursue,
+                       crowdsteer_step_desc *step, crowdsteer_agents *snapshot,
+                       float **copy, uint32_t **same, uint32_t **mask) {
+  pursue->behaviour = CROWDSTEER_PURSUIT;
+  /* So slow that the crowd hardly moves over a measurement: pursuers that
+   * reached their quarry would brake towards subnormal speeds, which time
+   * the FPU's slow path instead of the step. For the same reason the quarry
+   * does not pursue itself (mask 0). Pursuit's own max_speed is left at 0:
+   * it is the integrator's. */
+  pursue->params.max_speed = 0.0f;
+  step->integrator.max_speed = 1e-3f;
+  *mask = malloc(n * sizeof(uint32_t) + 1);
+  if (!*mask) return 0;
+  for (size_t i = 0; i < n; i++) (*mask)[i] = i != n / 2;
+  step->behaviour_mask = *mask;
+  if (chase == CHASE_AGENT) {
+    pursue->target.kind = CROWDSTEER_TARGET_AGENT;
+    pursue->target.agent = (uint32_t)(n / 2);
+    return 1;
+  }
+  *copy = malloc(6 * n * sizeof(float) + 1);
+  *same = malloc(n * sizeof(uint32_t) + 1);
+  if (!*copy || !*same) return 0;
+  for (size_t i = 0; i < n; i++) (*same)[i] = (uint32_t)(n / 2);
+  float **axes[6] = {&snapshot->px, &snapshot->py, &snapshot->pz,
+                     &snapshot->vx, &snapshot->vy, &snapshot->vz};
+  for (int a = 0; a < 6; a++) *axes[a] = *copy + (size_t)a * n;
+  pursue->target.kind = CROWDSTEER_TARGET_AGENTS;
+  pursue->target.index = *same;
+  step->snapshot = snapshot;
+  return 1;
+}
+
 static void run_mixed(csb_state *state, const void *arg) {
   const mixed_entry *e = arg;
   const size_t n = (size_t)csb_range(state, 0);
@@ -316,7 +365,15 @@ static void run_mixed(csb_state *state, const void *arg) {
   step.combine = CROWDSTEER_BLEND;
   step.integrator = bench_params();
   step.threads = e->threads;
+  float *copy = NULL; /* CHASE_AGENTS_SNAPSHOT: the snapshot's arrays */
+  uint32_t *same = NULL, *mask = NULL;
+  crowdsteer_agents snapshot = agents;
+  if (e->chase &&
+      !chase_setup(e->chase, n, &behaviours[0], &step, &snapshot, &copy, &same, &mask))
+    csb_skip_with_error(state, "out of memory");
   while (csb_keep_running(state)) {
+    for (int a = 0; copy && a < 6; a++) /* what an in-place AGENTS step costs the caller */
+      if (a % 3 < dims) memcpy(state_axis(&snapshot, a), state_axis(&agents, a), n * sizeof(float));
     wander.tick = w->tick++;
     crowdsteer_status status = crowdsteer_step(&agents, &step, 0, n);
     if (status != CROWDSTEER_OK) csb_skip_with_error(state, crowdsteer_status_string(status));
@@ -326,6 +383,9 @@ static void run_mixed(csb_state *state, const void *arg) {
   const int64_t f = (int64_t)sizeof(float);
   /* reads and writes p and v (and w when wandering) */
   const int64_t per_agent = 2 * (e->behaviours >= 3 ? 3 : 2) * dims * f;
+  free(copy);
+  free(same);
+  free(mask);
   csb_set_items_processed(state, agents_done);
   csb_set_bytes_processed(state, agents_done * per_agent);
 }
@@ -474,20 +534,25 @@ static void register_all(const int64_t *counts, size_t n_counts) {
           entries[used++] = (kernel_entry){&cases[c], step, dims, isas[k].backend,
                                           isas[k].name};
   /* crowdsteer_step runs on the dispatched backend: every ISA but autovec. */
-  static mixed_entry mixed[2][CROWDSTEER_ISA_COUNT][3];
+  enum { MIXED_KINDS = 5 };
+  static mixed_entry mixed[2][CROWDSTEER_ISA_COUNT][MIXED_KINDS];
   static const struct {
     const char *name;
-    int behaviours, threads;
-  } mixed_kinds[3] = {{"seek_fused", 1, 1}, {"mixed3_fused", 3, 1}, {"mixed3_fused_2threads", 3, 2}};
+    int behaviours, threads, chase;
+  } mixed_kinds[MIXED_KINDS] = {{"seek_fused", 1, 1, CHASE_NONE},
+                                {"mixed3_fused", 3, 1, CHASE_NONE},
+                                {"mixed3_fused_2threads", 3, 2, CHASE_NONE},
+                                {"chase_agent_fused", 1, 1, CHASE_AGENT},
+                                {"chase_agents_snapshot_fused", 1, 1, CHASE_AGENTS_SNAPSHOT}};
   for (size_t ci = 0; ci < n_counts; ci++) {
     for (int dims = 2; dims <= 3; dims++) {
       for (size_t k = 0; k < n_isas; k++) {
         crowdsteer_isa isa;
         if (crowdsteer_isa_from_name(isas[k].name, &isa) != CROWDSTEER_OK) continue;
-        for (int m = 0; m < 3; m++) {
-          mixed[dims - 2][isa][m] = (mixed_entry){mixed_kinds[m].behaviours,
-                                                  mixed_kinds[m].threads, dims, isa,
-                                                  isas[k].name};
+        for (int m = 0; m < MIXED_KINDS; m++) {
+          mixed[dims - 2][isa][m] =
+              (mixed_entry){mixed_kinds[m].behaviours, mixed_kinds[m].chase,
+                            mixed_kinds[m].threads, dims, isa, isas[k].name};
           snprintf(name, sizeof name, "%s/%dd/%s", mixed_kinds[m].name, dims, isas[k].name);
           csb_register_wall_clock(name, run_mixed, &mixed[dims - 2][isa][m], &counts[ci], 1);
         }
@@ -500,6 +565,9 @@ static void register_all(const int64_t *counts, size_t n_counts) {
       for (size_t k = 0; k < used; k++) {
         const kernel_entry *e = &entries[k];
         if (e->dims != dims || (e->step && e->c->kind == INTEGRATE)) continue;
+        /* Stepping a crowd that chases one of its own, that agent chases
+         * itself and brakes to subnormal speeds: chase_*_fused time it. */
+        if (e->step && e->c->form == CROWDSTEER_TARGET_AGENT) continue;
         snprintf(name, sizeof name, "%s%s/%dd/%s", e->c->name, e->step ? "_step" : "",
                  dims, e->isa);
         csb_register(name, run_kernel, e, &counts[ci], 1);

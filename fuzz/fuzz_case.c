@@ -62,6 +62,7 @@ enum field {
   F_MAX_SPEED, F_MAX_FORCE, F_MASS, F_TARGET_RADIUS, F_SLOWING_RADIUS,
   F_PANIC_RADIUS, F_DANGER_RADIUS, F_ESCAPE_RADIUS, F_WANDER_RADIUS,
   F_WANDER_DISTANCE, F_WEIGHT,                 /* per-agent parameters */
+  F_TIME_TO_TARGET, F_MAX_PREDICTION, F_JITTER,
   F_COUNT
 };
 enum { F_FIRST_PARAM = F_MAX_SPEED, VECTOR_FIELDS = F_MAX_SPEED };
@@ -71,7 +72,7 @@ static const char *const field_names[F_COUNT] = {
     "tvz", "outx", "outy", "outz", "wx", "wy", "wz", "sx", "sy", "sz",
     "max_speed", "max_force", "mass", "target_radius", "slowing_radius",
     "panic_radius", "danger_radius", "escape_radius", "wander_radius",
-    "wander_distance", "weight"};
+    "wander_distance", "weight", "time_to_target", "max_prediction", "jitter"};
 
 /* Each array is its own allocation of exactly `count` elements, so any read
  * or write past the batch is an AddressSanitizer report. */
@@ -125,6 +126,7 @@ typedef struct fuzz_case {
   uint32_t nulls;     /* 1 << N_* */
   uint32_t per_agent; /* 1 << (field - F_FIRST_PARAM) */
   crowdsteer_params params;
+  uint32_t agent; /* CROWDSTEER_TARGET_AGENT's index */
   float point[3], point_velocity[3], weight;
   uint32_t seed, tick;
   int nan_probe, nan_field;
@@ -165,6 +167,7 @@ static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t
   target.position = vectors_of(c, w, F_TPX);
   target.velocity = vectors_of(c, w, F_TVX);
   target.index = is_null(c, N_INDEX) ? NULL : w->index;
+  target.agent = c->agent;
   crowdsteer_params params = c->params;
   params.max_speed_per_agent = param_array(c, w, F_MAX_SPEED);
   params.max_force_per_agent = param_array(c, w, F_MAX_FORCE);
@@ -176,6 +179,9 @@ static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t
   params.escape_radius_per_agent = param_array(c, w, F_ESCAPE_RADIUS);
   params.wander_radius_per_agent = param_array(c, w, F_WANDER_RADIUS);
   params.wander_distance_per_agent = param_array(c, w, F_WANDER_DISTANCE);
+  params.time_to_target_per_agent = param_array(c, w, F_TIME_TO_TARGET);
+  params.max_prediction_per_agent = param_array(c, w, F_MAX_PREDICTION);
+  params.jitter_per_agent = param_array(c, w, F_JITTER);
   crowdsteer_output out;
   memset(&out, 0, sizeof out);
   out.steering = vectors_of(c, w, F_OX);
@@ -210,7 +216,8 @@ static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t
 static void guard_range(const fuzz_case *c, world *w, size_t begin, size_t end, int poison) {
 #ifdef CS_FUZZ_ASAN
   if (begin > end || end > c->count) return;
-  int gathered = c->entry <= E_EVADE && c->target_kind == CROWDSTEER_TARGET_AGENTS;
+  int gathered = c->entry <= E_EVADE && (c->target_kind == CROWDSTEER_TARGET_AGENTS ||
+                                         c->target_kind == CROWDSTEER_TARGET_AGENT);
   for (int f = 0; f < F_COUNT; f++) {
     if (gathered && f <= F_VZ) continue;
     if (poison) {
@@ -277,9 +284,15 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
   uint8_t n = rd_u8(r);
   c->count = n < 224 ? n % 40 : 40 + (size_t)(n - 224) * 9;
   cs_fuzz_range(r, c->count, &c->begin, &c->end, &c->split);
-  static const int bad_kinds[] = {3, -1, 255, 2147483647};
+  static const int bad_kinds[] = {4, -1, 255, 2147483647};
   uint8_t k = rd_u8(r) % 16;
-  c->target_kind = k < 5 ? 0 : k < 10 ? 1 : k < 15 ? 2 : bad_kinds[rd_u8(r) % 4];
+  c->target_kind = k < 5 ? 0 : k < 10 ? 1 : k < 14 ? 2 : k == 14 ? 3 : bad_kinds[rd_u8(r) % 4];
+  if (c->target_kind == CROWDSTEER_TARGET_AGENT) {
+    uint8_t b = rd_u8(r); /* mostly in the batch, like the indices below */
+    c->agent = b < 244 && c->count ? b % (uint32_t)c->count
+               : b < 255           ? (uint32_t)(c->count + (size_t)(b % 11))
+                                   : UINT32_MAX;
+  }
   static const int bad_modes[] = {2, -1, 100};
   uint8_t m = rd_u8(r) % 8;
   c->mode = m < 4 ? 0 : m < 7 ? 1 : bad_modes[rd_u8(r) % 3];
@@ -310,6 +323,7 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
     for (int f = 0; f < F_FIRST_PARAM; f++) w->f[f][i] = cs_fuzz_float(r);
     for (int f = F_FIRST_PARAM; f < F_WEIGHT; f++) w->f[f][i] = cs_fuzz_param_element(r);
     w->f[F_WEIGHT][i] = cs_fuzz_float(r);
+    for (int f = F_TIME_TO_TARGET; f < F_COUNT; f++) w->f[f][i] = cs_fuzz_param_element(r);
     uint8_t b = rd_u8(r);
     w->index[i] = b < 244   ? (uint32_t)(b % c->count)
                   : b < 255 ? (uint32_t)(c->count + (size_t)(b - 244))
@@ -400,6 +414,8 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
       if (nonempty && (vectors_null(c, F_TPX, dims) ||
                        (with_velocity(c->entry) && vectors_null(c, F_TVX, dims))))
         req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    } else if (c->target_kind == CROWDSTEER_TARGET_AGENT) {
+      if (nonempty && c->agent >= c->count) req |= ERR(CROWDSTEER_ERROR_AGENT_INDEX);
     } else if (c->target_kind == CROWDSTEER_TARGET_AGENTS) {
       if (nonempty && is_null(c, N_INDEX)) req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
       else if (nonempty)
@@ -428,7 +444,7 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
     int ok = 1;
     const int e = c->entry;
     if (e != E_WANDER) ok &= param_ok(c, w, p->max_speed, F_MAX_SPEED, 1.0f, nonneg_finite);
-    if (targeted(e)) ok &= param_ok(c, w, p->time_to_target, -1, 1.0f, positive);
+    if (targeted(e)) ok &= param_ok(c, w, p->time_to_target, F_TIME_TO_TARGET, 1.0f, positive);
     if (e == E_ARRIVE) {
       ok &= param_ok(c, w, p->target_radius, F_TARGET_RADIUS, 0.0f, nonneg);
       ok &= param_ok(c, w, p->slowing_radius, F_SLOWING_RADIUS, 0.0f, nonneg);
@@ -440,11 +456,11 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
       ok &= param_ok(c, w, p->escape_radius, F_ESCAPE_RADIUS, 0.0f, nonneg);
     }
     if (e == E_PURSUIT || e == E_EVADE)
-      ok &= param_ok(c, w, p->max_prediction, -1, inf, nonneg);
+      ok &= param_ok(c, w, p->max_prediction, F_MAX_PREDICTION, inf, nonneg);
     if (e == E_WANDER) {
       ok &= param_ok(c, w, p->wander_radius, F_WANDER_RADIUS, 0.0f, nonneg_finite);
       ok &= param_ok(c, w, p->wander_distance, F_WANDER_DISTANCE, 0.0f, nonneg_finite);
-      ok &= param_ok(c, w, p->jitter, -1, 0.0f, nonneg_finite);
+      ok &= param_ok(c, w, p->jitter, F_JITTER, 0.0f, nonneg_finite);
     }
     if (e == E_INTEGRATE) {
       ok &= param_ok(c, w, p->max_force, F_MAX_FORCE, inf, nonneg);
@@ -488,9 +504,10 @@ int cs_fuzz_same_bits(float a, float b) {
 static void fail_header(const fuzz_case *c, int isa, const char *what) {
   fprintf(stderr,
           "crowdsteer fuzz: %s: %s on %s, dims %d, count %zu, range [%zu, %zu), "
-          "target kind %d, mode %d, nulls 0x%x, per-agent 0x%x\n",
+          "target kind %d (agent %u), mode %d, nulls 0x%x, per-agent 0x%x\n",
           what, entry_names[c->entry], crowdsteer_isa_name((crowdsteer_isa)isa), c->dims,
-          c->count, c->begin, c->end, c->target_kind, c->mode, (unsigned)c->nulls,
+          c->count, c->begin, c->end, c->target_kind, (unsigned)c->agent, c->mode,
+          (unsigned)c->nulls,
           (unsigned)c->per_agent);
 }
 
@@ -576,11 +593,12 @@ static int inputs_in_range(const fuzz_case *c, const world *w) {
   const int e = c->entry;
   int ok = 1;
   if (e != E_WANDER) ok &= effective_within(c, w, p->max_speed, F_MAX_SPEED, 1, 0, SANE_SPEED);
-  if (targeted(e)) ok &= effective_within(c, w, p->time_to_target, -1, 1, 1e-3f, INFINITY);
+  if (targeted(e))
+    ok &= effective_within(c, w, p->time_to_target, F_TIME_TO_TARGET, 1, 1e-3f, INFINITY);
   if (e == E_WANDER) {
     ok &= effective_within(c, w, p->wander_radius, F_WANDER_RADIUS, 0, 0, SANE_SPEED);
     ok &= effective_within(c, w, p->wander_distance, F_WANDER_DISTANCE, 0, 0, SANE_SPEED);
-    ok &= effective_within(c, w, p->jitter, -1, 0, 0, SANE_SPEED);
+    ok &= effective_within(c, w, p->jitter, F_JITTER, 0, 0, SANE_SPEED);
   }
   if (e == E_INTEGRATE) {
     ok &= effective_within(c, w, p->mass, F_MASS, 1, 1e-3f, INFINITY);
@@ -630,8 +648,10 @@ static int nan_probe(const fuzz_case *c, int isa, const world *w0, const world *
     skip[j] = 1;
     int gathered = f <= F_VZ && targeted(c->entry) &&
                    c->target_kind == CROWDSTEER_TARGET_AGENTS;
-    for (size_t i = c->begin; gathered && i < c->end; i++)
-      if (w0->index[i] == j) skip[i] = 1;
+    int single = f <= F_VZ && targeted(c->entry) &&
+                 c->target_kind == CROWDSTEER_TARGET_AGENT && c->agent == j;
+    for (size_t i = c->begin; (gathered || single) && i < c->end; i++)
+      if (single || w0->index[i] == j) skip[i] = 1;
     failed = check_same_output(c, isa, base, &d, skip, "NaN leaked to another agent");
     if (failed) fprintf(stderr, "  (poisoned %s[%zu])\n", field_names[f], j);
     free(skip);

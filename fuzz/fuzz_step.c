@@ -16,7 +16,7 @@ enum { MAXB = CROWDSTEER_STEP_MAX_BEHAVIOURS };
 /* Per-agent parameter arrays of crowdsteer_params, in struct order. */
 enum { P_MAX_SPEED, P_MAX_FORCE, P_MASS, P_TARGET_RADIUS, P_SLOWING_RADIUS,
        P_PANIC_RADIUS, P_DANGER_RADIUS, P_ESCAPE_RADIUS, P_WANDER_RADIUS,
-       P_WANDER_DISTANCE, P_COUNT };
+       P_WANDER_DISTANCE, P_TIME_TO_TARGET, P_MAX_PREDICTION, P_JITTER, P_COUNT };
 
 /* ---- the arrays of one step ------------------------------------------------
  * Every array is its own allocation of exactly `count` elements (ASan sees
@@ -108,6 +108,8 @@ enum { BN_NONE, BN_TPOS, BN_TVEL = BN_TPOS + 3, BN_INDEX = BN_TVEL + 3, BN_WANDE
 
 typedef struct bcase {
   int kind, target_kind;
+  uint8_t agent_byte; /* decodes to `agent` once the count is known */
+  uint32_t agent;     /* CROWDSTEER_TARGET_AGENT's index */
   float point[3], point_velocity[3];
   crowdsteer_params params; /* uniform values; arrays come from the world */
   uint32_t per_agent;       /* 1 << P_* */
@@ -155,6 +157,11 @@ static int selected(const scase *c, const sworld *w, size_t i, int b) {
   return (w->mask[i] >> b) & 1u;
 }
 
+/* Behaviour b targets one agent of the batch (read by the step itself). */
+static int single_target(const scase *c, int b) {
+  return targeted_kind(c->b[b].kind) && c->b[b].target_kind == CROWDSTEER_TARGET_AGENT;
+}
+
 /* Behaviour b gathers agent state through its indices. */
 static int gathers(const scase *c, const sworld *w, int b) {
   return targeted_kind(c->b[b].kind) && c->b[b].target_kind == CROWDSTEER_TARGET_AGENTS &&
@@ -177,8 +184,9 @@ static float tame_value(float x) {
 static float tame_element(int p, float x) {
   x = fabsf(x);
   if (x != x) x = 0.0f;
-  if (p == P_MASS && x == 0.0f) x = 1.0f;
-  if ((p == P_MAX_SPEED || p == P_WANDER_RADIUS || p == P_WANDER_DISTANCE) && x > FLT_MAX)
+  if ((p == P_MASS || p == P_TIME_TO_TARGET) && x == 0.0f) x = 1.0f;
+  if ((p == P_MAX_SPEED || p == P_WANDER_RADIUS || p == P_WANDER_DISTANCE || p == P_JITTER) &&
+      x > FLT_MAX)
     x = 0.0f;
   return x;
 }
@@ -216,16 +224,20 @@ static void attach_params(crowdsteer_params *p, float *const arrays[P_COUNT]) {
   p->escape_radius_per_agent = arrays[P_ESCAPE_RADIUS];
   p->wander_radius_per_agent = arrays[P_WANDER_RADIUS];
   p->wander_distance_per_agent = arrays[P_WANDER_DISTANCE];
+  p->time_to_target_per_agent = arrays[P_TIME_TO_TARGET];
+  p->max_prediction_per_agent = arrays[P_MAX_PREDICTION];
+  p->jitter_per_agent = arrays[P_JITTER];
 }
 
 static void decode_behaviour(reader *r, bcase *b) {
   static const int bad_kinds[] = {7, -1, 100, INT_MAX};
-  static const int bad_targets[] = {3, -1, 255, INT_MAX};
+  static const int bad_targets[] = {4, -1, 255, INT_MAX};
   memset(b, 0, sizeof *b);
   uint8_t k = rd_u8(r) % 16;
   b->kind = k < 14 ? k % 7 : k == 14 ? bad_kinds[rd_u8(r) % 4] : CROWDSTEER_WANDER;
   uint8_t t = rd_u8(r) % 16;
-  b->target_kind = t < 5 ? 0 : t < 10 ? 1 : t < 15 ? 2 : bad_targets[rd_u8(r) % 4];
+  b->target_kind = t < 5 ? 0 : t < 10 ? 1 : t < 14 ? 2 : t == 14 ? 3 : bad_targets[rd_u8(r) % 4];
+  if (b->target_kind == CROWDSTEER_TARGET_AGENT) b->agent_byte = rd_u8(r);
   for (int i = 0; i < 3; i++) b->point[i] = cs_fuzz_float(r);
   for (int i = 0; i < 3; i++) b->point_velocity[i] = cs_fuzz_float(r);
   decode_params(r, &b->params, &b->per_agent);
@@ -333,7 +345,7 @@ static void decode_step(reader *r, scase *c, sworld *w) {
     decode_behaviour(r, x);
     if (c->tame) { /* also the behaviours' uniform values and shapes */
       if (!valid_kind(x->kind)) x->kind = CROWDSTEER_SEEK;
-      if (x->target_kind < 0 || x->target_kind > CROWDSTEER_TARGET_AGENTS) x->target_kind = 0;
+      if (x->target_kind < 0 || x->target_kind > CROWDSTEER_TARGET_AGENT) x->target_kind = 0;
       x->null_what = BN_NONE;
       tame_params(&x->params);
       for (int k = 0; k < 3; k++) {
@@ -342,6 +354,12 @@ static void decode_step(reader *r, scase *c, sworld *w) {
       }
       if (!finite(x->weight)) x->weight = 0.0f;
     }
+  }
+
+  for (int b = 0; b < c->descs; b++) { /* in the batch, except now and then (wild) */
+    const uint8_t a = c->b[b].agent_byte;
+    c->b[b].agent = c->count && (c->tame || a < 240) ? a % (uint32_t)c->count
+                                                     : (uint32_t)c->count + a % 16u;
   }
 
   /* The arrays the case uses. */
@@ -504,6 +522,7 @@ static void build_view(const scase *c, sworld *w, call_view *v, size_t tile, int
     d->target.position = (crowdsteer_vectors){tpos[0], tpos[1], tpos[2]};
     d->target.velocity = (crowdsteer_vectors){tvel[0], tvel[1], tvel[2]};
     d->target.index = bc->null_what == BN_INDEX ? NULL : x->index;
+    d->target.agent = bc->agent;
     d->params = bc->params;
     attach_params(&d->params, x->param);
     v->wander[b] = (crowdsteer_wander_state){{wdir[0], wdir[1], wdir[2]}, bc->seed, bc->tick};
@@ -567,6 +586,11 @@ static void guard(const scase *c, sworld *w, size_t begin, size_t end, int poiso
     ASAN_POISON_MEMORY_REGION(p, begin * ELEM);
     ASAN_POISON_MEMORY_REGION(p + end * ELEM, (c->count - end) * ELEM);
   }
+  /* An AGENT target's state is read from the agents, wherever it is. */
+  for (int j = 0; poison && begin < end && j < n; j++)
+    for (int b = 0; l[j].role == R_AGENT && *l[j].slot && b < c->arrays_for; b++)
+      if (single_target(c, b) && c->b[b].agent < c->count)
+        ASAN_UNPOISON_MEMORY_REGION((char *)*l[j].slot + (size_t)c->b[b].agent * ELEM, ELEM);
 #else
   (void)c, (void)w, (void)begin, (void)end, (void)poison;
 #endif
@@ -708,7 +732,7 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
       }
       ok &= param_ok(c, w, b, p->wander_radius, p->wander_radius_per_agent, 0, nonneg_finite);
       ok &= param_ok(c, w, b, p->wander_distance, p->wander_distance_per_agent, 0, nonneg_finite);
-      ok &= param_ok(c, w, b, p->jitter, NULL, 0, nonneg_finite);
+      ok &= param_ok(c, w, b, p->jitter, p->jitter_per_agent, 0, nonneg_finite);
     } else {
       const crowdsteer_target *t = &d->target;
       if (t->kind == CROWDSTEER_TARGET_POINT) {
@@ -720,6 +744,9 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
         const float *const tv[3] = {t->velocity.x, t->velocity.y, t->velocity.z};
         if (vectors_null(tp, dims) || (with_velocity(bc->kind) && vectors_null(tv, dims)))
           *missing_to |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+      } else if (t->kind == CROWDSTEER_TARGET_AGENT) {
+        /* One index for the call: checked whatever the mask selects. */
+        if (nonempty && t->agent >= c->count) req |= ERR(CROWDSTEER_ERROR_AGENT_INDEX);
       } else if (t->kind == CROWDSTEER_TARGET_AGENTS) {
         snapshot_needed |= 1;
         if (!t->index) {
@@ -733,7 +760,7 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
         req |= ERR(CROWDSTEER_ERROR_PARAMETER);
       }
       ok &= param_ok(c, w, b, p->max_speed, p->max_speed_per_agent, 1.0f, nonneg_finite);
-      ok &= param_ok(c, w, b, p->time_to_target, NULL, 1.0f, positive);
+      ok &= param_ok(c, w, b, p->time_to_target, p->time_to_target_per_agent, 1.0f, positive);
       if (bc->kind == CROWDSTEER_ARRIVE) {
         ok &= param_ok(c, w, b, p->target_radius, p->target_radius_per_agent, 0, nonneg);
         ok &= param_ok(c, w, b, p->slowing_radius, p->slowing_radius_per_agent, 0, nonneg);
@@ -745,7 +772,7 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
         ok &= param_ok(c, w, b, p->escape_radius, p->escape_radius_per_agent, 0, nonneg);
       }
       if (with_velocity(bc->kind))
-        ok &= param_ok(c, w, b, p->max_prediction, NULL, inf, nonneg);
+        ok &= param_ok(c, w, b, p->max_prediction, p->max_prediction_per_agent, inf, nonneg);
     }
     /* The weight: uniform (0 means 1) or per agent, literally. */
     if (d->weight_per_agent) {
@@ -869,16 +896,21 @@ static int compose(const scase *c, sworld *cw, int isa) {
   for (int b = 0; b < c->arrays_for && !failed; b++) {
     const crowdsteer_step_behaviour *d = &v.desc[b];
     crowdsteer_output out = {{steer[0], steer[1], steer[2]}, CROWDSTEER_OVERWRITE, 0, NULL};
+    crowdsteer_params params = d->params; /* a max_speed left at 0: the integrator's */
+    if (params.max_speed == 0.0f && !params.max_speed_per_agent) {
+      params.max_speed = v.step.integrator.max_speed;
+      params.max_speed_per_agent = v.step.integrator.max_speed_per_agent;
+    }
     for (size_t i = c->begin; i < c->end; i++) {
       if (!selected(c, cw, i, b)) continue;
       crowdsteer_status st;
       switch (d->behaviour) {
-      case CROWDSTEER_SEEK: st = crowdsteer_seek(&v.agents, &d->target, &d->params, &out, i, i + 1); break;
-      case CROWDSTEER_FLEE: st = crowdsteer_flee(&v.agents, &d->target, &d->params, &out, i, i + 1); break;
-      case CROWDSTEER_ARRIVE: st = crowdsteer_arrive(&v.agents, &d->target, &d->params, &out, i, i + 1); break;
-      case CROWDSTEER_LEAVE: st = crowdsteer_leave(&v.agents, &d->target, &d->params, &out, i, i + 1); break;
-      case CROWDSTEER_PURSUIT: st = crowdsteer_pursuit(&v.agents, &d->target, &d->params, &out, i, i + 1); break;
-      case CROWDSTEER_EVADE: st = crowdsteer_evade(&v.agents, &d->target, &d->params, &out, i, i + 1); break;
+      case CROWDSTEER_SEEK: st = crowdsteer_seek(&v.agents, &d->target, &params, &out, i, i + 1); break;
+      case CROWDSTEER_FLEE: st = crowdsteer_flee(&v.agents, &d->target, &params, &out, i, i + 1); break;
+      case CROWDSTEER_ARRIVE: st = crowdsteer_arrive(&v.agents, &d->target, &params, &out, i, i + 1); break;
+      case CROWDSTEER_LEAVE: st = crowdsteer_leave(&v.agents, &d->target, &params, &out, i, i + 1); break;
+      case CROWDSTEER_PURSUIT: st = crowdsteer_pursuit(&v.agents, &d->target, &params, &out, i, i + 1); break;
+      case CROWDSTEER_EVADE: st = crowdsteer_evade(&v.agents, &d->target, &params, &out, i, i + 1); break;
       default: st = crowdsteer_wander(&v.agents, d->wander, &d->params, &out, i, i + 1); break;
       }
       if (st != CROWDSTEER_OK) {
@@ -1022,13 +1054,18 @@ int cs_fuzz_step(reader *r, int isa_override) {
                                 "tile 1, one thread differs from the composition");
   }
 
+  /* In place, an AGENT target is read at the start of each call: a split
+   * step sees it as the first piece left it (the header says so). */
+  int split_differs = 0;
+  for (int b = 0; b < c->arrays_for && c->out_form == BUF_NONE; b++)
+    split_differs |= single_target(c, b);
   world_copy(&split, &w0);
   crowdsteer_status s1 = run_step(c, &split, c->split, c->end, c->alt_tile, c->alt_threads);
   crowdsteer_status s2 = run_step(c, &split, c->begin, c->split, c->alt_tile, c->alt_threads);
   if (s1 != CROWDSTEER_OK || s2 != CROWDSTEER_OK) {
     fail_header(c, isa, "a piece of a valid step was rejected");
     failed = 1;
-  } else if (!failed) {
+  } else if (!failed && !split_differs) {
     char what[96];
     snprintf(what, sizeof what, "split at %zu with tile %zu, %d thread(s) differs", c->split,
              c->alt_tile, c->alt_threads);

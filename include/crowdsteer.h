@@ -10,8 +10,8 @@
  *  Status       crowdsteer_status, crowdsteer_status_string()
  *  Data views   crowdsteer_agents (positions and velocities), crowdsteer_vectors
  *               (any other per-agent vector: steering, targets, wander state)
- *  Targets      crowdsteer_target: a shared point, per-agent arrays, or indices
- *               of other agents in the same batch
+ *  Targets      crowdsteer_target: a shared point, per-agent arrays, indices
+ *               of other agents in the same batch, or one agent of the batch
  *  Parameters   crowdsteer_params (uniform values or per-agent arrays; zero
  *               means the documented default)
  *  Output       crowdsteer_output (overwrite, or accumulate out += weight * s)
@@ -130,7 +130,15 @@ typedef enum crowdsteer_target_kind {
   CROWDSTEER_TARGET_ARRAYS = 1,
   /** Per-agent indices: agent i's target is agent index[i] of the same batch
    *  (its position and velocity as they were before the call). */
-  CROWDSTEER_TARGET_AGENTS = 2
+  CROWDSTEER_TARGET_AGENTS = 2,
+  /** One agent of the same batch, `agent`, for every agent of the call (its
+   *  position and velocity as they were before the call): the same results
+   *  as AGENTS with every index equal to `agent`, but the index is checked
+   *  once per call (it must be below count when the range is not empty) and
+   *  an in-place crowdsteer_step needs no snapshot for it (it reads that
+   *  agent at the start of the call, so split an in-place step into several
+   *  calls only with AGENTS targets and a snapshot). */
+  CROWDSTEER_TARGET_AGENT = 3
 } crowdsteer_target_kind;
 
 /**
@@ -145,6 +153,7 @@ typedef struct crowdsteer_target {
   crowdsteer_vectors position; /**< ARRAYS: per-agent target positions */
   crowdsteer_vectors velocity; /**< ARRAYS: per-agent target velocities */
   const uint32_t *index;       /**< AGENTS: index of each agent's target */
+  uint32_t agent;              /**< AGENT: index of the one target agent */
 } crowdsteer_target;
 
 /**
@@ -166,7 +175,8 @@ typedef struct crowdsteer_params {
   /** Integration time step, >= 0 and finite. 0 means 1. */
   float dt;
   /** Time over which steering reaches the desired velocity:
-   *  s = (desired - v) / time_to_target. > 0. 0 means 1. */
+   *  s = (desired - v) / time_to_target. > 0. 0 means 1. Every behaviour
+   *  but wander. */
   float time_to_target;
   /** Arrive: within this distance the agent brakes to a stop. >= 0, default 0. */
   float target_radius;
@@ -203,6 +213,9 @@ typedef struct crowdsteer_params {
   const float *escape_radius_per_agent;
   const float *wander_radius_per_agent;
   const float *wander_distance_per_agent;
+  const float *time_to_target_per_agent;
+  const float *max_prediction_per_agent;
+  const float *jitter_per_agent;
 } crowdsteer_params;
 
 /** How a behaviour writes its steering. */
@@ -220,9 +233,11 @@ typedef enum crowdsteer_write_mode {
 typedef struct crowdsteer_output {
   crowdsteer_vectors steering;
   crowdsteer_write_mode mode;
-  /** ACCUMULATE: the blend weight, finite, taken literally (0 adds nothing). */
+  /** ACCUMULATE: the blend weight, finite; 0 means 1 (like every other
+   *  uniform field left at 0). */
   float weight;
-  /** ACCUMULATE: per-agent weights replacing `weight` when not NULL. */
+  /** ACCUMULATE: per-agent weights replacing `weight` when not NULL (taken
+   *  literally: 0 adds nothing). */
   const float *weight_per_agent;
 } crowdsteer_output;
 
@@ -450,9 +465,12 @@ typedef enum crowdsteer_behaviour {
 /** One behaviour of a mixed step. Zero-initialise, then set what you need. */
 typedef struct crowdsteer_step_behaviour {
   crowdsteer_behaviour behaviour;
-  /** Its target (unused by wander). AGENTS targets read the step's snapshot. */
+  /** Its target (unused by wander). In place, AGENTS targets read the
+   *  step's snapshot; an AGENT target is read by the step itself. */
   crowdsteer_target target;
-  /** Its parameters (only the behaviour's own fields are read). */
+  /** Its parameters (only the behaviour's own fields are read). A max_speed
+   *  left at 0, without max_speed_per_agent, is the integrator's (its
+   *  uniform value or its per-agent array), not 1. */
   crowdsteer_params params;
   /** Wander's state (wander only); updated only for agents that use it. */
   crowdsteer_wander_state *wander;
@@ -501,7 +519,7 @@ typedef struct crowdsteer_step_desc {
    *  each step (classic double buffering). Only the range is written. */
   const crowdsteer_agents *output;
   /** In place only (output NULL): the agents' state as it was before the
-   *  step, for AGENTS targets, so an agent sees its target's old state
+   *  step, for AGENTS targets (not AGENT ones), so an agent sees its target's old state
    *  whatever order tiles run in. Same count and dims as the agents, arrays
    *  not overlapping them (a copy made before the step; copying only the
    *  agents that are targets is enough). Required when any behaviour has an

@@ -174,8 +174,26 @@ static crowdsteer_status resolve_target(cs_job *job, const crowdsteer_target *ta
     return indices_ok(target->index, count, r) ? CROWDSTEER_OK
                                                : CROWDSTEER_ERROR_AGENT_INDEX;
   }
+  case CROWDSTEER_TARGET_AGENT:
+    job->target_kind = CROWDSTEER_TARGET_POINT;
+    if (r->begin == r->end) return CROWDSTEER_OK; /* nothing reads it */
+    return cs_resolve_target_agent(job, target, needs_velocity);
   }
   return CROWDSTEER_ERROR_PARAMETER;
+}
+
+/* One index for the whole call: checked once, and its state copied once,
+ * so the kernels run the POINT form (the same bits as gathering it). */
+crowdsteer_status cs_resolve_target_agent(cs_job *job, const crowdsteer_target *target,
+                                          int needs_velocity) {
+  if (target->agent >= job->count) return CROWDSTEER_ERROR_AGENT_INDEX;
+  job->target_kind = CROWDSTEER_TARGET_POINT;
+  for (int k = 0; k < job->dims; k++) {
+    job->target_point[k] = job->gather_pos[k][target->agent];
+    job->target_point_velocity[k] =
+        needs_velocity ? job->gather_vel[k][target->agent] : 0.0f;
+  }
+  return CROWDSTEER_OK;
 }
 
 int cs_all_finite(const float *a, const cs_range *r) { return array_ok(a, r, FINITE); }
@@ -189,7 +207,7 @@ static crowdsteer_status resolve_output(cs_job *job, const crowdsteer_output *ou
     return CROWDSTEER_ERROR_NULL_POINTER;
   if (out->mode == CROWDSTEER_OVERWRITE) return CROWDSTEER_OK;
   if (out->mode != CROWDSTEER_ACCUMULATE) return CROWDSTEER_ERROR_PARAMETER;
-  job->weight.value = out->weight;
+  job->weight.value = out->weight == 0.0f ? 1.0f : out->weight;
   job->weight.array = out->weight_per_agent;
   const cs_range r = {begin, end, NULL, 0};
   int ok = out->weight_per_agent ? array_ok(out->weight_per_agent, &r, FINITE)
@@ -234,10 +252,9 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
   if (uses & (USES_MAX_SPEED | USES_INTEGRATOR))
     ok &= resolve_param(&job->max_speed, p->max_speed, p->max_speed_per_agent, 1.0f,
                         NON_NEGATIVE_FINITE, r);
-  if (uses & USES_TIME_TO_TARGET) {
-    job->time_to_target = p->time_to_target == 0.0f ? 1.0f : p->time_to_target;
-    ok &= value_ok(job->time_to_target, POSITIVE);
-  }
+  if (uses & USES_TIME_TO_TARGET)
+    ok &= resolve_param(&job->time_to_target, p->time_to_target,
+                        p->time_to_target_per_agent, 1.0f, POSITIVE, r);
   if (uses & USES_ARRIVE_RADII) {
     ok &= resolve_param(&job->target_radius, p->target_radius, p->target_radius_per_agent,
                         0.0f, NON_NEGATIVE, r);
@@ -254,19 +271,19 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
                         0.0f, NON_NEGATIVE, r);
   }
   if (uses & USES_PREDICTION) {
-    float max_prediction = p->max_prediction == 0.0f ? inf : p->max_prediction;
-    ok &= value_ok(max_prediction, NON_NEGATIVE);
+    ok &= resolve_param(&job->max_prediction, p->max_prediction,
+                        p->max_prediction_per_agent, inf, NON_NEGATIVE, r);
     /* The largest float behaves as "no limit" for any T a finite state gives,
      * and keeps tv * T finite when max_speed + len(tv) is denormal. */
-    job->max_prediction = max_prediction > FLT_MAX ? FLT_MAX : max_prediction;
+    if (job->max_prediction.value > FLT_MAX) job->max_prediction.value = FLT_MAX;
   }
   if (uses & USES_WANDER) {
     ok &= resolve_param(&job->wander_radius, p->wander_radius, p->wander_radius_per_agent,
                         0.0f, NON_NEGATIVE_FINITE, r);
     ok &= resolve_param(&job->wander_distance, p->wander_distance,
                         p->wander_distance_per_agent, 0.0f, NON_NEGATIVE_FINITE, r);
-    job->jitter = p->jitter;
-    ok &= value_ok(job->jitter, NON_NEGATIVE_FINITE);
+    ok &= resolve_param(&job->jitter, p->jitter, p->jitter_per_agent, 0.0f,
+                        NON_NEGATIVE_FINITE, r);
   }
   if (uses & USES_INTEGRATOR) {
     ok &= resolve_param(&job->max_force, p->max_force, p->max_force_per_agent, inf,

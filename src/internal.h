@@ -26,6 +26,13 @@ static inline float cs_param_at(cs_param p, size_t i) {
   return p.array ? p.array[i] : p.value;
 }
 
+/* Pursuit's and evade's look-ahead limit of agent i: +inf is read as the
+ * largest float, which is no limit for any T a finite state gives. */
+static inline float cs_max_prediction(cs_param p, size_t i) {
+  const float m = cs_param_at(p, i);
+  return m < 0x1.fffffep127f ? m : 0x1.fffffep127f;
+}
+
 /* The public crowdsteer_behaviour values, plus a count. */
 typedef enum cs_behaviour {
   CS_SEEK = CROWDSTEER_SEEK,
@@ -69,9 +76,11 @@ typedef struct cs_job {
   cs_param target_radius, slowing_radius, panic_radius;
   cs_param danger_radius, escape_radius;
   cs_param wander_radius, wander_distance;
-  float dt, time_to_target, jitter;
-  /* Finite even when the caller asks for +inf, so tv * T never makes NaN. */
-  float max_prediction;
+  cs_param time_to_target, jitter;
+  /* Finite even when the caller asks for +inf, so tv * T never makes NaN
+   * (per-agent elements are clamped where they are read: cs_max_prediction). */
+  cs_param max_prediction;
+  float dt;
 
   float *wander[3];
   uint32_t wander_seed, wander_tick;
@@ -138,6 +147,11 @@ crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
                                        const crowdsteer_params *params, size_t begin,
                                        size_t end, const uint32_t *select,
                                        uint32_t select_bit);
+/* Resolves a CROWDSTEER_TARGET_AGENT target into the job as a POINT target
+ * holding that agent's state, read now from job->gather_* (so a mixed step
+ * reads it before any tile writes): checks the index against count. */
+crowdsteer_status cs_resolve_target_agent(cs_job *job, const crowdsteer_target *target,
+                                          int needs_velocity);
 crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *agents,
                                         const crowdsteer_params *params, size_t begin,
                                         size_t end);

@@ -114,6 +114,21 @@ static crowdsteer_status check_agent_data(const plan *pl, const crowdsteer_agent
   return CROWDSTEER_OK;
 }
 
+/* What a behaviour shares with the whole step: an AGENT target's state,
+ * read here before any tile writes (in place too, so no snapshot), and a
+ * max_speed left at 0 that becomes the integrator's. */
+static crowdsteer_status resolve_shared_inputs(cs_job *job, const plan *pl,
+                                               const crowdsteer_step_behaviour *desc,
+                                               size_t begin, size_t end) {
+  const cs_behaviour kind = (cs_behaviour)desc->behaviour;
+  if (kind == CS_WANDER) return CROWDSTEER_OK;
+  if (desc->params.max_speed == 0.0f && !desc->params.max_speed_per_agent)
+    job->max_speed = pl->integrator.max_speed;
+  if (desc->target.kind != CROWDSTEER_TARGET_AGENT || begin == end) return CROWDSTEER_OK;
+  return cs_resolve_target_agent(job, &desc->target,
+                                 kind == CS_PURSUIT || kind == CS_EVADE);
+}
+
 static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
                                    const crowdsteer_step_desc *step, size_t begin,
                                    size_t end) {
@@ -157,6 +172,7 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
       memcpy(job->gather_pos, pos, sizeof pos);
       memcpy(job->gather_vel, vel, sizeof vel);
     }
+    CS_CHECK(resolve_shared_inputs(job, out, desc, begin, end));
     job->mode =
         step->combine == CROWDSTEER_BLEND ? CROWDSTEER_ACCUMULATE : CS_WRITE_PRIORITY;
     job->weight.value = desc->weight == 0.0f ? 1.0f : desc->weight;

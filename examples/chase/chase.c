@@ -36,14 +36,7 @@ int main(int argc, char **argv) {
   float *vx = calloc(n, sizeof(float)), *vy = calloc(n, sizeof(float));
   float *wx = calloc(n, sizeof(float)), *wy = calloc(n, sizeof(float));
   uint32_t *mask = calloc(n, sizeof(uint32_t));
-  /* Every pursuer's target is agent QUARRY (calloc: all 0). */
-  uint32_t *quarry_of = calloc(n, sizeof(uint32_t));
-  /* An in-place step reads targets from a copy of the state before it. */
-  float *spx = calloc(n, sizeof(float)), *spy = calloc(n, sizeof(float));
-  float *svx = calloc(n, sizeof(float)), *svy = calloc(n, sizeof(float));
-  if (!px || !py || !vx || !vy || !wx || !wy || !mask || !quarry_of || !spx || !spy ||
-      !svx || !svy)
-    return 1;
+  if (!px || !py || !vx || !vy || !wx || !wy || !mask) return 1;
   for (size_t i = 1; i < n; i++)
     rim_point((uint32_t)i, 0, &px[i], &py[i]);
   crowdsteer_agents crowd = {
@@ -54,35 +47,29 @@ int main(int argc, char **argv) {
   crowdsteer_wander_state wander_state = {.direction = {.x = wx, .y = wy}, .seed = 42};
   crowdsteer_step_behaviour behaviours[2] = {
       {.behaviour = CROWDSTEER_PURSUIT,
-       .target = {.kind = CROWDSTEER_TARGET_AGENTS, .index = quarry_of}},
+       .target = {.kind = CROWDSTEER_TARGET_AGENT, .agent = QUARRY}},
       {.behaviour = CROWDSTEER_WANDER,
        .wander = &wander_state,
        .params = {.wander_distance = 2, .wander_radius = 1, .jitter = 0.4f}}};
   mask[QUARRY] = 1u << 1;
   for (size_t i = 1; i < n; i++)
     mask[i] = 1u << 0;
-  /* Pursuers are slower than the quarry: they win by numbers. The same
-   * speeds for pursuit's desired velocity and for the integrator. */
+  /* Pursuers are slower than the quarry: they win by numbers. max_speed is
+   * the integrator's; behaviours that leave it at 0 use the same. */
   float *max_speed = malloc(n * sizeof(float));
   if (!max_speed) return 1;
   for (size_t i = 0; i < n; i++)
     max_speed[i] = i == QUARRY ? 1.0f : 0.8f;
-  behaviours[0].params.max_speed_per_agent = max_speed;
-  crowdsteer_agents snapshot = {
-      .count = n, .dims = 2, .px = spx, .py = spy, .vx = svx, .vy = svy};
   crowdsteer_step_desc step = {
       .behaviours = behaviours,
       .behaviour_count = 2,
       .behaviour_mask = mask,
       .integrator = {.max_speed_per_agent = max_speed},
-      .snapshot = &snapshot,
   };
 
   unsigned catches = 0;
   for (int frame = 1; frame <= frames; frame++) {
-    /* In place: pursuers read the quarry as it was before the step. */
-    spx[QUARRY] = px[QUARRY], spy[QUARRY] = py[QUARRY];
-    svx[QUARRY] = vx[QUARRY], svy[QUARRY] = vy[QUARRY];
+    /* In place: the step reads the quarry's state from before the step. */
     crowdsteer_status status = crowdsteer_step(&crowd, &step, 0, n);
     if (status != CROWDSTEER_OK) {
       fprintf(stderr, "chase: %s\n", crowdsteer_status_string(status));
@@ -111,6 +98,5 @@ int main(int argc, char **argv) {
          pursuers, frames, crowdsteer_version_string(),
          crowdsteer_isa_name(crowdsteer_active_isa()), catches, not_finite);
   free(px), free(py), free(vx), free(vy), free(wx), free(wy), free(mask), free(max_speed);
-  free(quarry_of), free(spx), free(spy), free(svx), free(svy);
   return catches > 0 && not_finite == 0 ? 0 : 1;
 }

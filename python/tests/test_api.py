@@ -81,11 +81,14 @@ def test_step_equals_its_composition():
                                   weight_per_agent=weight)],
             integrator=integrator, mask=mask, output=out, tile_size=64, threads=2)
     steering = empty_vectors(n)
+    # In a step, a behaviour's max_speed left at 0 is the integrator's.
+    seek_params, flee_params = cs.Params(max_speed=1.5), cs.Params(panic_radius=40, max_speed=1.5)
     for b, e in ((i, i + 1) for i in range(n)):  # one agent at a time
         if mask[b] & 1:
-            cs.seek(agents, seek_target, None, steering, mode=cs.ACCUMULATE, begin=b, end=e)
+            cs.seek(agents, seek_target, seek_params, steering, mode=cs.ACCUMULATE, begin=b,
+                    end=e)
         if mask[b] & 2:
-            cs.flee(agents, flee_target, cs.Params(panic_radius=40), steering,
+            cs.flee(agents, flee_target, flee_params, steering,
                     mode=cs.ACCUMULATE, weight_per_agent=weight, begin=b, end=e)
     cs.integrate(agents, steering, integrator)
     assert bits(arrays) == bits([out.px, out.py, out.vx, out.vy])

@@ -120,16 +120,24 @@ CS_INLINE v3 v3_truncate(v3 a, vf m, int dims) {
   return v3_select(v_gt(l, m), v3_scale(a, v_div(m, l), dims), a, dims);
 }
 
-/* x / 1 == x exactly, so the default time_to_target skips its divisions
- * (the divider is the busiest unit in these kernels) with the same bits. */
-CS_INLINE v3 steer_towards(v3 desired, v3 v, float time_to_target, int dims) {
-  v3 difference = v3_sub(desired, v, dims);
-  if (time_to_target == 1.0f) return difference;
-  return v3_div(difference, v_set1(time_to_target), dims);
-}
-
 CS_INLINE vf param_load(cs_param p, size_t i, size_t n) {
   return p.array ? v_load_n(p.array + i, n) : v_set1(p.value);
+}
+
+/* x / 1 == x exactly, so the default time_to_target skips its divisions
+ * (the divider is the busiest unit in these kernels) with the same bits. */
+CS_INLINE v3 steer_towards(v3 desired, v3 v, cs_param time_to_target, size_t i, size_t n,
+                           int dims) {
+  v3 difference = v3_sub(desired, v, dims);
+  if (!time_to_target.array && time_to_target.value == 1.0f) return difference;
+  return v3_div(difference, param_load(time_to_target, i, n), dims);
+}
+
+/* cs_max_prediction, lanes-wide (a uniform value is clamped already). */
+CS_INLINE vf max_prediction_load(const cs_job *job, size_t i, size_t n) {
+  if (!job->max_prediction.array) return v_set1(job->max_prediction.value);
+  vf m = v_load_n(job->max_prediction.array + i, n), largest = v_set1(FLT_MAX);
+  return v_select(v_lt(m, largest), m, largest);
 }
 
 /* Lanes of agents that take part (see cs_job.lane_select). */
@@ -190,11 +198,12 @@ CS_INLINE void write_steering(const cs_job *job, size_t i, size_t n, v3 s, int d
   v_store_n(decided_at, v_select(wins, v_set1(1.0f), decided), n);
 }
 
-CS_INLINE v3 seek_one(v3 p, v3 v, v3 t, vf max_speed, float ttt, int dims) {
+CS_INLINE v3 seek_one(v3 p, v3 v, v3 t, vf max_speed, cs_param ttt, size_t i, size_t n,
+                      int dims) {
   v3 d = v3_sub(t, p, dims);
   vf l = v3_len(d, dims);
   v3 direction = v3_select(v_gt(l, v_zero()), v3_div(d, l, dims), v3_zero(dims), dims);
-  return steer_towards(v3_scale(direction, max_speed, dims), v, ttt, dims);
+  return steer_towards(v3_scale(direction, max_speed, dims), v, ttt, i, n, dims);
 }
 
 /* d / dist, or heading(v) where dist is 0 (on the threat). heading costs a
@@ -207,12 +216,12 @@ CS_INLINE v3 away_from(v3 d, vf dist, v3 v, int dims) {
   return v3_select(off_threat, away, v3_heading(v, dims), dims);
 }
 
-CS_INLINE v3 flee_one(v3 p, v3 v, v3 t, vf max_speed, vf panic_radius, float ttt,
-                      int dims) {
+CS_INLINE v3 flee_one(v3 p, v3 v, v3 t, vf max_speed, vf panic_radius, cs_param ttt,
+                      size_t i, size_t n, int dims) {
   v3 d = v3_sub(p, t, dims);
   vf dist = v3_len(d, dims);
   v3 away = away_from(d, dist, v, dims);
-  v3 s = steer_towards(v3_scale(away, max_speed, dims), v, ttt, dims);
+  v3 s = steer_towards(v3_scale(away, max_speed, dims), v, ttt, i, n, dims);
   return v3_select(v_gt(dist, panic_radius), v3_zero(dims), s, dims);
 }
 
@@ -233,10 +242,10 @@ CS_INLINE void seek_block(const cs_job *job, size_t i, size_t n, int kind, int d
   LOAD_AGENT;
   v3 t, unused;
   load_target(job, i, n, kind, 0, &t, &unused, dims);
-  write_steering(
-      job, i, n,
-      seek_one(p, v, t, param_load(job->max_speed, i, n), job->time_to_target, dims),
-      dims);
+  write_steering(job, i, n,
+                 seek_one(p, v, t, param_load(job->max_speed, i, n), job->time_to_target,
+                          i, n, dims),
+                 dims);
 }
 
 CS_INLINE void flee_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
@@ -245,7 +254,8 @@ CS_INLINE void flee_block(const cs_job *job, size_t i, size_t n, int kind, int d
   load_target(job, i, n, kind, 0, &t, &unused, dims);
   write_steering(job, i, n,
                  flee_one(p, v, t, param_load(job->max_speed, i, n),
-                          param_load(job->panic_radius, i, n), job->time_to_target, dims),
+                          param_load(job->panic_radius, i, n), job->time_to_target, i, n,
+                          dims),
                  dims);
 }
 
@@ -262,7 +272,8 @@ CS_INLINE void arrive_block(const cs_job *job, size_t i, size_t n, int kind, int
   v3 desired = v3_scale(v3_div(d, dist, dims), speed, dims);
   desired = v3_select(v_le(dist, param_load(job->target_radius, i, n)), v3_zero(dims),
                       desired, dims);
-  write_steering(job, i, n, steer_towards(desired, v, job->time_to_target, dims), dims);
+  write_steering(job, i, n, steer_towards(desired, v, job->time_to_target, i, n, dims),
+                 dims);
 }
 
 CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
@@ -276,7 +287,7 @@ CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int 
   vf speed = v_select(v_lt(dist, param_load(job->escape_radius, i, n)), max_speed,
                       v_sub(max_speed, v_div(v_mul(max_speed, dist), danger_radius)));
   v3 away = away_from(d, dist, v, dims);
-  v3 s = steer_towards(v3_scale(away, speed, dims), v, job->time_to_target, dims);
+  v3 s = steer_towards(v3_scale(away, speed, dims), v, job->time_to_target, i, n, dims);
   vmask active = m_and(v_ne(danger_radius, v_zero()), m_not(v_gt(dist, danger_radius)));
   write_steering(job, i, n, v3_select(active, s, v3_zero(dims), dims), dims);
 }
@@ -291,11 +302,11 @@ CS_INLINE void pursuit_block(const cs_job *job, size_t i, size_t n, int kind, in
   vmask head_on =
       m_and(v_gt(v3_dot(d, own_heading, dims), v_zero()),
             v_lt(v3_dot(own_heading, v3_heading(tv, dims), dims), v_set1(-0.95f)));
-  v3 aim =
-      v3_select(head_on, tp,
-                predict(d, tp, tv, max_speed, v_set1(job->max_prediction), dims), dims);
-  write_steering(job, i, n, seek_one(p, v, aim, max_speed, job->time_to_target, dims),
-                 dims);
+  v3 aim = v3_select(head_on, tp,
+                     predict(d, tp, tv, max_speed, max_prediction_load(job, i, n), dims),
+                     dims);
+  write_steering(job, i, n,
+                 seek_one(p, v, aim, max_speed, job->time_to_target, i, n, dims), dims);
 }
 
 CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
@@ -303,11 +314,11 @@ CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int 
   v3 tp, tv;
   load_target(job, i, n, kind, 1, &tp, &tv, dims);
   vf max_speed = param_load(job->max_speed, i, n);
-  v3 threat =
-      predict(v3_sub(tp, p, dims), tp, tv, max_speed, v_set1(job->max_prediction), dims);
+  v3 threat = predict(v3_sub(tp, p, dims), tp, tv, max_speed,
+                      max_prediction_load(job, i, n), dims);
   write_steering(job, i, n,
                  flee_one(p, v, threat, max_speed, param_load(job->panic_radius, i, n),
-                          job->time_to_target, dims),
+                          job->time_to_target, i, n, dims),
                  dims);
 }
 
@@ -327,7 +338,7 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, const uint32_
   v3 v = v3_load(job->vel, i, n, dims);
   v3 w = v3_load((const float *const *)job->wander, i, n, dims);
   vi agent_index = i_add(i_set1((uint32_t)i), i_iota());
-  vf jitter = v_set1(job->jitter);
+  vf jitter = param_load(job->jitter, i, n);
   v3 jittered;
   for (int k = 0; k < dims; k++)
     jittered.c[k] = v_add(w.c[k], v_mul(jitter, random_lanes(key[k], agent_index)));

@@ -93,7 +93,7 @@ typedef struct cs_nb_job {
   uint32_t mask;
   const uint32_t *mask_array;
   cs_param max_speed;
-  float time_to_target;
+  cs_param time_to_target; /* uniform or per agent, like max_speed */
   /* Output, as crowdsteer_output (OVERWRITE or ACCUMULATE), indexed
    * out[k][i - out_base]; lane_select/lane_bit as in cs_job. */
   float *out[3];
@@ -244,7 +244,7 @@ static inline void cs_nb_steering(const cs_nb_job *job, const cs_nb_agent *a,
       desired[k] = C[k] / n;
   }
   for (int k = 0; k < dims; k++)
-    s[k] = (desired[k] - a->v[k]) / job->time_to_target;
+    s[k] = (desired[k] - a->v[k]) / cs_param_at(job->time_to_target, i);
 }
 
 /* Writes agent i's steering as the job's output mode says. */

@@ -158,7 +158,8 @@ REF void seek_kernel(const cs_job *job, size_t begin, size_t end, const int dims
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     write_steering(job, i,
                    seek_one(p, v, target_position(job, i, dims),
-                            cs_param_at(job->max_speed, i), job->time_to_target, dims),
+                            cs_param_at(job->max_speed, i),
+                            cs_param_at(job->time_to_target, i), dims),
                    dims);
   }
 }
@@ -170,7 +171,8 @@ REF void flee_kernel(const cs_job *job, size_t begin, size_t end, const int dims
     write_steering(job, i,
                    flee_one(p, v, target_position(job, i, dims),
                             cs_param_at(job->max_speed, i),
-                            cs_param_at(job->panic_radius, i), job->time_to_target, dims),
+                            cs_param_at(job->panic_radius, i),
+                            cs_param_at(job->time_to_target, i), dims),
                    dims);
   }
 }
@@ -192,7 +194,9 @@ REF void arrive_kernel(const cs_job *job, size_t begin, size_t end, const int di
       float speed = dist < slowing_radius ? max_speed * dist / slowing_radius : max_speed;
       desired = vec_scale(vec_div(d, dist, dims), speed, dims);
     }
-    write_steering(job, i, steer_towards(desired, v, job->time_to_target, dims), dims);
+    write_steering(job, i,
+                   steer_towards(desired, v, cs_param_at(job->time_to_target, i), dims),
+                   dims);
   }
 }
 
@@ -214,7 +218,8 @@ REF void leave_kernel(const cs_job *job, size_t begin, size_t end, const int dim
                         ? max_speed
                         : max_speed - max_speed * dist / danger_radius;
       vec away = dist > 0.0f ? vec_div(d, dist, dims) : heading(v, dims);
-      s = steer_towards(vec_scale(away, speed, dims), v, job->time_to_target, dims);
+      s = steer_towards(vec_scale(away, speed, dims), v,
+                        cs_param_at(job->time_to_target, i), dims);
     }
     write_steering(job, i, s, dims);
   }
@@ -243,9 +248,12 @@ REF void pursuit_kernel(const cs_job *job, size_t begin, size_t end, const int d
     vec own_heading = heading(v, dims);
     int head_on = dot(d, own_heading, dims) > 0.0f &&
                   dot(own_heading, heading(tv, dims), dims) < -0.95f;
-    vec aim = head_on ? tp : predict(d, tp, tv, max_speed, job->max_prediction, dims);
-    write_steering(job, i, seek_one(p, v, aim, max_speed, job->time_to_target, dims),
-                   dims);
+    vec aim = head_on ? tp
+                      : predict(d, tp, tv, max_speed,
+                                cs_max_prediction(job->max_prediction, i), dims);
+    write_steering(
+        job, i, seek_one(p, v, aim, max_speed, cs_param_at(job->time_to_target, i), dims),
+        dims);
   }
 }
 
@@ -256,11 +264,11 @@ REF void evade_kernel(const cs_job *job, size_t begin, size_t end, const int dim
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
     vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
     float max_speed = cs_param_at(job->max_speed, i);
-    vec threat =
-        predict(vec_sub(tp, p, dims), tp, tv, max_speed, job->max_prediction, dims);
+    vec threat = predict(vec_sub(tp, p, dims), tp, tv, max_speed,
+                         cs_max_prediction(job->max_prediction, i), dims);
     write_steering(job, i,
                    flee_one(p, v, threat, max_speed, cs_param_at(job->panic_radius, i),
-                            job->time_to_target, dims),
+                            cs_param_at(job->time_to_target, i), dims),
                    dims);
   }
 }
@@ -278,7 +286,8 @@ REF void wander_kernel(const cs_job *job, size_t begin, size_t end, const int di
     vec w = vec_load((const float *const *)job->wander, i, dims);
     vec jittered = w;
     for (int k = 0; k < dims; k++)
-      jittered.c[k] = w.c[k] + job->jitter * cs_random_from_key(key[k], (uint32_t)i);
+      jittered.c[k] =
+          w.c[k] + cs_param_at(job->jitter, i) * cs_random_from_key(key[k], (uint32_t)i);
     vec own_heading = heading(v, dims);
     w = len(jittered, dims) > 0.0f ? normalize(jittered, dims) : own_heading;
     for (int k = 0; k < dims; k++)

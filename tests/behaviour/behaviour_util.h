@@ -36,6 +36,7 @@ typedef struct bh_world {
   float target_radius[BH_MAX], slowing_radius[BH_MAX], panic_radius[BH_MAX];
   float danger_radius[BH_MAX], escape_radius[BH_MAX];
   float wander_radius[BH_MAX], wander_distance[BH_MAX], weight[BH_MAX];
+  float time_to_target[BH_MAX], max_prediction[BH_MAX], jitter[BH_MAX];
   uint32_t index[BH_MAX];
 } bh_world;
 

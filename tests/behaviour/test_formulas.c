@@ -295,20 +295,27 @@ static void test_per_agent_mix(void) {
       CHECK_NEAR(w.out[k][i], want_leave[i][k], bh_tol(want_leave[i][k]));
 }
 
-/* ACCUMULATE: out += weight * s, uniform and per-agent weights; weight 0
- * adds nothing (it is taken literally, not as a default of 1). */
+/* Four agents of "seek 2D": at the origin moving (1, 0), target (3, 4),
+ * max_speed 2, so s = desired - v = (0.2, 1.6). */
+static void four_seekers(bh_world *w, bh_call *c) {
+  bh_world_fill(w, 0.0f);
+  bh_call_init(c, w, 4, 2, CROWDSTEER_TARGET_POINT);
+  c->target.point[0] = 3, c->target.point[1] = 4;
+  for (int i = 0; i < 4; i++) {
+    w->p[0][i] = w->p[1][i] = 0;
+    w->v[0][i] = 1, w->v[1][i] = 0;
+  }
+  c->params.max_speed = 2;
+}
+
+/* ACCUMULATE: out += weight * s, uniform and per-agent weights; a uniform
+ * weight of 0 means 1 (behaviours.md §6), a per-agent 0 adds nothing. */
 static void test_accumulate(void) {
   bh_world w;
-  bh_world_fill(&w, 0.0f);
   bh_call c;
-  bh_call_init(&c, &w, 4, 2, CROWDSTEER_TARGET_POINT);
-  c.target.point[0] = 3, c.target.point[1] = 4;
-  for (int i = 0; i < 4; i++) {
-    w.p[0][i] = w.p[1][i] = 0;
-    w.v[0][i] = 1, w.v[1][i] = 0;
+  four_seekers(&w, &c);
+  for (int i = 0; i < 4; i++)
     w.out[0][i] = 1, w.out[1][i] = 2;
-  }
-  c.params.max_speed = 2; /* s = (0.2, 1.6), see "seek 2D" */
   c.out.mode = CROWDSTEER_ACCUMULATE;
   c.out.weight = 0.5f;
   CHECK_STATUS(bh_run(BH_SEEK, &c, 0, 4), CROWDSTEER_OK);
@@ -317,20 +324,20 @@ static void test_accumulate(void) {
     CHECK_NEAR(w.out[0][i], 1.1, bh_tol(1.1));
     CHECK_NEAR(w.out[1][i], 2.8, bh_tol(2.8));
   }
-  c.out.weight = 0;
+  c.out.weight = 0; /* means 1: (1.1,2.8) + (0.2,1.6) = (1.3, 4.4) */
   CHECK_STATUS(bh_run(BH_SEEK, &c, 0, 4), CROWDSTEER_OK);
   for (int i = 0; i < 4; i++) {
-    CHECK_NEAR(w.out[0][i], 1.1, bh_tol(1.1));
-    CHECK_NEAR(w.out[1][i], 2.8, bh_tol(2.8));
+    CHECK_NEAR(w.out[0][i], 1.3, bh_tol(1.3));
+    CHECK_NEAR(w.out[1][i], 4.4, bh_tol(4.4));
   }
-  /* per-agent weights {-2, 0, 1, 10} replace the uniform 0.5:
-   * (1.1,2.8) + wt*(0.2,1.6) */
+  /* per-agent weights {-2, 0, 1, 10} replace the uniform 0.5, literally:
+   * (1.3,4.4) + wt*(0.2,1.6) */
   static const float wt[4] = {-2, 0, 1, 10};
   c.out.weight = 0.5f;
   c.out.weight_per_agent = wt;
   CHECK_STATUS(bh_run(BH_SEEK, &c, 0, 4), CROWDSTEER_OK);
   static const float want[4][2] = {
-      {0.7f, -0.4f}, {1.1f, 2.8f}, {1.3f, 4.4f}, {3.1f, 18.8f}};
+      {0.9f, 1.2f}, {1.3f, 4.4f}, {1.5f, 6.0f}, {3.3f, 20.4f}};
   for (int i = 0; i < 4; i++)
     for (int k = 0; k < 2; k++)
       CHECK_NEAR(w.out[k][i], want[i][k], bh_tol(want[i][k]));
@@ -625,11 +632,68 @@ static void test_wander(void) {
   }
 }
 
+/* Per-agent time_to_target, max_prediction and jitter (behaviours.md §8):
+ * each element is used literally for its agent. */
+static void test_per_agent_timing(void) {
+  bh_world w;
+  bh_call c;
+  four_seekers(&w, &c);
+  c.params.time_to_target = 3; /* replaced by the array */
+  static const float ttt[4] = {1, 2, 0.5f, INFINITY};
+  c.params.time_to_target_per_agent = ttt;
+  CHECK_STATUS(bh_run(BH_SEEK, &c, 0, 4), CROWDSTEER_OK);
+  static const float want[4][2] = {{0.2f, 1.6f}, {0.1f, 0.8f}, {0.4f, 3.2f}, {0, 0}};
+  for (int i = 0; i < 4; i++)
+    for (int k = 0; k < 2; k++)
+      CHECK_NEAR(w.out[k][i], want[i][k], bh_tol(want[i][k]));
+
+  /* Quarry at (10, 0) moving (0, 1), pursuer at rest at the origin with
+   * max_speed 1: T = 10 / (1 + 1) = 5. max_prediction {0, 2, +inf, 5}: aim
+   * (10, 0), (10, 2), (10, 5), (10, 5); s = normalize(aim). */
+  bh_call_init(&c, &w, 4, 2, CROWDSTEER_TARGET_POINT);
+  c.target.point[0] = 10, c.target.point_velocity[1] = 1;
+  for (int i = 0; i < 4; i++)
+    w.p[0][i] = w.p[1][i] = w.v[0][i] = w.v[1][i] = 0;
+  static const float prediction[4] = {0, 2, INFINITY, 5};
+  c.params.max_prediction_per_agent = prediction;
+  CHECK_STATUS(bh_run(BH_PURSUIT, &c, 0, 4), CROWDSTEER_OK);
+  static const double aim_y[4] = {0, 2, 5, 5};
+  for (int i = 0; i < 4; i++) {
+    double l = sqrt(100.0 + aim_y[i] * aim_y[i]);
+    CHECK_NEAR(w.out[0][i], 10.0 / l, bh_tol(1));
+    CHECK_NEAR(w.out[1][i], aim_y[i] / l, bh_tol(1));
+  }
+
+  /* Jitter 0 for agent 0 keeps its unit wander direction; the others move
+   * it by jitter * r, as a uniform jitter of the same value does. */
+  static const float jitter[4] = {0, 0.25f, 0.5f, 1};
+  for (int j = 0; j < 4; j++) {
+    bh_call_init(&c, &w, 4, 2, CROWDSTEER_TARGET_POINT);
+    for (int i = 0; i < 4; i++)
+      w.v[0][i] = 1, w.v[1][i] = 0, w.w[0][i] = 0, w.w[1][i] = 1;
+    c.params.wander_radius = 1;
+    if (j == 0) {
+      c.params.jitter_per_agent = jitter;
+    } else {
+      c.params.jitter = jitter[j];
+    }
+    CHECK_STATUS(bh_run(BH_WANDER, &c, 0, 4), CROWDSTEER_OK);
+    static float by_array[2][4];
+    for (int k = 0; k < 2; k++)
+      if (j == 0)
+        memcpy(by_array[k], w.w[k], sizeof by_array[k]);
+      else
+        CHECK(same_bits(by_array[k][j], w.w[k][j]));
+    if (j == 0) CHECK(by_array[0][0] == 0 && by_array[1][0] == 1);
+  }
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   test_hand_cases();
   test_per_agent_mix();
   test_accumulate();
+  test_per_agent_timing();
   test_defaults();
   test_integrator();
   test_wander();

@@ -57,7 +57,11 @@ typedef enum mut_id {
   M_PA_WRADIUS,
   M_PA_WDIST,
   M_PA_WEIGHT,
+  M_PA_TTT,
+  M_PA_PREDICTION,
+  M_PA_JITTER,
   M_INDEX, /* index[at] = (uint32_t)value */
+  M_AGENT, /* an AGENT target: agent = (uint32_t)value */
   M_KIND,
   M_MODE
 } mut_id;
@@ -180,7 +184,15 @@ static const mutation rejected[] = {
     {M_PA_WEIGHT, "weight[last] -inf", BEH, 0, PARAM, -INF_F, LAST},
     {M_INDEX, "index[mid] == count", TGT, 0, CROWDSTEER_ERROR_AGENT_INDEX, COUNT, MIDDLE},
     {M_INDEX, "index[last] huge", TGT, 0, CROWDSTEER_ERROR_AGENT_INDEX, 4e9f, LAST},
-    {M_KIND, "target kind 3", TGT, 0, PARAM, 3, 0},
+    {M_PA_TTT, "time_to_target[mid] 0 (literal)", TGT, 0, PARAM, 0, MIDDLE},
+    {M_PA_TTT, "time_to_target[last] NaN", TGT, 0, PARAM, NAN_F, LAST},
+    {M_PA_PREDICTION, "max_prediction[mid] -1", PV, 0, PARAM, -1, MIDDLE},
+    {M_PA_PREDICTION, "max_prediction[last] NaN", PV, 0, PARAM, NAN_F, LAST},
+    {M_PA_JITTER, "jitter[mid] +inf", EB(WANDER), 0, PARAM, INF_F, MIDDLE},
+    {M_PA_JITTER, "jitter[last] -1", EB(WANDER), 0, PARAM, -1, LAST},
+    {M_AGENT, "agent == count", TGT, 0, CROWDSTEER_ERROR_AGENT_INDEX, COUNT, 0},
+    {M_AGENT, "agent huge", TGT, 0, CROWDSTEER_ERROR_AGENT_INDEX, 4e9f, 0},
+    {M_KIND, "target kind 4", TGT, 0, PARAM, 4, 0},
     {M_KIND, "target kind 1000", TGT, 0, PARAM, 1000, 0},
     {M_MODE, "write mode 2", BEH, 0, PARAM, 2, 0},
     {M_MODE, "write mode 77", BEH, 0, PARAM, 77, 0},
@@ -229,6 +241,12 @@ static const mutation accepted[] = {
     {M_PA_WEIGHT, "weight[end] NaN outside", BEH, 0, CROWDSTEER_OK, NAN_F, END},
     {M_INDEX, "index[end] == count outside", TGT, 0, CROWDSTEER_OK, COUNT, END},
     {M_INDEX, "index[0] huge outside", TGT, 0, CROWDSTEER_OK, 4e9f, 0},
+    {M_PA_TTT, "time_to_target[end] 0 outside", TGT, 0, CROWDSTEER_OK, 0, END},
+    {M_PA_PREDICTION, "max_prediction[mid] +inf", PV, 0, CROWDSTEER_OK, INF_F, MIDDLE},
+    {M_PA_PREDICTION, "max_prediction[mid] 0 (literal)", PV, 0, CROWDSTEER_OK, 0, MIDDLE},
+    {M_PA_JITTER, "jitter[0] NaN outside", EB(WANDER), 0, CROWDSTEER_OK, NAN_F, 0},
+    {M_AGENT, "agent count - 1", TGT, 0, CROWDSTEER_OK, COUNT - 1, 0},
+    {M_AGENT, "agent 0, outside the range", TGT, 0, CROWDSTEER_OK, 0, 0},
 };
 
 static void baseline(bh_call *c, bh_world *w, int dims) {
@@ -334,6 +352,22 @@ static void apply(const mutation *m, bh_call *c, bh_world *w, size_t *begin,
     c->out.weight_per_agent = w->weight;
     w->weight[at] = v;
     break;
+  case M_PA_TTT:
+    p->time_to_target_per_agent = w->time_to_target;
+    w->time_to_target[at] = v;
+    break;
+  case M_PA_PREDICTION:
+    p->max_prediction_per_agent = w->max_prediction;
+    w->max_prediction[at] = v;
+    break;
+  case M_PA_JITTER:
+    p->jitter_per_agent = w->jitter;
+    w->jitter[at] = v;
+    break;
+  case M_AGENT:
+    c->target.kind = CROWDSTEER_TARGET_AGENT;
+    c->target.agent = v >= 4e9f ? UINT32_MAX : (uint32_t)v;
+    break;
   case M_INDEX:
     c->target.kind = CROWDSTEER_TARGET_AGENTS;
     w->index[at] = v >= 4e9f ? UINT32_MAX : (uint32_t)v;
@@ -373,6 +407,21 @@ static void run_rows(const mutation *rows, size_t n) {
     }
 }
 
+/* An AGENT target's index is checked once per call, and only when the
+ * range is not empty (nothing reads it otherwise). */
+static void test_agent_target_empty_range(void) {
+  for (int e = 0; e < BH_ENTRY_COUNT; e++) {
+    if (!bh_has_target((bh_entry)e)) continue;
+    bh_world w;
+    bh_call c;
+    baseline(&c, &w, 2);
+    c.target.kind = CROWDSTEER_TARGET_AGENT;
+    c.target.agent = UINT32_MAX;
+    CHECK_STATUS(bh_run((bh_entry)e, &c, 4, 4), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run((bh_entry)e, &c, 4, 5), CROWDSTEER_ERROR_AGENT_INDEX);
+  }
+}
+
 /* The structs themselves are needed even for an empty range. */
 static void test_null_structs_empty_range(void) {
   for (int e = 0; e < BH_ENTRY_COUNT; e++) {
@@ -404,5 +453,6 @@ int main(void) {
   run_rows(rejected, sizeof rejected / sizeof rejected[0]);
   run_rows(accepted, sizeof accepted / sizeof accepted[0]);
   test_null_structs_empty_range();
+  test_agent_target_empty_range();
   return check_report("test_behaviour_validation");
 }

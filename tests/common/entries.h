@@ -10,6 +10,8 @@ enum { SEEK, FLEE, ARRIVE, LEAVE, PURSUIT, EVADE, WANDER, INTEGRATE, ENTRY_COUNT
 static const char *const entry_names[ENTRY_COUNT] = {
     "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander", "integrate"};
 
+/* per_agent: 0 uniform parameters, 1 per-agent arrays, 2 also per-agent
+ * time_to_target, max_prediction and jitter. */
 typedef struct variant {
   int entry, dims, target_kind, per_agent, accumulate;
   size_t count, misalign;
@@ -44,6 +46,11 @@ static inline crowdsteer_params make_params(scenario *s, int per_agent) {
     p.wander_radius_per_agent = s->wander_radius;
     p.wander_distance_per_agent = s->wander_distance;
   }
+  if (per_agent >= 2) { /* also the timing arrays */
+    p.time_to_target_per_agent = s->time_to_target;
+    p.max_prediction_per_agent = s->max_prediction;
+    p.jitter_per_agent = s->jitter;
+  }
   return p;
 }
 
@@ -70,6 +77,7 @@ static inline crowdsteer_status run_entry(scenario *s, const variant *va, size_t
   target.position = scenario_vectors(s->tp);
   target.velocity = scenario_vectors(s->tv);
   target.index = s->index;
+  target.agent = s->count ? s->index[0] : 0;
   switch (va->entry) {
   case SEEK: return crowdsteer_seek(&agents, &target, &params, &out, begin, end);
   case FLEE: return crowdsteer_flee(&agents, &target, &params, &out, begin, end);

@@ -53,10 +53,11 @@ typedef struct scenario {
   float *max_speed, *max_force, *mass, *target_radius, *slowing_radius;
   float *panic_radius, *danger_radius, *escape_radius, *wander_radius;
   float *wander_distance, *weight;
+  float *time_to_target, *max_prediction, *jitter;
   uint32_t *index;
 } scenario;
 
-enum { SCENARIO_FLOAT_ARRAYS = 6 * 3 + 11 };
+enum { SCENARIO_FLOAT_ARRAYS = 6 * 3 + 14 };
 
 static inline void scenario_free(scenario *s) {
   free(s->storage);
@@ -93,6 +94,9 @@ static inline void scenario_make(scenario *s, size_t count, int dims, uint64_t s
   s->wander_radius = TAKE();
   s->wander_distance = TAKE();
   s->weight = TAKE();
+  s->time_to_target = TAKE();
+  s->max_prediction = TAKE();
+  s->jitter = TAKE();
 #undef TAKE
   rng r = {seed};
   for (size_t i = 0; i < count; i++) {
@@ -137,6 +141,16 @@ static inline void scenario_make(scenario *s, size_t count, int dims, uint64_t s
     s->wander_distance[i] = rng_range(&r, 0.0f, 5.0f);
     s->weight[i] = rng_range(&r, -2.0f, 2.0f);
     s->index[i] = rng_below(&r, (uint32_t)count);
+  }
+  /* From a generator of their own, so the arrays above (and the recorded
+   * golden hashes) do not depend on them. */
+  rng timing = {seed ^ 0x71AE5EEDu};
+  for (size_t i = 0; i < count; i++) {
+    s->time_to_target[i] = rng_below(&timing, 8) == 0 ? 1.0f : rng_range(&timing, 0.05f, 4.0f);
+    s->max_prediction[i] = rng_below(&timing, 4) == 0   ? (float)INFINITY
+                           : rng_below(&timing, 8) == 0 ? 0.0f
+                                                        : rng_range(&timing, 0.0f, 50.0f);
+    s->jitter[i] = rng_below(&timing, 8) == 0 ? 0.0f : rng_range(&timing, 0.0f, 2.0f);
   }
 }
 

@@ -61,6 +61,34 @@ static void check_variant(const variant *va, const crowdsteer_isa *isas, int isa
   scenario_free(&want);
 }
 
+/* A CROWDSTEER_TARGET_AGENT target gives exactly the bits of AGENTS
+ * targets whose indices all name that agent, on every ISA (the scalar
+ * reference included), in 2D and 3D, with every parameter form. */
+static void check_agent_is_agents(const crowdsteer_isa *isas, int isa_count) {
+  static const size_t counts[] = {1, 17, 1000};
+  for (int n = 0; n < isa_count; n++) {
+    CHECK(crowdsteer_force_isa(isas[n]) == CROWDSTEER_OK);
+    for (int entry = SEEK; entry <= EVADE; entry++)
+      for (int dims = 2; dims <= 3; dims++)
+        for (int per_agent = 0; per_agent < 3; per_agent++)
+          for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            variant one = {entry, dims, CROWDSTEER_TARGET_AGENT, per_agent, c == 1, counts[c], c};
+            variant all = one;
+            all.target_kind = CROWDSTEER_TARGET_AGENTS;
+            scenario a, b;
+            uint64_t seed = 0xA6E47u + counts[c] + (uint64_t)dims;
+            scenario_make(&a, one.count, dims, seed, one.misalign);
+            scenario_make(&b, one.count, dims, seed, one.misalign);
+            for (size_t i = 0; i < b.count; i++) b.index[i] = b.index[0];
+            CHECK_STATUS(run_entry(&a, &one, 0, one.count), CROWDSTEER_OK);
+            CHECK_STATUS(run_entry(&b, &all, 0, all.count), CROWDSTEER_OK);
+            CHECK(compare(&b, &a, &one, "AGENT vs AGENTS with equal indices"));
+            scenario_free(&a);
+            scenario_free(&b);
+          }
+  }
+}
+
 int main(void) {
   crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
   int isa_count = isas_to_test(CROWDSTEER_ISA_SSE4, isas);
@@ -70,8 +98,8 @@ int main(void) {
   for (int entry = 0; entry < ENTRY_COUNT; entry++) {
     int has_target = entry <= EVADE;
     for (int dims = 2; dims <= 3; dims++)
-      for (int kind = 0; kind < (has_target ? 3 : 1); kind++)
-        for (int per_agent = 0; per_agent < 2; per_agent++)
+      for (int kind = 0; kind < (has_target ? 4 : 1); kind++)
+        for (int per_agent = 0; per_agent < 3; per_agent++)
           for (int accumulate = 0; accumulate < (entry == INTEGRATE ? 1 : 2); accumulate++)
             for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
               variant va = {entry, dims, kind, per_agent, accumulate, counts[c], c % 4};
@@ -80,5 +108,7 @@ int main(void) {
             }
   }
   printf("checked %zu variants on %d ISA(s) against the reference\n", variants, isa_count);
+  int every = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
+  check_agent_is_agents(isas, every);
   return check_report("test_equivalence");
 }

@@ -18,7 +18,11 @@ typedef struct setup {
   float *snapshot_storage;
 } setup;
 
-static void make_setup(setup *su, scenario *s, int combine) {
+/* shared: the inputs a step shares with the integrator or the batch instead:
+ * seek and evade leave max_speed at 0 (so they take the integrator's
+ * per-agent max_speed), pursuit and evade chase one AGENT each, and the
+ * in-place step has no snapshot. */
+static void make_setup(setup *su, scenario *s, int combine, int shared) {
   memset(su, 0, sizeof *su);
   size_t n = s->count;
   rng r = {0xABCDEFu + n};
@@ -75,6 +79,16 @@ static void make_setup(setup *su, scenario *s, int combine) {
   su->step.integrator.mass = 1.5f;
   su->step.integrator.dt = 0.25f;
   su->step.snapshot = &su->snapshot;
+  if (shared) {
+    su->behaviours[0].params.max_speed = 0.0f;
+    su->behaviours[4].params.max_speed = 0.0f;
+    su->step.integrator.max_speed_per_agent = s->max_speed;
+    su->behaviours[3].target.kind = CROWDSTEER_TARGET_AGENT;
+    su->behaviours[3].target.agent = (uint32_t)(n / 2);
+    su->behaviours[4].target.kind = CROWDSTEER_TARGET_AGENT;
+    su->behaviours[4].target.agent = n ? (uint32_t)(n - 1) : 0u;
+    su->step.snapshot = NULL;
+  }
 }
 
 static void free_setup(setup *su) {
@@ -98,12 +112,18 @@ static void compose(scenario *s, setup *su) {
   for (int b = 0; b < BEHAVIOURS; b++) {
     const crowdsteer_step_behaviour *d = &su->behaviours[b];
     crowdsteer_output out = {{steer[b][0], steer[b][1], steer[b][2]}, CROWDSTEER_OVERWRITE, 0, NULL};
+    /* A max_speed left at 0 in a step is the integrator's. */
+    crowdsteer_params params = d->params;
+    if (params.max_speed == 0.0f && !params.max_speed_per_agent) {
+      params.max_speed = su->step.integrator.max_speed;
+      params.max_speed_per_agent = su->step.integrator.max_speed_per_agent;
+    }
     switch (d->behaviour) {
-    case CROWDSTEER_SEEK: CHECK(crowdsteer_seek(&agents, &d->target, &d->params, &out, 0, n) == 0); break;
-    case CROWDSTEER_ARRIVE: CHECK(crowdsteer_arrive(&agents, &d->target, &d->params, &out, 0, n) == 0); break;
-    case CROWDSTEER_FLEE: CHECK(crowdsteer_flee(&agents, &d->target, &d->params, &out, 0, n) == 0); break;
-    case CROWDSTEER_PURSUIT: CHECK(crowdsteer_pursuit(&agents, &d->target, &d->params, &out, 0, n) == 0); break;
-    case CROWDSTEER_EVADE: CHECK(crowdsteer_evade(&agents, &d->target, &d->params, &out, 0, n) == 0); break;
+    case CROWDSTEER_SEEK: CHECK(crowdsteer_seek(&agents, &d->target, &params, &out, 0, n) == 0); break;
+    case CROWDSTEER_ARRIVE: CHECK(crowdsteer_arrive(&agents, &d->target, &params, &out, 0, n) == 0); break;
+    case CROWDSTEER_FLEE: CHECK(crowdsteer_flee(&agents, &d->target, &params, &out, 0, n) == 0); break;
+    case CROWDSTEER_PURSUIT: CHECK(crowdsteer_pursuit(&agents, &d->target, &params, &out, 0, n) == 0); break;
+    case CROWDSTEER_EVADE: CHECK(crowdsteer_evade(&agents, &d->target, &params, &out, 0, n) == 0); break;
     default: /* wander updates the state only of the agents that use it */
       for (size_t i = 0; i < n; i++)
         if (su->mask[i] & (1u << b))
@@ -151,13 +171,13 @@ static int same_state(const scenario *a, const scenario *b, const char *what) {
   return 1;
 }
 
-static void check_case(size_t n, int dims, int combine, const crowdsteer_isa *isas,
-                       int isa_count) {
+static void check_case(size_t n, int dims, int combine, int shared,
+                       const crowdsteer_isa *isas, int isa_count) {
   uint64_t seed = 0x57E9u + n * 7u + (uint64_t)dims;
   scenario want, got;
   setup su;
   scenario_make(&want, n, dims, seed, 1);
-  make_setup(&su, &want, combine);
+  make_setup(&su, &want, combine, shared);
   compose(&want, &su);
   free_setup(&su);
   static const size_t tiles[] = {0, 1, 7, 64, 4096};
@@ -166,7 +186,7 @@ static void check_case(size_t n, int dims, int combine, const crowdsteer_isa *is
     CHECK(crowdsteer_force_isa(isas[isa]) == CROWDSTEER_OK);
     for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
       scenario_make(&got, n, dims, seed, 1);
-      make_setup(&su, &got, combine);
+      make_setup(&su, &got, combine, shared);
       su.step.tile_size = tiles[t];
       su.step.threads = threads[t % 4];
       crowdsteer_agents agents = scenario_agents(&got);
@@ -185,15 +205,16 @@ static void check_case(size_t n, int dims, int combine, const crowdsteer_isa *is
           memcpy(got.v[k], next.v[k], n * sizeof(float));
         }
         scenario_free(&next);
-      } else if (t == 2 && n > 10) { /* a split call gives the same bits too */
+      } else if (t == 2 && n > 10 && !shared) { /* a split call gives the same bits too */
         CHECK_STATUS(crowdsteer_step(&agents, &su.step, n / 3, n), CROWDSTEER_OK);
         CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, n / 3), CROWDSTEER_OK);
       } else {
         CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, n), CROWDSTEER_OK);
       }
       char what[64];
-      snprintf(what, sizeof what, "%s tile=%zu threads=%d",
-               combine == CROWDSTEER_BLEND ? "blend" : "priority", tiles[t], threads[t % 4]);
+      snprintf(what, sizeof what, "%s%s tile=%zu threads=%d",
+               combine == CROWDSTEER_BLEND ? "blend" : "priority", shared ? " shared" : "",
+               tiles[t], threads[t % 4]);
       CHECK(same_state(&want, &got, what));
       free_setup(&su);
       scenario_free(&got);
@@ -207,7 +228,7 @@ static void check_validation(void) {
   scenario s;
   scenario_make(&s, 100, 2, 42, 0);
   setup su;
-  make_setup(&su, &s, CROWDSTEER_BLEND);
+  make_setup(&su, &s, CROWDSTEER_BLEND, 0);
   crowdsteer_agents agents = scenario_agents(&s);
   float before = s.p[0][50];
   crowdsteer_step_desc bad = su.step;
@@ -267,6 +288,18 @@ static void check_validation(void) {
   crowdsteer_agents same = agents;
   bad.output = &same; /* writing the arrays being read */
   CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  /* An AGENT target's index is checked once for the call, even where no
+   * agent's mask selects the behaviour. */
+  bad = su.step;
+  crowdsteer_step_behaviour chase[BEHAVIOURS];
+  memcpy(chase, su.behaviours, sizeof chase);
+  bad.behaviours = chase;
+  chase[3].target.kind = CROWDSTEER_TARGET_AGENT;
+  chase[3].target.agent = 100;
+  before = s.p[0][50];
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_AGENT_INDEX);
+  CHECK(same_bits(before, s.p[0][50]));
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 10, 10), CROWDSTEER_OK);
   free_setup(&su);
   scenario_free(&s);
 }
@@ -278,8 +311,9 @@ int main(void) {
   static const size_t counts[] = {0, 1, 17, 1000, 4099};
   for (int dims = 2; dims <= 3; dims++)
     for (int combine = 0; combine < 2; combine++)
-      for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
-        check_case(counts[c], dims, combine, isas, isa_count);
+      for (int shared = 0; shared < 2; shared++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+          check_case(counts[c], dims, combine, shared, isas, isa_count);
   check_validation();
   printf("threads available: %d\n", crowdsteer_step_max_threads());
   return check_report("test_step");
