@@ -36,9 +36,8 @@ consumers() {
       fail "the C++-only consumer enabled C"
     fi
   done
-  echo "--- $kind: pkg-config consumer (plain --libs)"
-  mkdir -p "$work/pc-$kind" && cp "$root/tests/install/consumer/main.c" "$work/pc-$kind/"
-  (cd "$work/pc-$kind" && PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --libs crowdsteer &&
+  echo "--- $kind: pkg-config consumer (plain --libs), next to the C project"
+  (cd "$work/cmake-c-$kind" && PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --libs crowdsteer &&
     readme "pkg-config-$kind.sh")
 }
 
@@ -88,7 +87,7 @@ fi
 echo "exports: $(wc -l <"$work/exported") crowdsteer_* functions, nothing else"
 
 consumers shared
-for exe in cmake-c-shared/myapp/build/myapp cmake-cxx-shared/myapp/build/myapp pc-shared/myapp; do
+for exe in cmake-c-shared/myapp/build/myapp cmake-cxx-shared/myapp/build/myapp cmake-c-shared/myapp/app; do
   readelf -d "$work/$exe" | grep -q "NEEDED.*\[$soname\]" ||
     fail "$exe is not linked to $soname"
 done

@@ -1,3 +1,3 @@
 export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
-cc -std=c11 -O2 main.c $(pkg-config --cflags --libs crowdsteer) -o myapp
-./myapp
+cc -std=c11 -O2 myapp/main.c $(pkg-config --cflags --libs crowdsteer) -o myapp/app
+myapp/app
