@@ -195,3 +195,33 @@ def test_target_attributes():
     assert a.kind == cs.TARGET_ARRAYS and len(a.position) == 2 and a.velocity is None
     index = np.zeros(3, np.uint32)
     assert cs.Target.agents(index).index is index
+
+
+@pytest.mark.parametrize("behaviour", [cs.pursuit, cs.evade])
+def test_one_agent_target_is_every_index_equal(behaviour):
+    agents, _ = random_agents(np.random.default_rng(12), 40)
+    params = cs.Params(max_prediction=5, panic_radius=50)
+    one, every = empty_vectors(40), empty_vectors(40)
+    behaviour(agents, cs.Target.agent(7), params, one)
+    behaviour(agents, cs.Target.agents(np.full(40, 7, np.uint32)), params, every)
+    assert bits(one) == bits(every) and cs.Target.agent(7).agent_index == 7
+    with pytest.raises(cs.AgentIndexError):
+        behaviour(agents, cs.Target.agent(40), params, one)
+
+
+def test_per_agent_timing_parameters():
+    agents, _ = random_agents(np.random.default_rng(13), 30)
+    half = np.full(30, 0.5, np.float32)
+    uniform, per_agent = empty_vectors(30), empty_vectors(30)
+    cs.pursuit(agents, cs.Target.agent(3), cs.Params(time_to_target=0.5, max_prediction=2),
+               uniform)
+    cs.pursuit(agents, cs.Target.agent(3),
+               cs.Params(time_to_target_per_agent=half,
+                         max_prediction_per_agent=np.full(30, 2, np.float32)), per_agent)
+    assert bits(uniform) == bits(per_agent)
+    state = [cs.WanderState(empty_vectors(30), seed=5) for _ in range(2)]
+    cs.wander(agents, state[0], cs.Params(wander_radius=1, jitter=0.25), uniform)
+    cs.wander(agents, state[1], cs.Params(wander_radius=1,
+                                          jitter_per_agent=np.full(30, 0.25, np.float32)),
+              per_agent)
+    assert bits(uniform) == bits(per_agent)

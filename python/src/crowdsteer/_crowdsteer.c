@@ -51,6 +51,7 @@ static const struct constant_row {
     {"TARGET_POINT", CROWDSTEER_TARGET_POINT},
     {"TARGET_ARRAYS", CROWDSTEER_TARGET_ARRAYS},
     {"TARGET_AGENTS", CROWDSTEER_TARGET_AGENTS},
+    {"TARGET_AGENT", CROWDSTEER_TARGET_AGENT},
     {"OVERWRITE", CROWDSTEER_OVERWRITE},
     {"ACCUMULATE", CROWDSTEER_ACCUMULATE},
     {"BLEND", CROWDSTEER_BLEND},
@@ -93,6 +94,8 @@ static const struct field_row param_array_rows[] = {
     PARAM_FLOAT(slowing_radius_per_agent), PARAM_FLOAT(panic_radius_per_agent),
     PARAM_FLOAT(danger_radius_per_agent),  PARAM_FLOAT(escape_radius_per_agent),
     PARAM_FLOAT(wander_radius_per_agent),  PARAM_FLOAT(wander_distance_per_agent),
+    PARAM_FLOAT(time_to_target_per_agent), PARAM_FLOAT(max_prediction_per_agent),
+    PARAM_FLOAT(jitter_per_agent),
 };
 enum {
   PARAM_FLOATS = sizeof param_float_rows / sizeof param_float_rows[0],
@@ -648,6 +651,7 @@ typedef struct {
   float point[3], point_velocity[3];
   PyObject *position, *velocity; /* ARRAYS: tuples of arrays (velocity may be NULL) */
   PyObject *index;               /* AGENTS: uint32 array */
+  uint32_t agent;                /* AGENT: the one target agent */
 } TargetObject;
 
 static PyTypeObject Target_Type;
@@ -747,6 +751,21 @@ static PyObject *Target_agents(PyObject *cls, PyObject *args, PyObject *kwargs) 
   return (PyObject *)t;
 }
 
+static PyObject *Target_agent(PyObject *cls, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agent", NULL};
+  unsigned long agent;
+  (void)cls;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "k:Target.agent", kwlist, &agent))
+    return NULL;
+  if (agent > UINT32_MAX) {
+    PyErr_SetString(PyExc_OverflowError, "agent must fit in 32 bits");
+    return NULL;
+  }
+  TargetObject *t = target_alloc(CROWDSTEER_TARGET_AGENT);
+  if (t) t->agent = (uint32_t)agent;
+  return (PyObject *)t;
+}
+
 static void Target_dealloc(TargetObject *self) {
   Py_XDECREF(self->position);
   Py_XDECREF(self->velocity);
@@ -765,6 +784,7 @@ static PyObject *Target_get(TargetObject *self, void *closure) {
   case 2: return xyz_tuple(self->point_velocity);
   case 3: return Py_NewRef(self->position ? self->position : Py_None);
   case 4: return Py_NewRef(self->velocity ? self->velocity : Py_None);
+  case 6: return PyLong_FromUnsignedLong(self->agent);
   default: return Py_NewRef(self->index ? self->index : Py_None);
   }
 }
@@ -782,6 +802,7 @@ static int target_to_c(PyObject *obj, const arg_name *name, int dims, Py_ssize_t
   out->kind = t->kind;
   memcpy(out->point, t->point, sizeof out->point);
   memcpy(out->point_velocity, t->point_velocity, sizeof out->point_velocity);
+  out->agent = t->agent;
   /* The target holds its arrays (it is immutable): nothing more to keep. */
   switch (t->kind) {
   case CROWDSTEER_TARGET_ARRAYS:
@@ -813,6 +834,7 @@ static PyGetSetDef Target_getset[] = {
     {"position", (getter)Target_get, NULL, "ARRAYS: per-agent positions", (void *)3},
     {"velocity", (getter)Target_get, NULL, "ARRAYS: per-agent velocities", (void *)4},
     {"index", (getter)Target_get, NULL, "AGENTS: per-agent target indices", (void *)5},
+    {"agent_index", (getter)Target_get, NULL, "AGENT: the one target agent", (void *)6},
     {NULL}};
 
 static PyMethodDef Target_methods[] = {
@@ -828,6 +850,11 @@ static PyMethodDef Target_methods[] = {
      METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "agents(index) -> Target: agent i's target is agent index[i] of the same batch "
      "(a uint32 array)."},
+    {"agent", (PyCFunction)(void (*)(void))Target_agent,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "agent(agent) -> Target: one agent of the same batch is every agent's target "
+     "(as Target.agents with every index equal, checked once; an in-place step "
+     "needs no snapshot for it)."},
     {NULL}};
 
 static PyTypeObject Target_Type = {

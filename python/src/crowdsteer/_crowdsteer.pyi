@@ -22,6 +22,7 @@ WANDER: int
 TARGET_POINT: int
 TARGET_ARRAYS: int
 TARGET_AGENTS: int
+TARGET_AGENT: int
 OVERWRITE: int
 ACCUMULATE: int
 BLEND: int
@@ -101,6 +102,9 @@ class Params:
     escape_radius_per_agent: Optional[FloatArray]
     wander_radius_per_agent: Optional[FloatArray]
     wander_distance_per_agent: Optional[FloatArray]
+    time_to_target_per_agent: Optional[FloatArray]
+    max_prediction_per_agent: Optional[FloatArray]
+    jitter_per_agent: Optional[FloatArray]
     def __init__(self, **fields: Union[float, FloatArray, None]) -> None: ...
     def replace(self, **fields: Union[float, FloatArray, None]) -> "Params": ...
     def fields(self) -> Dict[str, Union[float, FloatArray]]: ...
@@ -114,6 +118,8 @@ class Target:
     def arrays(cls, position: Vectors, velocity: Optional[Vectors] = ...) -> "Target": ...
     @classmethod
     def agents(cls, index: IndexArray) -> "Target": ...
+    @classmethod
+    def agent(cls, agent: int) -> "Target": ...
     @property
     def kind(self) -> int: ...
     @property
@@ -126,6 +132,8 @@ class Target:
     def velocity(self) -> Optional[Tuple[FloatArray, ...]]: ...
     @property
     def index(self) -> Optional[IndexArray]: ...
+    @property
+    def agent_index(self) -> int: ...
 
 class WanderState:
     """Wander's per-agent directions and generator (crowdsteer_wander_state)."""
