@@ -12,7 +12,8 @@ os.makedirs(out, exist_ok=True)
 # nulls (odd: none), per-agent (even: none), then 14 parameters (0 = default);
 # the reader's generator fills the agents.
 def seed(entry, dims, count, kind, mode, per_agent=0, isa=2):
-    header = [entry, isa, dims, count, 0, kind, mode, 1, per_agent]
+    header = [entry, isa, dims, count, 0, kind] + ([count // 2] if kind == 14 else [])
+    header += [mode, 1, per_agent]
     if per_agent:
         header += [0xFF, 0xFF]
     params = [0] * 14
@@ -21,7 +22,7 @@ def seed(entry, dims, count, kind, mode, per_agent=0, isa=2):
 entries = ["seek", "flee", "arrive", "leave", "pursuit", "evade", "wander", "integrate"]
 for e, name in enumerate(entries):
     for dims, dname in ((0, "2d"), (3, "3d")):
-        for kind, kname in ((0, "point"), (5, "arrays"), (10, "agents")):
+        for kind, kname in ((0, "point"), (5, "arrays"), (10, "agents"), (14, "agent")):
             if e >= 6 and kind:
                 continue
             data = seed(e, dims, 17 + e, kind, 4 if kind == 5 else 0)
@@ -44,7 +45,8 @@ def param(v, scale=36):
     return [0] if v == 0 else [200] + f(v, scale)  # 0: default; else |float|
 
 def behaviour(kind, target, per_agent=0, weight=None, per_agent_weight=False):
-    b = [kind, target] + f(10) + f(-4) + f(1) + f(1) + f(0) + f(-1)
+    b = [kind, target] + ([5] if target == 14 else [])  # AGENT: agent 5
+    b += f(10) + f(-4) + f(1) + f(1) + f(0) + f(-1)
     # max_speed, max_force, mass, dt, time_to_target, target_radius,
     # slowing_radius, panic_radius, danger_radius, escape_radius,
     # max_prediction, wander_radius, wander_distance, jitter
@@ -73,7 +75,7 @@ def step_seed(behaviours, dims=0, count=17, combine=0, mask_form=1, out=0, snap=
     return bytes(h)
 
 SEEK, FLEE, ARRIVE, LEAVE, PURSUIT, EVADE, WANDER = range(7)
-POINT, ARRAYS, AGENTS = 0, 5, 10
+POINT, ARRAYS, AGENTS, AGENT = 0, 5, 10, 14
 mixed = [behaviour(SEEK, POINT), behaviour(FLEE, ARRAYS, weight=-2),
          behaviour(ARRIVE, AGENTS, per_agent=0x18), behaviour(PURSUIT, AGENTS),
          behaviour(EVADE, ARRAYS, per_agent_weight=True), behaviour(WANDER, POINT)]
@@ -93,6 +95,10 @@ seeds = {
     "step-blend-3d-pursuit-evade": step_seed([behaviour(PURSUIT, AGENTS),
                                               behaviour(EVADE, AGENTS, per_agent=0x80)],
                                              dims=3, mask_form=2, isa=3),
+    # in place without a snapshot (untamed, so snapshot byte 10 stays "none"):
+    # one AGENT target for the whole crowd, the timing arrays per agent
+    "step-blend-2d-agent-in-place": step_seed([behaviour(PURSUIT, AGENT, per_agent=0x1C00),
+                                               behaviour(EVADE, AGENT)], snap=10, tame=False),
     # invalid: 33 behaviours (count byte 225), untamed
     "step-invalid-33-behaviours": step_seed(mixed, bc=225, tame=False),
 }
