@@ -291,7 +291,25 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
 
 /* ---- entry points ------------------------------------------------------------- */
 
-static cs_nb_kernel active_kernel(void) { return cs_nb_kernel_scalar; }
+/* The kernel of the active ISA (the scalar one where no SIMD kernel is
+ * built), indexed like crowdsteer_isa. */
+static cs_nb_kernel active_kernel(void) {
+  switch (crowdsteer_active_isa()) {
+#ifdef CROWDSTEER_HAVE_SSE4
+  case CROWDSTEER_ISA_SSE4: return cs_nb_kernel_sse4;
+#endif
+#ifdef CROWDSTEER_HAVE_AVX2
+  case CROWDSTEER_ISA_AVX2: return cs_nb_kernel_avx2;
+#endif
+#ifdef CROWDSTEER_HAVE_AVX512
+  case CROWDSTEER_ISA_AVX512: return cs_nb_kernel_avx512;
+#endif
+#ifdef CROWDSTEER_HAVE_NEON
+  case CROWDSTEER_ISA_NEON: return cs_nb_kernel_neon;
+#endif
+  default: return cs_nb_kernel_scalar;
+  }
+}
 
 static crowdsteer_status run(cs_nb_behaviour behaviour, const crowdsteer_agents *agents,
                              const crowdsteer_neighbours *nb,

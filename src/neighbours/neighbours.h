@@ -147,16 +147,16 @@ static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t
                                     const float p[3], const float v[3]) {
   const int dims = job->dims;
   a->index = (uint32_t)i;
-  float vv = v[0] * v[0];
   for (int k = 0; k < 3; k++) {
     a->p[k] = k < dims ? p[k] : 0.0f;
     a->v[k] = k < dims ? v[k] : 0.0f;
   }
+  float vv = a->v[0] * a->v[0];
   for (int k = 1; k < dims; k++)
-    vv += v[k] * v[k];
+    vv += a->v[k] * a->v[k];
   const float speed = sqrtf(vv);
   for (int k = 0; k < 3; k++)
-    a->heading[k] = speed > 0.0f && k < dims ? v[k] / speed : 0.0f;
+    a->heading[k] = speed > 0.0f && k < dims ? a->v[k] / speed : 0.0f;
   a->radius = cs_param_at(job->radius, i);
   a->inv_radius = 1.0f / a->radius;
   a->fov = job->use_fov && speed > 0.0f;

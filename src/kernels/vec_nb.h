@@ -1,0 +1,107 @@
+/* What the neighbour kernel needs beyond vec.h: integer lane compares, mask
+ * counting, and float -> int32 conversions (round to nearest even, and
+ * truncation of values that are integers already), per lane width. Native
+ * x86 conversions round by MXCSR, which every call keeps at nearest-even;
+ * elsewhere rounding is done in float (adding and removing 2^23, exact in
+ * round-to-nearest-even), because SIMDe's portable conversions round ties
+ * away from zero. */
+#ifndef CROWDSTEER_VEC_NB_H
+#define CROWDSTEER_VEC_NB_H
+
+#include "kernels/vec.h"
+
+#if CS_LANES == 4
+CS_INLINE vmask m_or(vmask a, vmask b) { return simde_mm_or_ps(a, b); }
+CS_INLINE vmask m_andnot(vmask a, vmask b) {
+  return simde_mm_andnot_ps(b, a);
+} /* a & ~b */
+CS_INLINE int m_count(vmask m) {
+  return __builtin_popcount((unsigned)simde_mm_movemask_ps(m));
+}
+CS_INLINE unsigned m_bits(vmask m) { return (unsigned)simde_mm_movemask_ps(m); }
+CS_INLINE vmask i_eq(vi a, vi b) {
+  return simde_mm_castsi128_ps(simde_mm_cmpeq_epi32(a, b));
+}
+CS_INLINE vmask i_any_common(vi a, vi b) {
+  return m_not(i_eq(simde_mm_and_si128(a, b), simde_mm_setzero_si128()));
+}
+CS_INLINE vi i_from_float_trunc(vf a) { return simde_mm_cvttps_epi32(a); }
+#if defined(__SSE2__)
+CS_INLINE vi i_round_even(vf a) { return simde_mm_cvtps_epi32(a); }
+#else
+CS_INLINE vi i_round_even(vf a) {
+  const vf sign = simde_mm_castsi128_ps(simde_mm_set1_epi32((int32_t)0x80000000u));
+  const vf magic = simde_mm_or_ps(simde_mm_and_ps(a, sign), v_set1(0x1p23f));
+  const vf rounded = v_sub(v_add(a, magic), magic);
+  const vmask small = v_lt(simde_mm_andnot_ps(sign, a), v_set1(0x1p23f));
+  return simde_mm_cvttps_epi32(v_select(small, rounded, a));
+}
+#endif
+
+#elif CS_LANES == 8
+CS_INLINE vmask m_or(vmask a, vmask b) { return simde_mm256_or_ps(a, b); }
+CS_INLINE vmask m_andnot(vmask a, vmask b) { return simde_mm256_andnot_ps(b, a); }
+CS_INLINE int m_count(vmask m) {
+  return __builtin_popcount((unsigned)simde_mm256_movemask_ps(m));
+}
+CS_INLINE unsigned m_bits(vmask m) { return (unsigned)simde_mm256_movemask_ps(m); }
+CS_INLINE vmask i_eq(vi a, vi b) {
+  return simde_mm256_castsi256_ps(simde_mm256_cmpeq_epi32(a, b));
+}
+CS_INLINE vmask i_any_common(vi a, vi b) {
+  return m_not(i_eq(simde_mm256_and_si256(a, b), simde_mm256_setzero_si256()));
+}
+CS_INLINE vi i_from_float_trunc(vf a) { return simde_mm256_cvttps_epi32(a); }
+CS_INLINE vi i_round_even(vf a) { return simde_mm256_cvtps_epi32(a); }
+
+#elif CS_LANES == 16
+CS_INLINE vmask m_or(vmask a, vmask b) { return (vmask)(a | b); }
+CS_INLINE vmask m_andnot(vmask a, vmask b) { return (vmask)(a & ~b); }
+CS_INLINE int m_count(vmask m) { return __builtin_popcount((unsigned)m); }
+CS_INLINE unsigned m_bits(vmask m) { return (unsigned)m; }
+CS_INLINE vmask i_eq(vi a, vi b) { return simde_mm512_cmpeq_epi32_mask(a, b); }
+CS_INLINE vmask i_any_common(vi a, vi b) { return simde_mm512_test_epi32_mask(a, b); }
+#if defined(__AVX512F__)
+CS_INLINE vi i_from_float_trunc(vf a) { return _mm512_cvttps_epi32(a); }
+CS_INLINE vi i_round_even(vf a) { return _mm512_cvtps_epi32(a); }
+#else
+/* The emulated 16-lane build (tests only): per lane, as the scalar code. */
+CS_INLINE vi i_from_float_trunc(vf a) {
+  float in[16];
+  int32_t out[16];
+  simde_mm512_storeu_ps(in, a);
+  for (int k = 0; k < 16; k++)
+    out[k] = (int32_t)in[k];
+  return simde_mm512_loadu_si512((const void *)out);
+}
+CS_INLINE vi i_round_even(vf a) {
+  float in[16];
+  int32_t out[16];
+  simde_mm512_storeu_ps(in, a);
+  for (int k = 0; k < 16; k++) {
+    float x = in[k];
+    if (x < 0x1p23f && x > -0x1p23f) {
+      const float magic = x < 0.0f ? -0x1p23f : 0x1p23f;
+      x = (x + magic) - magic;
+    }
+    out[k] = (int32_t)x;
+  }
+  return simde_mm512_loadu_si512((const void *)out);
+}
+#endif
+#endif
+
+/* Sum of the int32 lanes, in 64 bits. */
+CS_INLINE int64_t i_sum64(vi a) {
+  int32_t lanes[W];
+  i_store((uint32_t *)lanes, a);
+  int64_t s = 0;
+  for (int k = 0; k < W; k++)
+    s += lanes[k];
+  return s;
+}
+
+CS_INLINE vi i_zero(void) { return i_set1(0); }
+CS_INLINE vi i_masked(vmask m, vi a) { return i_select(m, a, i_zero()); }
+
+#endif /* CROWDSTEER_VEC_NB_H */
