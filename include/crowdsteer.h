@@ -23,7 +23,8 @@
  *               crowdsteer_separation, _cohesion, _alignment (2D and 3D)
  *  Mixed crowds crowdsteer_step: several behaviours per agent (selected per
  *               agent), blended or by priority, then integrated, in one pass
- *               over memory, optionally multi-threaded
+ *               over memory, optionally multi-threaded; neighbour behaviours
+ *               included (CROWDSTEER_SEPARATION, _COHESION, _ALIGNMENT)
  *  Random       crowdsteer_random (wander's counter-based generator)
  *  ISA          crowdsteer_isa, crowdsteer_active_isa, crowdsteer_force_isa,
  *               crowdsteer_isa_supported, crowdsteer_isa_name, crowdsteer_isa_from_name
@@ -459,7 +460,11 @@ typedef enum crowdsteer_behaviour {
   CROWDSTEER_LEAVE = 3,
   CROWDSTEER_PURSUIT = 4,
   CROWDSTEER_EVADE = 5,
-  CROWDSTEER_WANDER = 6
+  CROWDSTEER_WANDER = 6,
+  /** Neighbour behaviours: read crowdsteer_step_behaviour.neighbours. */
+  CROWDSTEER_SEPARATION = 7,
+  CROWDSTEER_COHESION = 8,
+  CROWDSTEER_ALIGNMENT = 9
 } crowdsteer_behaviour;
 
 /** One behaviour of a mixed step. Zero-initialise, then set what you need. */
@@ -478,6 +483,12 @@ typedef struct crowdsteer_step_behaviour {
   float weight;
   /** Per-agent weights replacing `weight` when not NULL (taken literally). */
   const float *weight_per_agent;
+  /** Separation, cohesion, alignment: who each agent sees (required). With a
+   *  grid, the step computes these behaviours for its range, cell by cell,
+   *  before it moves anyone, into memory the grid keeps (grown when needed,
+   *  then reused), so a step in place needs no snapshot for them; two steps
+   *  must not use one grid at the same time. */
+  const crowdsteer_neighbours *neighbours;
 } crowdsteer_step_behaviour;
 
 /** How a step combines the steering of an agent's behaviours. */

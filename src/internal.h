@@ -106,6 +106,11 @@ typedef struct cs_job {
   float *pos_rw[3];
   float *vel_rw[3];
   const float *steering[3];
+
+  /* Mixed steps, neighbour behaviours: the steering of agent i, computed
+   * before the tiles, at precomputed[k][i - precomputed_base]. */
+  const float *precomputed[3];
+  size_t precomputed_base;
 } cs_job;
 
 typedef void (*cs_kernel)(const cs_job *job, size_t begin, size_t end);

@@ -11,6 +11,7 @@
 #endif
 
 #include "internal.h"
+#include "neighbours/step_neighbours.h"
 
 enum { DEFAULT_TILE = 1024, MAX_TILE = 4096 };
 
@@ -69,10 +70,14 @@ static crowdsteer_status check_behaviour_run(const crowdsteer_agents *agents,
                                              size_t first, size_t last) {
   const crowdsteer_step_behaviour *desc = &step->behaviours[b];
   const uint32_t bit = 1u << b;
-  cs_job scratch;
-  CS_CHECK(cs_prepare_behaviour(&scratch, (cs_behaviour)desc->behaviour, agents,
-                                &desc->target, desc->wander, &desc->params, first, last,
-                                step->behaviour_mask, bit));
+  if (cs_step_is_neighbour(desc->behaviour)) {
+    CS_CHECK(cs_nb_step_check(agents, desc, first, last, step->behaviour_mask, bit));
+  } else {
+    cs_job scratch;
+    CS_CHECK(cs_prepare_behaviour(&scratch, (cs_behaviour)desc->behaviour, agents,
+                                  &desc->target, desc->wander, &desc->params, first, last,
+                                  step->behaviour_mask, bit));
+  }
   const cs_range r = {first, last, step->behaviour_mask, bit};
   if (desc->weight_per_agent && !cs_all_finite(desc->weight_per_agent, &r))
     return CROWDSTEER_ERROR_PARAMETER;
@@ -161,9 +166,17 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
     cs_job *job = &out->behaviour[b];
     out->kind[b] = (cs_behaviour)desc->behaviour;
     /* Here the call's shape and uniform values; per-agent data below. */
-    CS_CHECK(cs_prepare_behaviour(job, out->kind[b], agents, &desc->target, desc->wander,
-                                  &desc->params, begin, begin, NULL, 0));
-    if (in_place && out->kind[b] != CS_WANDER &&
+    const int neighbour = cs_step_is_neighbour(desc->behaviour);
+    if (neighbour) {
+      memset(job, 0, sizeof *job);
+      job->dims = agents->dims;
+      job->count = agents->count;
+      CS_CHECK(cs_nb_step_check(agents, desc, begin, begin, NULL, 0));
+    } else {
+      CS_CHECK(cs_prepare_behaviour(job, out->kind[b], agents, &desc->target,
+                                    desc->wander, &desc->params, begin, begin, NULL, 0));
+    }
+    if (in_place && !neighbour && out->kind[b] != CS_WANDER &&
         desc->target.kind == CROWDSTEER_TARGET_AGENTS) {
       CS_CHECK(check_state_buffer(agents, step->snapshot, begin, end));
       const crowdsteer_agents *s = step->snapshot;
@@ -270,7 +283,10 @@ static void run_tile(const plan *pl, const cs_backend *backend, size_t first,
       prefetch_agents(pl, ahead, ahead + per_slice);
       ahead += per_slice;
       const size_t to = last - from < SLICE ? last : from + SLICE;
-      backend->behaviour[pl->kind[b]][dims - 2](&job, from, to);
+      if (cs_step_is_neighbour((int)pl->kind[b]))
+        cs_nb_step_blend(&job, from, to);
+      else
+        backend->behaviour[pl->kind[b]][dims - 2](&job, from, to);
     }
   }
   cs_job integrate = pl->integrator;
@@ -286,6 +302,7 @@ crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
   plan pl;
   CS_CHECK(make_plan(&pl, agents, step, begin, end));
   if (begin == end) return CROWDSTEER_OK;
+  CS_CHECK(cs_nb_step_run(agents, step, begin, end, pl.behaviour));
   const cs_backend *backend = cs_active_backend();
   const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;
 #ifdef _OPENMP

@@ -18,7 +18,7 @@
 
 enum {
   /* Candidates one cell's buffer holds (a 3D alignment buffer is 8 KiB). */
-  BUFFER = 256,
+  BUFFER = CS_NB_BUFFER_CANDIDATES,
   /* Vectors added into the 32-bit lane sums between flushes: a lane adds
    * at most 1.25 * 2^24 per vector (separation and cohesion contributions
    * are within 1.25 in length, alignment's are split in two parts below
@@ -195,6 +195,8 @@ CS_INLINE int fill_buffer(const cs_nb_job *job, const uint32_t cell[3], cell_buf
   return 1;
 }
 
+_Static_assert(sizeof(cell_buffer) <= CS_NB_BUFFER_BYTES, "cell buffer size");
+
 CS_INLINE void cell_of(const crowdsteer_grid *g, size_t slot, uint32_t cell[3],
                        int dims) {
   cell[2] = 0;
@@ -263,23 +265,24 @@ CS_INLINE int wanted(const cs_nb_job *job, size_t i, size_t begin, size_t end) {
 CS_INLINE void run_cells(const cs_nb_job *job, size_t begin, size_t end, const int dims,
                          const cs_nb_behaviour behaviour) {
   const crowdsteer_grid *g = job->grid;
-  cell_buffer buf;
-  size_t slot = 0;
-  while (slot < g->count) {
+  cell_buffer own;
+  cell_buffer *buf = job->buffer ? (cell_buffer *)job->buffer : &own;
+  size_t slot = job->slot_first;
+  while (slot < job->slot_last) {
     uint32_t cell[3], next[3];
     cell_of(g, slot, cell, dims);
     size_t group_end = slot + 1;
     int todo = wanted(job, g->index[slot], begin, end);
-    for (; group_end < g->count; group_end++) {
+    for (; group_end < job->slot_last; group_end++) {
       cell_of(g, group_end, next, dims);
       if (next[0] != cell[0] || next[1] != cell[1] || next[2] != cell[2]) break;
       todo |= wanted(job, g->index[group_end], begin, end);
     }
     if (todo) {
-      const int buffered = fill_buffer(job, cell, &buf, dims, behaviour);
+      const int buffered = fill_buffer(job, cell, buf, dims, behaviour);
       for (size_t s = slot; s < group_end; s++)
         if (wanted(job, g->index[s], begin, end))
-          evaluate(job, s, &buf, buffered, cell, dims, behaviour);
+          evaluate(job, s, buf, buffered, cell, dims, behaviour);
     }
     slot = group_end;
   }

@@ -181,7 +181,7 @@ void cs_nb_kernel_scalar(const cs_nb_job *job, size_t begin, size_t end) {
     return;
   }
   const crowdsteer_grid *g = job->grid;
-  for (size_t slot = 0; slot < g->count; slot++) {
+  for (size_t slot = job->slot_first; slot < job->slot_last; slot++) {
     const size_t i = g->index[slot];
     if (i < begin || i >= end || !selected(job, i)) continue;
     for (int k = 0; k < dims; k++) {
@@ -286,14 +286,16 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
   job->lane_select = select;
   job->lane_bit = select_bit;
   const cs_range r = {begin, end, select, select_bit};
-  return resolve_neighbours(job, nb, agents, &r);
+  CS_CHECK(resolve_neighbours(job, nb, agents, &r));
+  job->slot_last = job->grid ? job->grid->count : 0;
+  return CROWDSTEER_OK;
 }
 
 /* ---- entry points ------------------------------------------------------------- */
 
 /* The kernel of the active ISA (the scalar one where no SIMD kernel is
  * built), indexed like crowdsteer_isa. */
-static cs_nb_kernel active_kernel(void) {
+cs_nb_kernel cs_nb_active_kernel(void) {
   switch (crowdsteer_active_isa()) {
 #ifdef CROWDSTEER_HAVE_SSE4
   case CROWDSTEER_ISA_SSE4: return cs_nb_kernel_sse4;
@@ -325,7 +327,7 @@ static crowdsteer_status run(cs_nb_behaviour behaviour, const crowdsteer_agents 
   job.mode = output.mode;
   job.weight = output.weight;
   if (begin == end) return CROWDSTEER_OK;
-  (job.grid ? active_kernel() : cs_nb_kernel_scalar)(&job, begin, end);
+  (job.grid ? cs_nb_active_kernel() : cs_nb_kernel_scalar)(&job, begin, end);
   return CROWDSTEER_OK;
 }
 

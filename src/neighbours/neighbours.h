@@ -44,6 +44,12 @@ struct crowdsteer_grid {
   uint32_t *index;         /* bucket order: each slot's agent index */
   uint32_t *start;         /* table size + 1 entries */
   uint32_t *thread_counts; /* per build thread, one count per bucket */
+  /* crowdsteer_step's neighbour steering (per step behaviour, range-sized)
+   * and one cell buffer per thread of its neighbour pass; grown, reused. */
+  float *step_scratch;
+  size_t step_scratch_floats;
+  void *step_buffers;
+  int step_buffer_count;
   /* Capacity of the two allocations (agents, table), never shrunk. */
   void *agent_block, *table_block;
   size_t agent_bytes, table_bytes;
@@ -102,7 +108,17 @@ typedef struct cs_nb_job {
   size_t out_base;
   const uint32_t *lane_select;
   uint32_t lane_bit;
+  /* With a grid: only agents in slots [slot_first, slot_last) of the
+   * grid's order (a thread's share of a step's neighbour pass). */
+  size_t slot_first, slot_last;
+  /* CS_NB_BUFFER_BYTES of memory for the kernel's cell buffer, or NULL
+   * (the kernel uses its stack). */
+  void *buffer;
 } cs_nb_job;
+
+/* The cell buffer of a SIMD kernel (see kernels/neighbours.c). */
+#define CS_NB_BUFFER_CANDIDATES 256
+#define CS_NB_BUFFER_BYTES (CS_NB_BUFFER_CANDIDATES * 8 * 4 + 64)
 
 /* One agent's view of the world for a query, with its parameters. */
 typedef struct cs_nb_agent {
@@ -291,6 +307,9 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
 /* A backend's neighbour kernel: steering of the agents with index in
  * [begin, end) (and selected by lane_select), written per job->mode. */
 typedef void (*cs_nb_kernel)(const cs_nb_job *job, size_t begin, size_t end);
+
+/* The kernel of the active ISA. */
+cs_nb_kernel cs_nb_active_kernel(void);
 
 /* The scalar kernel (every backend's fallback) and the per-ISA tables. */
 void cs_nb_kernel_scalar(const cs_nb_job *job, size_t begin, size_t end);

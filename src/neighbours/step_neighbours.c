@@ -1,0 +1,153 @@
+/* Separation, cohesion and alignment inside crowdsteer_step. Before any
+ * tile runs, a neighbour pass computes each neighbour behaviour's steering
+ * for the step's range, cell by cell in the grid's order and split over the
+ * step's threads by grid slots, into memory its grid keeps; the tiles then
+ * blend or prioritise that steering like any behaviour's, with the same
+ * operations as reference.c's write_steering. Neighbours are read from the
+ * grid's copy of the pre-step state, so the step may update agents in place. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "neighbours/neighbours.h"
+#include "neighbours/step_neighbours.h"
+
+static const cs_nb_behaviour kind_of[3] = {CS_NB_SEPARATION, CS_NB_COHESION,
+                                           CS_NB_ALIGNMENT};
+
+static crowdsteer_status prepare(cs_nb_job *job, const crowdsteer_agents *agents,
+                                 const crowdsteer_step_behaviour *desc, size_t first,
+                                 size_t last, const uint32_t *select, uint32_t bit) {
+  if (desc->neighbours && !desc->neighbours->grid) return CROWDSTEER_ERROR_NULL_POINTER;
+  return cs_nb_prepare(job, kind_of[desc->behaviour - CROWDSTEER_SEPARATION], agents,
+                       desc->neighbours, &desc->params, first, last, select, bit);
+}
+
+crowdsteer_status cs_nb_step_check(const crowdsteer_agents *agents,
+                                   const crowdsteer_step_behaviour *desc, size_t first,
+                                   size_t last, const uint32_t *select, uint32_t bit) {
+  cs_nb_job job;
+  return prepare(&job, agents, desc, first, last, select, bit);
+}
+
+/* Grows a grid's step memory to `floats` of scratch and `buffers` buffers. */
+static crowdsteer_status reserve(crowdsteer_grid *g, size_t floats, int buffers) {
+  if (floats > g->step_scratch_floats) {
+    float *fresh = malloc(floats * sizeof(float));
+    if (!fresh) return CROWDSTEER_ERROR_OUT_OF_MEMORY;
+    free(g->step_scratch);
+    g->step_scratch = fresh;
+    g->step_scratch_floats = floats;
+  }
+  if (buffers > g->step_buffer_count) {
+    void *fresh = malloc((size_t)buffers * CS_NB_BUFFER_BYTES);
+    if (!fresh) return CROWDSTEER_ERROR_OUT_OF_MEMORY;
+    free(g->step_buffers);
+    g->step_buffers = fresh;
+    g->step_buffer_count = buffers;
+  }
+  return CROWDSTEER_OK;
+}
+
+static int pass_threads(int requested, size_t count) {
+#ifdef _OPENMP
+  int threads = requested ? requested : omp_get_max_threads();
+#else
+  int threads = 1;
+  (void)requested;
+#endif
+  const size_t useful = count / 1024 + 1; /* a thread per 1024 agents at most */
+  if ((size_t)threads > useful) threads = (int)useful;
+  return threads < 1 ? 1 : threads;
+}
+
+/* One behaviour's steering for agents [begin, end) into `scratch`. */
+static void neighbour_pass(cs_nb_job *job, size_t begin, size_t end, float *scratch,
+                           int threads) {
+  crowdsteer_grid *g = (crowdsteer_grid *)job->grid;
+  const size_t range = end - begin;
+  for (int k = 0; k < job->dims; k++)
+    job->out[k] = scratch + (size_t)k * range;
+  job->out_base = begin;
+  job->mode = CROWDSTEER_OVERWRITE;
+  const cs_nb_kernel kernel = cs_nb_active_kernel();
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+#endif
+  for (int t = 0; t < threads; t++) {
+    cs_nb_job part = *job;
+    part.slot_first = g->count * (size_t)t / (size_t)threads;
+    part.slot_last = g->count * (size_t)(t + 1) / (size_t)threads;
+    part.buffer = (char *)g->step_buffers + (size_t)t * CS_NB_BUFFER_BYTES;
+    kernel(&part, begin, end);
+  }
+}
+
+crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
+                                 const crowdsteer_step_desc *step, size_t begin,
+                                 size_t end, cs_job *jobs) {
+  const size_t range = end - begin;
+  const int dims = agents->dims;
+  const int threads = pass_threads(step->threads, range);
+  /* Each grid's scratch holds one slice per behaviour that uses it. */
+  for (size_t b = 0; b < step->behaviour_count; b++) {
+    const crowdsteer_step_behaviour *desc = &step->behaviours[b];
+    if (!cs_step_is_neighbour(desc->behaviour)) continue;
+    crowdsteer_grid *g = (crowdsteer_grid *)desc->neighbours->grid;
+    size_t slices = 0;
+    for (size_t c = 0; c < step->behaviour_count; c++)
+      slices += cs_step_is_neighbour(step->behaviours[c].behaviour) &&
+                step->behaviours[c].neighbours->grid == g;
+    CS_CHECK(reserve(g, slices * (size_t)dims * range, threads));
+  }
+  for (size_t b = 0; b < step->behaviour_count; b++) {
+    const crowdsteer_step_behaviour *desc = &step->behaviours[b];
+    if (!cs_step_is_neighbour(desc->behaviour)) continue;
+    const crowdsteer_grid *g = desc->neighbours->grid;
+    size_t slice = 0;
+    for (size_t c = 0; c < b; c++)
+      slice += cs_step_is_neighbour(step->behaviours[c].behaviour) &&
+               step->behaviours[c].neighbours->grid == g;
+    float *scratch = g->step_scratch + slice * (size_t)dims * range;
+    cs_nb_job job;
+    CS_CHECK(prepare(&job, agents, desc, begin, begin, NULL, 0));
+    job.lane_select = step->behaviour_mask;
+    job.lane_bit = 1u << b;
+    neighbour_pass(&job, begin, end, scratch, threads);
+    for (int k = 0; k < dims; k++)
+      jobs[b].precomputed[k] = scratch + (size_t)k * range;
+    jobs[b].precomputed_base = begin;
+  }
+  return CROWDSTEER_OK;
+}
+
+void cs_nb_step_blend(const cs_job *job, size_t from, size_t to) {
+  const int dims = job->dims;
+  for (size_t i = from; i < to; i++) {
+    if (job->lane_select && !(job->lane_select[i] & job->lane_bit)) continue;
+    const size_t slot = i - job->out_base;
+    const float weight = cs_param_at(job->weight, i);
+    float s[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < dims; k++)
+      s[k] = job->precomputed[k][i - job->precomputed_base];
+    if (job->mode == CROWDSTEER_ACCUMULATE) {
+      for (int k = 0; k < dims; k++)
+        job->out[k][slot] = job->out[k][slot] + weight * s[k];
+      continue;
+    }
+    if (job->decided[slot] != 0.0f) continue;
+    float weighted[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < dims; k++) {
+      weighted[k] = s[k] * weight;
+      job->out[k][slot] = weighted[k];
+    }
+    float length2 = weighted[0] * weighted[0];
+    for (int k = 1; k < dims; k++)
+      length2 += weighted[k] * weighted[k];
+    if (sqrtf(length2) > job->priority_threshold) job->decided[slot] = 1.0f;
+  }
+}

@@ -1,0 +1,29 @@
+/* The hooks crowdsteer_step (step.c) uses for neighbour behaviours. */
+#ifndef CROWDSTEER_STEP_NEIGHBOURS_H
+#define CROWDSTEER_STEP_NEIGHBOURS_H
+
+#include "internal.h"
+
+/* Whether a step behaviour is separation, cohesion or alignment. */
+static inline int cs_step_is_neighbour(int behaviour) {
+  return behaviour >= CROWDSTEER_SEPARATION && behaviour <= CROWDSTEER_ALIGNMENT;
+}
+
+/* Validation of a neighbour behaviour of a step, per-agent data for the
+ * agents of [first, last) with select[i] & bit (it needs a grid). */
+crowdsteer_status cs_nb_step_check(const crowdsteer_agents *agents,
+                                   const crowdsteer_step_behaviour *desc, size_t first,
+                                   size_t last, const uint32_t *select, uint32_t bit);
+
+/* After validation, before any tile: every neighbour behaviour's steering
+ * for [begin, end) into its grid's memory; jobs[b].precomputed points at
+ * it. OUT_OF_MEMORY (nothing written) if that memory cannot grow. */
+crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
+                                 const crowdsteer_step_desc *step, size_t begin,
+                                 size_t end, cs_job *jobs);
+
+/* In a tile: blends (or prioritises) the precomputed steering of agents
+ * [from, to) into the tile's accumulator, as write_steering would. */
+void cs_nb_step_blend(const cs_job *job, size_t from, size_t to);
+
+#endif

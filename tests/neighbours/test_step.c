@@ -1,0 +1,248 @@
+/* Separation, cohesion and alignment inside crowdsteer_step: bit-identical
+ * to the composition (each behaviour through its entry point on the
+ * pre-step state, combined per agent, then crowdsteer_integrate) with seek
+ * and wander mixed in, for blend and priority, random per-agent behaviour
+ * masks and weights, every tile size and thread count the step tests use, a
+ * split range, in place and double-buffered, on every ISA; and validation. */
+#include "nb_util.h"
+
+enum { KINDS = 5 };
+
+typedef struct world {
+  crowd c;
+  uint32_t *mask;
+  float *weight;
+  float *wander[3];
+  crowdsteer_grid *grid;
+  crowdsteer_neighbours nb;
+  crowdsteer_step_behaviour behaviours[KINDS];
+  crowdsteer_wander_state wander_state;
+  crowdsteer_step_desc step;
+} world;
+
+static void make_world(world *w, size_t n, int dims, int combine, crowdsteer_grid *grid) {
+  memset(w, 0, sizeof *w);
+  crowd_init(&w->c, n, dims);
+  rng r = {0xB01D5u + n * 3u + (uint64_t)dims};
+  crowd_random(&w->c, &r, 8.0f);
+  w->mask = (uint32_t *)calloc(n + 1, sizeof(uint32_t));
+  w->weight = (float *)calloc(n + 1, sizeof(float));
+  for (int k = 0; k < 3; k++)
+    w->wander[k] = (float *)calloc(n + 1, sizeof(float));
+  for (size_t i = 0; i < n; i++) {
+    w->mask[i] = rng_below(&r, 6) == 0 ? 0u : (uint32_t)(rng_next(&r) & 0x1Fu);
+    w->weight[i] = rng_range(&r, -0.5f, 2.0f);
+  }
+  w->grid = grid;
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  desc.group = w->c.group;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &w->c.agents, &desc), CROWDSTEER_OK);
+  w->nb.grid = grid;
+  w->nb.max_neighbours = 6;
+  w->wander_state =
+      (crowdsteer_wander_state){{w->wander[0], w->wander[1], w->wander[2]}, 7u, 3u};
+  static const crowdsteer_behaviour kinds[KINDS] = {
+      CROWDSTEER_SEPARATION, CROWDSTEER_SEEK, CROWDSTEER_COHESION, CROWDSTEER_WANDER,
+      CROWDSTEER_ALIGNMENT};
+  for (int b = 0; b < KINDS; b++) {
+    crowdsteer_step_behaviour *d = &w->behaviours[b];
+    d->behaviour = kinds[b];
+    d->params.max_speed = 1.5f;
+    d->params.time_to_target = 0.5f;
+    d->params.wander_radius = 1.0f;
+    d->params.wander_distance = 2.0f;
+    d->params.jitter = 0.3f;
+    d->weight = 0.5f + 0.25f * (float)b;
+    d->neighbours = &w->nb;
+    d->wander = &w->wander_state;
+  }
+  w->behaviours[1].target.point[0] = 30.0f;
+  w->behaviours[2].weight_per_agent = w->weight;
+  w->step.behaviours = w->behaviours;
+  w->step.behaviour_count = KINDS;
+  w->step.combine = (crowdsteer_combine)combine;
+  w->step.priority_threshold = 0.75f;
+  w->step.behaviour_mask = w->mask;
+  w->step.integrator.max_speed = 2.0f;
+  w->step.integrator.dt = 0.5f;
+}
+
+static void free_world(world *w) {
+  crowd_free(&w->c);
+  free(w->mask);
+  free(w->weight);
+  for (int k = 0; k < 3; k++)
+    free(w->wander[k]);
+}
+
+/* One behaviour through its entry point, for every agent that uses it. */
+static void single(world *w, int b, float *const out[3]) {
+  const crowdsteer_step_behaviour *d = &w->behaviours[b];
+  crowdsteer_output o = {{out[0], out[1], out[2]}, CROWDSTEER_OVERWRITE, 0, NULL};
+  crowdsteer_agents *a = &w->c.agents;
+  switch (d->behaviour) {
+  case CROWDSTEER_SEEK:
+    CHECK_STATUS(crowdsteer_seek(a, &d->target, &d->params, &o, 0, a->count),
+                 CROWDSTEER_OK);
+    break;
+  case CROWDSTEER_WANDER:
+    for (size_t i = 0; i < a->count; i++)
+      if (w->mask[i] & (1u << b))
+        CHECK_STATUS(crowdsteer_wander(a, d->wander, &d->params, &o, i, i + 1),
+                     CROWDSTEER_OK);
+    break;
+  default:
+    CHECK_STATUS(nb_call(d->behaviour - CROWDSTEER_SEPARATION, &w->c, d->neighbours,
+                         &d->params, &o, 0, a->count),
+                 CROWDSTEER_OK);
+  }
+}
+
+static void compose(world *w) {
+  const size_t n = w->c.count;
+  const int dims = w->c.dims;
+  float *steer[KINDS][3], *acc[3], *decided = (float *)calloc(n + 1, sizeof(float));
+  for (int k = 0; k < 3; k++) {
+    acc[k] = (float *)calloc(n + 1, sizeof(float));
+    for (int b = 0; b < KINDS; b++)
+      steer[b][k] = (float *)calloc(n + 1, sizeof(float));
+  }
+  for (int b = 0; b < KINDS; b++)
+    single(w, b, steer[b]);
+  for (size_t i = 0; i < n; i++)
+    for (int b = 0; b < KINDS; b++) {
+      if (!(w->mask[i] & (1u << b))) continue;
+      const crowdsteer_step_behaviour *d = &w->behaviours[b];
+      const float weight = d->weight_per_agent ? d->weight_per_agent[i] : d->weight;
+      if (w->step.combine == CROWDSTEER_BLEND) {
+        for (int k = 0; k < dims; k++)
+          acc[k][i] = acc[k][i] + weight * steer[b][k][i];
+      } else if (decided[i] == 0.0f) {
+        float dot = 0.0f;
+        for (int k = 0; k < dims; k++) {
+          acc[k][i] = steer[b][k][i] * weight;
+          dot = k == 0 ? acc[k][i] * acc[k][i] : dot + acc[k][i] * acc[k][i];
+        }
+        if (sqrtf(dot) > w->step.priority_threshold) decided[i] = 1.0f;
+      }
+    }
+  crowdsteer_vectors steering = {acc[0], acc[1], acc[2]};
+  CHECK_STATUS(crowdsteer_integrate(&w->c.agents, &steering, &w->step.integrator, 0, n),
+               CROWDSTEER_OK);
+  for (int k = 0; k < 3; k++) {
+    free(acc[k]);
+    for (int b = 0; b < KINDS; b++)
+      free(steer[b][k]);
+  }
+  free(decided);
+}
+
+static int same_world(const world *a, const world *b, const char *what) {
+  for (int k = 0; k < a->c.dims; k++)
+    for (size_t i = 0; i < a->c.count; i++) {
+      const float x[3] = {a->c.a[k][i], a->c.a[3 + k][i], a->wander[k][i]};
+      const float y[3] = {b->c.a[k][i], b->c.a[3 + k][i], b->wander[k][i]};
+      for (int f = 0; f < 3; f++)
+        if (!same_bits(x[f], y[f])) {
+          CHECK_MSG(0, "%s isa %s %dD n=%zu agent %zu axis %d field %d: %.9g vs %.9g",
+                    what, crowdsteer_isa_name(crowdsteer_active_isa()), a->c.dims,
+                    a->c.count, i, k, f, x[f], y[f]);
+          return 0;
+        }
+    }
+  return 1;
+}
+
+static void check_case(size_t n, int dims, int combine, const crowdsteer_isa *isas,
+                       int isa_count, crowdsteer_grid *grid) {
+  world want, got;
+  CHECK(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR) == CROWDSTEER_OK);
+  make_world(&want, n, dims, combine, grid);
+  compose(&want);
+  static const size_t tiles[] = {0, 1, 7, 64, 4096};
+  static const int threads[] = {1, 2, 3, 0};
+  for (int isa = 0; isa < isa_count; isa++) {
+    CHECK(crowdsteer_force_isa(isas[isa]) == CROWDSTEER_OK);
+    for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+      make_world(&got, n, dims, combine, grid);
+      got.step.tile_size = tiles[t];
+      got.step.threads = threads[t % 4];
+      if (t == 3) { /* double-buffered: the new state goes to a second crowd */
+        crowd next;
+        crowd_init(&next, n, dims);
+        got.step.output = &next.agents;
+        CHECK_STATUS(crowdsteer_step(&got.c.agents, &got.step, 0, n), CROWDSTEER_OK);
+        for (int k = 0; k < 2 * 3; k++)
+          memcpy(got.c.a[k], next.a[k], n * sizeof(float));
+        crowd_free(&next);
+      } else if (t == 2 && n > 10) { /* split, later part first */
+        CHECK_STATUS(crowdsteer_step(&got.c.agents, &got.step, n / 3, n), CROWDSTEER_OK);
+        CHECK_STATUS(crowdsteer_step(&got.c.agents, &got.step, 0, n / 3), CROWDSTEER_OK);
+      } else {
+        CHECK_STATUS(crowdsteer_step(&got.c.agents, &got.step, 0, n), CROWDSTEER_OK);
+      }
+      char what[64];
+      snprintf(what, sizeof what, "%s tile=%zu threads=%d",
+               combine == CROWDSTEER_BLEND ? "blend" : "priority", tiles[t],
+               threads[t % 4]);
+      same_world(&want, &got, what);
+      free_world(&got);
+    }
+  }
+  free_world(&want);
+}
+
+static void check_validation(crowdsteer_grid *grid) {
+  world w;
+  make_world(&w, 50, 2, CROWDSTEER_BLEND, grid);
+  w.behaviours[0].neighbours = NULL;
+  CHECK_STATUS(crowdsteer_step(&w.c.agents, &w.step, 0, 50),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  crowdsteer_neighbours no_grid = w.nb;
+  no_grid.grid = NULL;
+  no_grid.radius = 1.0f;
+  w.behaviours[0].neighbours = &no_grid;
+  CHECK_STATUS(crowdsteer_step(&w.c.agents, &w.step, 0, 50),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  w.behaviours[0].neighbours = &w.nb;
+  w.nb.radius = 2.0f; /* above the cell size */
+  CHECK_STATUS(crowdsteer_step(&w.c.agents, &w.step, 0, 50), CROWDSTEER_ERROR_PARAMETER);
+  w.nb.radius = 0.0f;
+  float radii[50];
+  for (int i = 0; i < 50; i++)
+    radii[i] = 0.5f;
+  radii[7] = -1.0f; /* checked only where the mask selects separation */
+  w.nb.radius_per_agent = radii;
+  w.mask[7] = 1u;
+  CHECK_STATUS(crowdsteer_step(&w.c.agents, &w.step, 0, 50), CROWDSTEER_ERROR_PARAMETER);
+  w.mask[7] = 2u;
+  w.behaviours[2].neighbours = NULL; /* cohesion keeps the valid query */
+  w.behaviours[2].neighbours = &w.nb;
+  w.behaviours[4].neighbours = &w.nb;
+  CHECK_STATUS(crowdsteer_step(&w.c.agents, &w.step, 8, 50), CROWDSTEER_OK);
+  crowd other;
+  crowd_init(&other, 10, 2);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &other.agents, &desc), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_step(&w.c.agents, &w.step, 0, 50), CROWDSTEER_ERROR_GRID);
+  crowd_free(&other);
+  free_world(&w);
+}
+
+int main(void) {
+  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
+  const int isa_count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
+  if (isa_count < 0) return 77;
+  crowdsteer_grid *grid;
+  CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+  static const size_t counts[] = {0, 1, 33, 700};
+  for (int dims = 2; dims <= 3; dims++)
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+      for (int combine = 0; combine < 2; combine++)
+        check_case(counts[c], dims, combine, isas, isa_count, grid);
+  check_validation(grid);
+  crowdsteer_grid_destroy(grid);
+  return check_report("test_neighbours_step");
+}
