@@ -5,10 +5,16 @@
 #include <stdlib.h>
 
 #include "fuzz_case.h"
+#include "fuzz_neighbours.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  /* "NB": the neighbour grid and behaviours (fuzz_neighbours.c). */
+  if (size >= 2 && data[0] == 'N' && data[1] == 'B') {
+    if (cs_fuzz_neighbours(data + 2, size - 2, -1)) abort();
+    return 0;
+  }
   if (cs_fuzz_one(data, size, -1)) abort();
   return 0;
 }

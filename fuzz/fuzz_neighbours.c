@@ -1,0 +1,253 @@
+/* Fuzz cases for the neighbour grid and separation, cohesion and alignment
+ * (libFuzzer inputs that start with "NB"; see fuzz_crowdsteer.c). Bytes
+ * decode to a crowd anywhere in float range (NaN and infinities included),
+ * a grid description and a query, valid or not. Properties:
+ *  1. a rejected grid build or call returns the documented status and
+ *     writes nothing; an accepted call writes exactly its range;
+ *  2. through the grid the bits are those of the brute force (no grid), for
+ *     any input, on the ISA the bytes choose;
+ *  3. two sub-range calls give the bits of one call;
+ *  4. a finite, moderate crowd with moderate parameters gets finite steering;
+ *  5. crowdsteer_step with seek and the neighbour behaviour blended is the
+ *     composition of the single calls. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crowdsteer.h"
+#include "fuzz_internal.h"
+#include "fuzz_neighbours.h"
+
+enum { MAX_AGENTS = 96 };
+
+cs_fuzz_neighbour_stats cs_fuzz_neighbour_counters;
+
+typedef struct nb_case {
+  size_t count, begin, end, split;
+  int dims, behaviour, accumulate, per_agent_radius, isa;
+  float a[6][MAX_AGENTS + 1], radii[MAX_AGENTS + 1], cosines[MAX_AGENTS + 1];
+  uint32_t group[MAX_AGENTS + 1], masks[MAX_AGENTS + 1];
+  crowdsteer_grid_desc desc;
+  crowdsteer_neighbours nb;
+  crowdsteer_params params;
+  float weight;
+} nb_case;
+
+static void decode(reader *r, nb_case *c) {
+  memset(c, 0, sizeof *c);
+  c->dims = 2 + (rd_u8(r) & 1);
+  c->count = rd_u8(r) % (MAX_AGENTS + 1);
+  c->behaviour = rd_u8(r) % 3;
+  c->isa = rd_u8(r) % CROWDSTEER_ISA_COUNT;
+  /* Positions: mostly a dense cluster, so neighbours are common. */
+  const float spread = (float)(1 + rd_u8(r) % 16);
+  for (size_t i = 0; i < c->count; i++) {
+    for (int k = 0; k < 6; k++) {
+      const uint8_t how = rd_u8(r);
+      c->a[k][i] =
+          how < 200 ? (float)(int8_t)rd_u8(r) * spread / 128.0f : cs_fuzz_float(r);
+    }
+    c->group[i] = rd_u8(r) & 0xFu;
+    c->masks[i] = rd_u8(r) & 0xFu;
+    c->radii[i] = rd_u8(r) < 240 ? (float)(rd_u8(r) % 9) * 0.25f : cs_fuzz_float(r);
+    c->cosines[i] = rd_u8(r) < 240 ? (float)(int8_t)rd_u8(r) / 127.0f : cs_fuzz_float(r);
+  }
+  const uint8_t cell = rd_u8(r);
+  c->desc.cell_size = cell < 230 ? (float)(1 + cell % 8) * 0.5f : cs_fuzz_float(r);
+  const uint8_t table = rd_u8(r);
+  c->desc.table_size = table < 128 ? 0 : table < 250 ? (size_t)1 << (table % 12) : table;
+  c->desc.threads = rd_u8(r) % 4;
+  c->desc.group = rd_u8(r) & 1 ? c->group : NULL;
+  const uint8_t radius = rd_u8(r);
+  c->nb.radius = radius < 64    ? 0.0f
+                 : radius < 230 ? (float)(radius % 9) * 0.25f
+                                : cs_fuzz_float(r);
+  c->per_agent_radius = rd_u8(r) % 4 == 0;
+  if (c->per_agent_radius) c->nb.radius_per_agent = c->radii;
+  c->nb.field_of_view = rd_u8(r) % 3 == 0;
+  c->nb.cos_field_of_view = (float)(int8_t)rd_u8(r) / 100.0f;
+  if (rd_u8(r) % 4 == 0) c->nb.cos_field_of_view_per_agent = c->cosines;
+  c->nb.max_neighbours = rd_u8(r) % 4 == 0 ? rd_u8(r) % 6 : 0;
+  const uint8_t mask = rd_u8(r) % 4;
+  if (mask == 1) c->nb.neighbour_mask = rd_u8(r) & 0xFu;
+  if (mask == 2) c->nb.neighbour_mask_per_agent = c->masks;
+  c->params.max_speed = cs_fuzz_param(r);
+  c->params.time_to_target = cs_fuzz_param(r);
+  c->accumulate = rd_u8(r) & 1;
+  c->weight = (float)(int8_t)rd_u8(r) / 32.0f;
+  cs_fuzz_range(r, c->count, &c->begin, &c->end, &c->split);
+}
+
+typedef struct outputs {
+  float v[3][MAX_AGENTS + 1];
+} outputs;
+
+static crowdsteer_agents agents_of(nb_case *c) {
+  return (crowdsteer_agents){c->count, c->dims, c->a[0], c->a[1],
+                             c->a[2],  c->a[3], c->a[4], c->a[5]};
+}
+
+static crowdsteer_status call(nb_case *c, const crowdsteer_neighbours *nb, outputs *o,
+                              size_t begin, size_t end) {
+  crowdsteer_agents agents = agents_of(c);
+  crowdsteer_output out = {{o->v[0], o->v[1], o->v[2]},
+                           c->accumulate ? CROWDSTEER_ACCUMULATE : CROWDSTEER_OVERWRITE,
+                           c->weight,
+                           NULL};
+  switch (c->behaviour) {
+  case 0: return crowdsteer_separation(&agents, nb, &c->params, &out, begin, end);
+  case 1: return crowdsteer_cohesion(&agents, nb, &c->params, &out, begin, end);
+  default: return crowdsteer_alignment(&agents, nb, &c->params, &out, begin, end);
+  }
+}
+
+static void canary(outputs *o) {
+  for (int k = 0; k < 3; k++)
+    for (size_t i = 0; i <= MAX_AGENTS; i++)
+      o->v[k][i] = (float)(int)(i * 3 + (size_t)k) * 0.5f;
+}
+
+/* Only [begin, end) of the dims axes may differ from the canary. */
+static int untouched_outside(const nb_case *c, const outputs *o, size_t begin,
+                             size_t end) {
+  outputs fresh;
+  canary(&fresh);
+  for (int k = 0; k < 3; k++)
+    for (size_t i = 0; i <= MAX_AGENTS; i++) {
+      const int inside = k < c->dims && i >= begin && i < end && begin <= end;
+      if (!inside && !cs_fuzz_same_bits(o->v[k][i], fresh.v[k][i])) return 0;
+    }
+  return 1;
+}
+
+static int same_outputs(const nb_case *c, const outputs *x, const outputs *y) {
+  for (int k = 0; k < c->dims; k++)
+    for (size_t i = 0; i < c->count; i++)
+      if (!cs_fuzz_same_bits(x->v[k][i], y->v[k][i])) return 0;
+  return 1;
+}
+
+static int moderate(const nb_case *c) {
+  for (int k = 0; k < 6; k++)
+    for (size_t i = 0; i < c->count; i++)
+      if (!(fabsf(c->a[k][i]) <= 1e6f)) return 0;
+  const float ttt = c->params.time_to_target;
+  return c->params.max_speed <= 1e6f && (ttt == 0.0f || ttt >= 1e-3f);
+}
+
+static int fail(const char *what, const nb_case *c) {
+  fprintf(
+      stderr,
+      "fuzz_neighbours: %s (behaviour %d, %dD, %zu agents, range [%zu, %zu), isa %s)\n",
+      what, c->behaviour, c->dims, c->count, c->begin, c->end,
+      crowdsteer_isa_name(crowdsteer_active_isa()));
+  return 1;
+}
+
+/* Property 5: one step of seek + this behaviour, blended, in place. */
+static int check_step(nb_case *c, crowdsteer_grid *grid) {
+  if (c->count == 0 || c->accumulate) return 0;
+  crowdsteer_neighbours nb = c->nb;
+  nb.grid = grid;
+  crowdsteer_step_behaviour b[2];
+  memset(b, 0, sizeof b);
+  b[0].behaviour = CROWDSTEER_SEEK;
+  b[0].params = c->params;
+  b[1].behaviour = (crowdsteer_behaviour)(CROWDSTEER_SEPARATION + c->behaviour);
+  b[1].params = c->params;
+  b[1].weight = c->weight;
+  b[1].neighbours = &nb;
+  crowdsteer_step_desc step = {0};
+  step.behaviours = b;
+  step.behaviour_count = 2;
+  step.threads = (int)(c->count % 3);
+  step.tile_size = 1 + c->count % 7;
+  nb_case after = *c;
+  crowdsteer_agents agents = agents_of(&after);
+  if (crowdsteer_step(&agents, &step, 0, c->count) != CROWDSTEER_OK) return 0;
+  cs_fuzz_neighbour_counters.steps_checked++;
+  /* The composition, from the untouched state. */
+  outputs seek, own;
+  crowdsteer_agents before = agents_of(c);
+  crowdsteer_output out = {
+      {seek.v[0], seek.v[1], seek.v[2]}, CROWDSTEER_OVERWRITE, 0, NULL};
+  if (crowdsteer_seek(&before, &b[0].target, &c->params, &out, 0, c->count) !=
+      CROWDSTEER_OK)
+    return fail("step accepted, seek rejected", c);
+  nb_case overwrite = *c;
+  if (call(&overwrite, &nb, &own, 0, c->count) != CROWDSTEER_OK)
+    return fail("step accepted, the neighbour behaviour rejected", c);
+  const float w = c->weight == 0.0f ? 1.0f : c->weight;
+  for (int k = 0; k < c->dims; k++)
+    for (size_t i = 0; i < c->count; i++)
+      seek.v[k][i] = (0.0f + seek.v[k][i]) + w * own.v[k][i];
+  crowdsteer_vectors steering = {seek.v[0], seek.v[1], seek.v[2]};
+  crowdsteer_params integrator = {0};
+  if (crowdsteer_integrate(&before, &steering, &integrator, 0, c->count) != CROWDSTEER_OK)
+    return fail("integrate rejected", c);
+  for (int k = 0; k < 2 * 3; k++)
+    for (size_t i = 0; i < c->count; i++)
+      if ((k % 3) < c->dims && !cs_fuzz_same_bits(c->a[k][i], after.a[k][i]))
+        return fail("step differs from the composition", c);
+  return 0;
+}
+
+int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa_override) {
+  reader r = {data, size, 0, 0x4E42ull + size};
+  static nb_case c; /* large: keep it off the stack */
+  decode(&r, &c);
+  cs_fuzz_neighbour_counters.cases++;
+  int isa = isa_override >= 0 ? isa_override : c.isa;
+  if (!crowdsteer_isa_supported((crowdsteer_isa)isa)) isa = CROWDSTEER_ISA_SCALAR;
+  if (crowdsteer_force_isa((crowdsteer_isa)isa) != CROWDSTEER_OK) abort();
+  crowdsteer_grid *grid;
+  if (crowdsteer_grid_create(&grid) != CROWDSTEER_OK) return fail("grid_create", &c);
+  crowdsteer_agents agents = agents_of(&c);
+  const crowdsteer_status built = crowdsteer_grid_build(grid, &agents, &c.desc);
+  const float cell = c.desc.cell_size;
+  const int cell_ok =
+      cell > 0.0f && cell <= 3.4028234e38f && 1.0f / cell <= 3.4028234e38f;
+  const int table_ok = (c.desc.table_size & (c.desc.table_size - 1)) == 0;
+  int failed = 0;
+  if ((built == CROWDSTEER_OK) != (cell_ok && table_ok))
+    failed |= fail("grid build status", &c);
+  /* Without a grid: the definition. */
+  crowdsteer_neighbours brute = c.nb;
+  brute.group = c.desc.group;
+  if (brute.radius == 0.0f && built == CROWDSTEER_OK) brute.radius = cell;
+  static outputs want, got, parts;
+  canary(&want);
+  const crowdsteer_status st_brute = call(&c, &brute, &want, c.begin, c.end);
+  if (st_brute != CROWDSTEER_OK && !untouched_outside(&c, &want, 0, 0))
+    failed |= fail("brute force wrote on error", &c);
+  if (st_brute == CROWDSTEER_OK && !untouched_outside(&c, &want, c.begin, c.end))
+    failed |= fail("brute force wrote outside its range", &c);
+  if (built == CROWDSTEER_OK) {
+    crowdsteer_neighbours query = c.nb;
+    query.grid = grid;
+    canary(&got);
+    const crowdsteer_status st = call(&c, &query, &got, c.begin, c.end);
+    if (st != CROWDSTEER_OK && !untouched_outside(&c, &got, 0, 0))
+      failed |= fail("grid query wrote on error", &c);
+    if (st == CROWDSTEER_OK) {
+      cs_fuzz_neighbour_counters.queries_accepted++;
+      if (st_brute != CROWDSTEER_OK)
+        failed |= fail("grid accepted, brute force did not", &c);
+      else if (!same_outputs(&c, &got, &want))
+        failed |= fail("grid differs from brute force", &c);
+      canary(&parts);
+      if (call(&c, &query, &parts, c.split, c.end) != CROWDSTEER_OK ||
+          call(&c, &query, &parts, c.begin, c.split) != CROWDSTEER_OK ||
+          !same_outputs(&c, &parts, &got))
+        failed |= fail("split calls differ", &c);
+      if (moderate(&c) && c.weight == c.weight)
+        for (int k = 0; k < c.dims; k++)
+          for (size_t i = c.begin; i < c.end; i++)
+            if (!isfinite(got.v[k][i])) failed |= fail("non-finite steering", &c);
+      failed |= check_step(&c, grid);
+    }
+  }
+  crowdsteer_grid_destroy(grid);
+  return failed;
+}

@@ -1,0 +1,49 @@
+/* Replays the neighbour fuzz cases (fuzz/fuzz_neighbours.c) without
+ * libFuzzer: the seed corpus plus deterministic pseudo-random inputs, on the
+ * ISA ctest forces (or each one the bytes choose), so CI runs the fuzzer's
+ * properties on every backend even where no fuzzer is built. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../common/check.h"
+#include "../common/scenario.h"
+#include "fuzz_neighbours.h"
+
+static int replay_file(const char *path, int isa) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  static uint8_t data[1 << 16];
+  const size_t n = fread(data, 1, sizeof data, f);
+  fclose(f);
+  if (n < 2 || data[0] != 'N' || data[1] != 'B') return 0;
+  CHECK_MSG(cs_fuzz_neighbours(data + 2, n - 2, isa) == 0, "%s", path);
+  return 1;
+}
+
+int main(void) {
+  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
+  const int forced = getenv("CROWDSTEER_ISA") && *getenv("CROWDSTEER_ISA");
+  if (isas_to_test(CROWDSTEER_ISA_SCALAR, isas) < 0) return 77;
+  const int isa = forced ? (int)isas[0] : -1;
+  int files = 0;
+  char path[512];
+  for (int i = 0; i < 64; i++) {
+    snprintf(path, sizeof path, "%s/neighbours-%d", CS_FUZZ_CORPUS_DIR, i);
+    files += replay_file(path, isa);
+  }
+  CHECK(files >= 8);
+  rng r = {0xF0221u};
+  static uint8_t data[2048];
+  for (int t = 0; t < 400; t++) {
+    const size_t n = 8 + rng_below(&r, sizeof data - 8);
+    for (size_t i = 0; i < n; i++)
+      data[i] = (uint8_t)rng_below(&r, 256);
+    CHECK_MSG(cs_fuzz_neighbours(data, n, isa) == 0, "pseudo-random input %d", t);
+  }
+  const cs_fuzz_neighbour_stats *st = &cs_fuzz_neighbour_counters;
+  printf("replayed %d corpus files and 400 generated inputs: %lu cases, %lu grid "
+         "queries accepted, %lu steps checked\n",
+         files, st->cases, st->queries_accepted, st->steps_checked);
+  CHECK(st->queries_accepted > st->cases / 10 && st->steps_checked > st->cases / 20);
+  return check_report("test_neighbours_fuzz");
+}
