@@ -100,19 +100,22 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
   lane_sums_clear(&acc, dims);
   for (size_t j = first; j < last; j += W) {
     const size_t n = last - j < W ? last - j : W;
+    /* Whole vectors: every source has W readable elements past its end
+     * (the grid's arrays and the cell buffer are padded); lanes past the
+     * span are masked off below. */
     vf d[3];
     for (int k = 0; k < dims; k++)
-      d[k] = v_sub(p[k], v_load_n(src->pos[k] + j, n));
+      d[k] = v_sub(p[k], v_load(src->pos[k] + j));
     vf dd = v_mul(d[0], d[0]);
     for (int k = 1; k < dims; k++)
       dd = v_add(dd, v_mul(d[k], d[k]));
     const vf dist = v_sqrt(dd);
     vmask in = v_lt(dist, radius);
     if (n < W) in = m_and(in, v_lt(i_to_float(i_iota()), v_set1((float)n)));
-    const vi index = i_load_n(src->index + j, n);
+    const vi index = i_load(src->index + j);
     in = m_andnot(in, i_eq(index, self));
     if (!m_any(in)) continue;
-    if (a->use_mask) in = m_and(in, i_any_common(i_load_n(src->group + j, n), mask));
+    if (a->use_mask) in = m_and(in, i_any_common(i_load(src->group + j), mask));
     const vmask apart = v_gt(dist, v_zero());
     if (a->fov) {
       vf view = v_mul(heading[0], v_div(v_sub(v_zero(), d[0]), dist));
@@ -137,7 +140,7 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
         add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
     } else {
       for (int k = 0; k < dims; k++)
-        add_fixed(&acc, k, v_load_n(src->vel[k] + j, n), in, 1);
+        add_fixed(&acc, k, v_load(src->vel[k] + j), in, 1);
     }
     if (++acc.vectors == FLUSH_EVERY) lane_sums_flush(&acc, sum, dims, split);
   }
@@ -147,8 +150,8 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
 /* The candidates of the 3^dims cells around `cell`, copied into `buffer`;
  * 0 if they do not fit (or the table cannot tell the cells apart). */
 typedef struct cell_buffer {
-  float pos[3][BUFFER], vel[3][BUFFER];
-  uint32_t group[BUFFER], index[BUFFER];
+  float pos[3][BUFFER + W], vel[3][BUFFER + W];
+  uint32_t group[BUFFER + W], index[BUFFER + W];
   size_t count;
 } cell_buffer;
 
@@ -182,13 +185,18 @@ CS_INLINE int fill_buffer(const cs_nb_job *job, const uint32_t cell[3], cell_buf
   size_t at = 0;
   for (int r = 0; r < rows; r++) {
     const size_t n = last[r] - first[r];
-    for (int k = 0; k < dims; k++) {
-      memcpy(buf->pos[k] + at, g->pos[k] + first[r], n * sizeof(float));
-      if (behaviour == CS_NB_ALIGNMENT)
-        memcpy(buf->vel[k] + at, g->vel[k] + first[r], n * sizeof(float));
+    /* Vector copies: a row is a few agents, memcpy calls would dominate;
+     * the buffer has room for a whole vector past its count. */
+    for (size_t j = 0; j < n; j += W) { /* whole vectors: see span_sum */
+      const size_t from = first[r] + j, to = at + j;
+      for (int k = 0; k < dims; k++) {
+        v_store(buf->pos[k] + to, v_load(g->pos[k] + from));
+        if (behaviour == CS_NB_ALIGNMENT)
+          v_store(buf->vel[k] + to, v_load(g->vel[k] + from));
+      }
+      i_store(buf->index + to, i_load(g->index + from));
+      if (job->use_mask) i_store(buf->group + to, i_load(g->group + from));
     }
-    memcpy(buf->index + at, g->index + first[r], n * sizeof(uint32_t));
-    if (job->use_mask) memcpy(buf->group + at, g->group + first[r], n * sizeof(uint32_t));
     at += n;
   }
   buf->count = at;

@@ -92,6 +92,30 @@ CS_INLINE vi i_round_even(vf a) {
 #endif
 
 /* Sum of the int32 lanes, in 64 bits. */
+#if CS_LANES == 16 && defined(__AVX512F__)
+CS_INLINE int64_t i_sum64(vi a) {
+  const __m512i lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(a));
+  const __m512i hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(a, 1));
+  return _mm512_reduce_add_epi64(_mm512_add_epi64(lo, hi));
+}
+#elif CS_LANES == 8
+CS_INLINE int64_t i_sum64(vi a) {
+  const simde__m256i wide = simde_mm256_add_epi64(
+      simde_mm256_cvtepi32_epi64(simde_mm256_castsi256_si128(a)),
+      simde_mm256_cvtepi32_epi64(simde_mm256_extracti128_si256(a, 1)));
+  int64_t lanes[4];
+  simde_mm256_storeu_si256((void *)lanes, wide);
+  return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+}
+#elif CS_LANES == 4
+CS_INLINE int64_t i_sum64(vi a) {
+  const simde__m128i wide = simde_mm_add_epi64(
+      simde_mm_cvtepi32_epi64(a), simde_mm_cvtepi32_epi64(simde_mm_srli_si128(a, 8)));
+  int64_t lanes[2];
+  simde_mm_storeu_si128((void *)lanes, wide);
+  return lanes[0] + lanes[1];
+}
+#else
 CS_INLINE int64_t i_sum64(vi a) {
   int32_t lanes[W];
   i_store((uint32_t *)lanes, a);
@@ -100,6 +124,7 @@ CS_INLINE int64_t i_sum64(vi a) {
     s += lanes[k];
   return s;
 }
+#endif
 
 CS_INLINE vi i_zero(void) { return i_set1(0); }
 CS_INLINE vi i_masked(vmask m, vi a) { return i_select(m, a, i_zero()); }

@@ -118,7 +118,7 @@ typedef struct cs_nb_job {
 
 /* The cell buffer of a SIMD kernel (see kernels/neighbours.c). */
 #define CS_NB_BUFFER_CANDIDATES 256
-#define CS_NB_BUFFER_BYTES (CS_NB_BUFFER_CANDIDATES * 8 * 4 + 64)
+#define CS_NB_BUFFER_BYTES ((CS_NB_BUFFER_CANDIDATES + 16) * 8 * 4 + 64)
 
 /* One agent's view of the world for a query, with its parameters. */
 typedef struct cs_nb_agent {
@@ -167,15 +167,20 @@ static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t
     a->p[k] = k < dims ? p[k] : 0.0f;
     a->v[k] = k < dims ? v[k] : 0.0f;
   }
-  float vv = a->v[0] * a->v[0];
-  for (int k = 1; k < dims; k++)
-    vv += a->v[k] * a->v[k];
-  const float speed = sqrtf(vv);
+  a->fov = 0;
   for (int k = 0; k < 3; k++)
-    a->heading[k] = speed > 0.0f && k < dims ? a->v[k] / speed : 0.0f;
+    a->heading[k] = 0.0f;
+  if (job->use_fov) { /* heading(v): only the field of view needs it */
+    float vv = a->v[0] * a->v[0];
+    for (int k = 1; k < dims; k++)
+      vv += a->v[k] * a->v[k];
+    const float speed = sqrtf(vv);
+    for (int k = 0; k < dims; k++)
+      a->heading[k] = speed > 0.0f ? a->v[k] / speed : 0.0f;
+    a->fov = speed > 0.0f;
+  }
   a->radius = cs_param_at(job->radius, i);
   a->inv_radius = 1.0f / a->radius;
-  a->fov = job->use_fov && speed > 0.0f;
   a->cos_fov = job->use_fov ? cs_param_at(job->cos_fov, i) : -1.0f;
   a->use_mask = job->use_mask;
   a->mask = job->mask_array ? job->mask_array[i] : job->mask;
