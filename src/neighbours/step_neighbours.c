@@ -115,6 +115,10 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
     float *scratch = g->step_scratch + slice * (size_t)dims * range;
     cs_nb_job job;
     CS_CHECK(prepare(&job, agents, desc, begin, begin, NULL, 0));
+    /* As for every step behaviour, a max_speed left at 0 is the integrator's
+     * (make_plan put it in the behaviour's job). */
+    if (desc->params.max_speed == 0.0f && !desc->params.max_speed_per_agent)
+      job.max_speed = jobs[b].max_speed;
     job.lane_select = step->behaviour_mask;
     job.lane_bit = 1u << b;
     neighbour_pass(&job, begin, end, scratch, threads);

@@ -58,6 +58,7 @@ static void make_world(world *w, size_t n, int dims, int combine, crowdsteer_gri
     d->wander = &w->wander_state;
   }
   w->behaviours[1].target.point[0] = 30.0f;
+  w->behaviours[0].params.max_speed = 0.0f; /* the integrator's, in a step */
   w->behaviours[2].weight_per_agent = w->weight;
   w->step.behaviours = w->behaviours;
   w->step.behaviour_count = KINDS;
@@ -78,7 +79,10 @@ static void free_world(world *w) {
 
 /* One behaviour through its entry point, for every agent that uses it. */
 static void single(world *w, int b, float *const out[3]) {
-  const crowdsteer_step_behaviour *d = &w->behaviours[b];
+  crowdsteer_step_behaviour copy = w->behaviours[b];
+  const crowdsteer_step_behaviour *d = &copy;
+  if (copy.params.max_speed == 0.0f && !copy.params.max_speed_per_agent)
+    copy.params.max_speed = w->step.integrator.max_speed;
   crowdsteer_output o = {{out[0], out[1], out[2]}, CROWDSTEER_OVERWRITE, 0, NULL};
   crowdsteer_agents *a = &w->c.agents;
   switch (d->behaviour) {
