@@ -273,8 +273,7 @@ CS_INLINE int wanted(const cs_nb_job *job, size_t i, size_t begin, size_t end) {
 CS_INLINE void run_cells(const cs_nb_job *job, size_t begin, size_t end, const int dims,
                          const cs_nb_behaviour behaviour) {
   const crowdsteer_grid *g = job->grid;
-  cell_buffer own;
-  cell_buffer *buf = job->buffer ? (cell_buffer *)job->buffer : &own;
+  cell_buffer *buf = (cell_buffer *)job->buffer;
   size_t slot = job->slot_first;
   while (slot < job->slot_last) {
     uint32_t cell[3], next[3];
@@ -307,14 +306,30 @@ FOR_SHAPE(3, CS_NB_COHESION, cohesion_3d)
 FOR_SHAPE(2, CS_NB_ALIGNMENT, alignment_2d)
 FOR_SHAPE(3, CS_NB_ALIGNMENT, alignment_3d)
 
+static const cs_nb_kernel shapes[CS_NB_COUNT][2] = {
+    [CS_NB_SEPARATION] = {separation_2d, separation_3d},
+    [CS_NB_COHESION] = {cohesion_2d, cohesion_3d},
+    [CS_NB_ALIGNMENT] = {alignment_2d, alignment_3d},
+};
+
+/* The entry points' calls bring no buffer: one on this frame. A step's
+ * neighbour pass brings its own (the grid's), so the step's stack never
+ * holds one. */
+CS_NOINLINE static void with_stack_buffer(const cs_nb_job *job, size_t begin,
+                                          size_t end) {
+  cell_buffer own;
+  cs_nb_job with = *job;
+  with.buffer = &own;
+  shapes[job->behaviour][job->dims - 2](&with, begin, end);
+}
+
 static void kernel(const cs_nb_job *job, size_t begin, size_t end) {
-  static const cs_nb_kernel shapes[CS_NB_COUNT][2] = {
-      [CS_NB_SEPARATION] = {separation_2d, separation_3d},
-      [CS_NB_COHESION] = {cohesion_2d, cohesion_3d},
-      [CS_NB_ALIGNMENT] = {alignment_2d, alignment_3d},
-  };
   if (!job->grid) { /* the brute force is the scalar definition */
     cs_nb_kernel_scalar(job, begin, end);
+    return;
+  }
+  if (!job->buffer) {
+    with_stack_buffer(job, begin, end);
     return;
   }
   shapes[job->behaviour][job->dims - 2](job, begin, end);
