@@ -48,3 +48,30 @@ def test_neighbour_statuses():
     with pytest.raises(TypeError, match="grid"):
         cs.Neighbours(grid=object())
     assert not np.any(steering[0]) and not np.any(steering[1])
+
+
+def test_step_with_neighbour_behaviours_equals_its_composition():
+    rng = np.random.default_rng(9)
+    n = 500
+    agents, arrays = random_agents(rng, n, spread=15.0)
+    grid = cs.Grid()
+    grid.build(agents, 2.0)
+    nb = cs.Neighbours(grid=grid, radius=2.0)
+    point = cs.Target.point((0, 0))
+    seek_params, sep_params = cs.Params(max_speed=1), cs.Params(max_speed=2)
+    out = cs.Agents(*[np.zeros(n, np.float32) for _ in range(4)])
+    integrator = cs.Params(max_speed=1.5)
+    cs.step(agents, [cs.Behaviour(cs.SEEK, point, seek_params),
+                     cs.Behaviour(cs.SEPARATION, params=sep_params, weight=0.7,
+                                  neighbours=nb),
+                     cs.Behaviour(cs.ALIGNMENT, neighbours=nb, weight=0.25)],
+            integrator=integrator, output=out, tile_size=100, threads=2)
+    steering = empty_vectors(n)
+    cs.seek(agents, point, seek_params, steering, mode=cs.ACCUMULATE)
+    cs.separation(agents, nb, sep_params, steering, mode=cs.ACCUMULATE, weight=0.7)
+    cs.alignment(agents, nb, None, steering, mode=cs.ACCUMULATE, weight=0.25)
+    cs.integrate(agents, steering, integrator)
+    assert b"".join(a.tobytes() for a in arrays) == \
+        b"".join(a.tobytes() for a in (out.px, out.py, out.vx, out.vy))
+    with pytest.raises(TypeError, match=r"behaviours\[0\]\.neighbours"):
+        cs.step(agents, [cs.Behaviour(cs.COHESION)], output=out)

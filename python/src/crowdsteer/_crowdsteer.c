@@ -48,6 +48,9 @@ static const struct constant_row {
     {"PURSUIT", CROWDSTEER_PURSUIT},
     {"EVADE", CROWDSTEER_EVADE},
     {"WANDER", CROWDSTEER_WANDER},
+    {"SEPARATION", CROWDSTEER_SEPARATION},
+    {"COHESION", CROWDSTEER_COHESION},
+    {"ALIGNMENT", CROWDSTEER_ALIGNMENT},
     {"TARGET_POINT", CROWDSTEER_TARGET_POINT},
     {"TARGET_ARRAYS", CROWDSTEER_TARGET_ARRAYS},
     {"TARGET_AGENTS", CROWDSTEER_TARGET_AGENTS},
@@ -965,19 +968,22 @@ static PyTypeObject Wander_Type = {
 typedef struct {
   PyObject_HEAD int kind;
   PyObject *target, *params, *wander, *weight_per_agent; /* None when unset */
+  PyObject *neighbours;
   float weight;
 } BehaviourObject;
 
 static PyTypeObject Behaviour_Type;
 
 static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"kind",   "target",           "params", "wander",
-                           "weight", "weight_per_agent", NULL};
+  static char *kwlist[] = {"kind",   "target",           "params",     "wander",
+                           "weight", "weight_per_agent", "neighbours", NULL};
   int kind;
-  PyObject *target = Py_None, *params = Py_None, *wander = Py_None, *weights = Py_None;
+  PyObject *target = Py_None, *params = Py_None, *wander = Py_None, *weights = Py_None,
+           *neighbours = Py_None;
   float weight = 1.0f;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "i|OOOfO:Behaviour", kwlist, &kind,
-                                   &target, &params, &wander, &weight, &weights))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "i|OOOfOO:Behaviour", kwlist, &kind,
+                                   &target, &params, &wander, &weight, &weights,
+                                   &neighbours))
     return NULL;
   BehaviourObject *self = (BehaviourObject *)type->tp_alloc(type, 0);
   if (!self) return NULL;
@@ -986,6 +992,7 @@ static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwa
   self->params = Py_NewRef(params);
   self->wander = Py_NewRef(wander);
   self->weight_per_agent = Py_NewRef(weights);
+  self->neighbours = Py_NewRef(neighbours);
   self->weight = weight;
   return (PyObject *)self;
 }
@@ -995,6 +1002,7 @@ static void Behaviour_dealloc(BehaviourObject *self) {
   Py_XDECREF(self->params);
   Py_XDECREF(self->wander);
   Py_XDECREF(self->weight_per_agent);
+  Py_XDECREF(self->neighbours);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1008,6 +1016,8 @@ static PyMemberDef Behaviour_members[] = {
      "weight of its steering (0 means 1)"},
     {"weight_per_agent", T_OBJECT, offsetof(BehaviourObject, weight_per_agent), READONLY,
      "per-agent weights (float32) or None"},
+    {"neighbours", T_OBJECT, offsetof(BehaviourObject, neighbours), READONLY,
+     "its Neighbours (separation, cohesion, alignment)"},
     {NULL}};
 
 static PyTypeObject Behaviour_Type = {
@@ -1015,7 +1025,7 @@ static PyTypeObject Behaviour_Type = {
     .tp_basicsize = sizeof(BehaviourObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Behaviour(kind, target=None, params=None, wander=None, weight=1.0, "
-              "weight_per_agent=None)\n--\n\n"
+              "weight_per_agent=None, neighbours=None)\n--\n\n"
               "One behaviour of a mixed step (crowdsteer_step_behaviour). Immutable.",
     .tp_new = Behaviour_new,
     .tp_dealloc = (destructor)Behaviour_dealloc,
@@ -1472,8 +1482,20 @@ static PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) 
 }
 
 /* One Behaviour into its C struct; `name` is "behaviours[i]". */
+/* One step entry in C: the behaviour, and the Neighbours struct it points to
+ * with the Grid the step must claim (neighbour behaviours only). */
+typedef struct step_entry {
+  crowdsteer_neighbours neighbours;
+  GridObject *grid;
+} step_entry;
+
+static int is_neighbour_behaviour(int kind) {
+  return kind == CROWDSTEER_SEPARATION || kind == CROWDSTEER_COHESION ||
+         kind == CROWDSTEER_ALIGNMENT;
+}
+
 static int behaviour_to_c(PyObject *obj, const arg_name *name, int dims, Py_ssize_t count,
-                          crowdsteer_step_behaviour *out) {
+                          crowdsteer_step_behaviour *out, step_entry *entry) {
   memset(out, 0, sizeof *out);
   if (!PyObject_TypeCheck(obj, &Behaviour_Type)) {
     PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Behaviour, not %.100s",
@@ -1491,6 +1513,13 @@ static int behaviour_to_c(PyObject *obj, const arg_name *name, int dims, Py_ssiz
   if (b->kind == CROWDSTEER_WANDER) {
     out->wander = wander_to_c(b->wander, NAME(name, "wander"), dims, count);
     return out->wander ? 0 : -1;
+  }
+  if (is_neighbour_behaviour(b->kind)) {
+    if (neighbours_to_c(b->neighbours, NAME(name, "neighbours"), count,
+                        &entry->neighbours, &entry->grid) < 0)
+      return -1;
+    out->neighbours = &entry->neighbours;
+    return 0;
   }
   if (b->target == Py_None) return 0; /* the zeroed target: the origin */
   return target_to_c(b->target, NAME(name, "target"), dims, count,
@@ -1524,12 +1553,12 @@ typedef struct step_args {
 } step_args;
 
 static int step_desc_from(const step_args *in, AgentsObject *a, PyObject *list,
-                          crowdsteer_step_behaviour *behaviours,
+                          crowdsteer_step_behaviour *behaviours, step_entry *entries,
                           crowdsteer_step_desc *d) {
   const Py_ssize_t count = (Py_ssize_t)a->c.count, n = PyTuple_GET_SIZE(list);
   for (Py_ssize_t i = 0; i < n; i++) {
     if (behaviour_to_c(PyTuple_GET_ITEM(list, i), ITEM(NAME(NULL, "behaviours"), i),
-                       a->c.dims, count, &behaviours[i]) < 0)
+                       a->c.dims, count, &behaviours[i], &entries[i]) < 0)
       return -1;
   }
   if (in->tile_size < 0) {
@@ -1593,12 +1622,17 @@ static PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
   Py_ssize_t n = PyTuple_GET_SIZE(list);
   crowdsteer_step_behaviour *behaviours =
       PyMem_Calloc(n ? (size_t)n : 1, sizeof *behaviours);
+  step_entry *entries = PyMem_Calloc(n ? (size_t)n : 1, sizeof *entries);
   crowdsteer_step_desc desc;
   size_t b, e;
   crowdsteer_status status = CROWDSTEER_OK;
-  int ok = behaviours && step_desc_from(&in, a, list, behaviours, &desc) == 0 &&
+  Py_ssize_t claimed = 0;
+  int ok = behaviours && entries &&
+           step_desc_from(&in, a, list, behaviours, entries, &desc) == 0 &&
            range_from(in.begin, in.end, a->c.count, &b, &e) == 0;
-  if (!behaviours) PyErr_NoMemory();
+  if (!behaviours || !entries) PyErr_NoMemory();
+  for (; ok && claimed < n; claimed++)
+    if (entries[claimed].grid && grid_claim(entries[claimed].grid, 0) < 0) ok = 0;
   if (ok) {
     PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
     struct timespec start, stop;
@@ -1609,7 +1643,10 @@ static PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
     last_step_seconds = (double)(stop.tv_sec - start.tv_sec) +
                         1e-9 * (double)(stop.tv_nsec - start.tv_nsec);
   }
+  for (Py_ssize_t i = 0; i < claimed - !ok; i++)
+    if (entries[i].grid) grid_unclaim(entries[i].grid, 0);
   PyMem_Free(behaviours);
+  PyMem_Free(entries);
   Py_DECREF(list);
   if (!ok) return NULL;
   if (status != CROWDSTEER_OK) return raise_status(status);

@@ -19,6 +19,9 @@ LEAVE: int
 PURSUIT: int
 EVADE: int
 WANDER: int
+SEPARATION: int
+COHESION: int
+ALIGNMENT: int
 TARGET_POINT: int
 TARGET_ARRAYS: int
 TARGET_AGENTS: int
@@ -151,9 +154,11 @@ class Behaviour:
     wander: Optional[WanderState]
     weight: float
     weight_per_agent: Optional[FloatArray]
+    neighbours: Optional["Neighbours"]
     def __init__(self, kind: int, target: Optional[Target] = ...,
                  params: Optional[Params] = ..., wander: Optional[WanderState] = ...,
-                 weight: float = ..., weight_per_agent: Optional[FloatArray] = ...) -> None: ...
+                 weight: float = ..., weight_per_agent: Optional[FloatArray] = ...,
+                 neighbours: Optional["Neighbours"] = ...) -> None: ...
 
 class Grid:
     """A reusable neighbour index (crowdsteer_grid)."""
