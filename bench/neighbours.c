@@ -287,6 +287,45 @@ static void run_library(csb_state *state, const void *arg) {
   report_pairs(state, c, e);
 }
 
+/* crowdsteer: one step of the scenario, grid build included, from the state
+ * into the next state (never swapped: the same step every iteration). */
+static void run_scenario(csb_state *state, const void *arg) {
+  const nb_entry *e = arg;
+  crowdsteer_neighbours nb;
+  crowd *c = library_crowd(state, e, &nb);
+  if (!c) return;
+  const crowdsteer_agents agents = agents_of(c, c->state);
+  crowdsteer_agents next = agents_of(c, c->next);
+  crowdsteer_step_behaviour behaviours[2];
+  memset(behaviours, 0, sizeof behaviours);
+  behaviours[0].behaviour = CROWDSTEER_SEEK; /* the goal: the origin */
+  behaviours[0].params.max_speed = MAX_SPEED;
+  behaviours[1].behaviour = CROWDSTEER_SEPARATION;
+  behaviours[1].params.max_speed = MAX_SPEED;
+  behaviours[1].neighbours = &nb;
+  behaviours[1].weight = SEPARATION_WEIGHT;
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = behaviours;
+  step.behaviour_count = 2;
+  step.combine = CROWDSTEER_BLEND;
+  step.integrator.max_speed = MAX_SPEED;
+  step.integrator.dt = DT;
+  step.output = &next;
+  step.threads = e->threads;
+  crowdsteer_status status = CROWDSTEER_OK;
+  while (csb_keep_running(state) && status == CROWDSTEER_OK) {
+    status = build_grid(c, &agents, e->threads);
+    if (status == CROWDSTEER_OK) status = crowdsteer_step(&agents, &step, 0, c->n);
+    csb_clobber_memory();
+  }
+  if (status != CROWDSTEER_OK) {
+    fail_run(state, crowdsteer_status_string(status));
+    return;
+  }
+  report_pairs(state, c, e);
+}
+
 /* ---- registration ------------------------------------------------------------ */
 
 static void register_one(const char *work, int threads, const char *isa,
@@ -308,7 +347,7 @@ static const char *const work_names[WORK_COUNT] = {
  * userloop's separation, whose loop is OpenMP); userloop's sort is serial. */
 static int measured(nb_work work, int threads, int userloop) {
   if (userloop) return work <= WORK_SCENARIO && !(work == WORK_GRID && threads > 1);
-  return work != WORK_SCENARIO && (threads == 1 || work == WORK_GRID);
+  return threads == 1 || work == WORK_GRID || work == WORK_SCENARIO;
 }
 
 void register_neighbours(const int64_t *counts, size_t n_counts) {
@@ -322,7 +361,7 @@ void register_neighbours(const int64_t *counts, size_t n_counts) {
           nb_entry *e = &entries[isa][w][t - 1];
           *e = (nb_entry){(nb_work)w, t, 0, (crowdsteer_isa)isa};
           register_one(work_names[w], t, crowdsteer_isa_name((crowdsteer_isa)isa),
-                       run_library, e, &counts[ci]);
+                       w == WORK_SCENARIO ? run_scenario : run_library, e, &counts[ci]);
         }
         if (!measured(w, t, 1)) continue;
         nb_entry *e = &entries[CROWDSTEER_ISA_COUNT][w][t - 1];

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "crowdsteer.h"
+#include "spacing.h"
 
 #ifdef CROWDSTEER_DEMO_PICTURES
 #include "pictures.h"
@@ -42,6 +43,19 @@ static const crowdsteer_behaviour group_behaviours[GROUP_COUNT] = {
     CROWDSTEER_SEEK,    CROWDSTEER_ARRIVE, CROWDSTEER_FLEE,  CROWDSTEER_LEAVE,
     CROWDSTEER_PURSUIT, CROWDSTEER_EVADE,  CROWDSTEER_WANDER};
 
+/* Slot 0 of the step's behaviours (and bit 0 of every steered agent's mask)
+ * is separation, first so that by priority keeping apart wins; group g's
+ * behaviour is slot g + 1. */
+enum { SEPARATION_SLOT = 0, FIRST_GROUP_SLOT = 1, SLOT_COUNT = GROUP_COUNT + 1 };
+static uint32_t group_bit(int g) { return 1u << (g + FIRST_GROUP_SLOT); }
+
+/* Separation: radius and blend weight; the neighbour grid's cells are one
+ * radius wide. Two agents closer than OVERLAP_SPACING overlap (the report
+ * counts such pairs before and after). */
+#define DEFAULT_SEPARATION_RADIUS 0.25f
+#define DEFAULT_SEPARATION_WEIGHT 4.0f
+#define OVERLAP_SPACING 0.05
+
 /* Agents 0 and 1 are moved by the demo itself (never by a behaviour), so
  * pursuers and evaders have moving agents to target by index. */
 enum { QUARRY_AGENT = 0, HUNTER_AGENT = 1, DRIVEN_AGENTS = 2 };
@@ -61,6 +75,8 @@ typedef struct demo_options {
   size_t tile;    /* crowdsteer_step_desc.tile_size: 0 = the library's */
   const char *isa_name;
   uint32_t seed;
+  float separation;        /* separation radius, 0: off */
+  float separation_weight; /* its blend weight */
   const char *pictures_dir;
 } demo_options;
 
@@ -94,6 +110,10 @@ static void print_usage(FILE *to) {
       "  --isa NAME        force scalar, sse4, avx2, avx512 or neon\n"
       "                    (default: the best this machine runs, or $CROWDSTEER_ISA)\n"
       "  --seed N          seed of the start positions and of wander (default 1)\n"
+      "  --separation R    every steered agent keeps apart from the others within\n"
+      "                    radius R (default 0.25; 0: off)\n"
+      "  --separation-weight W\n"
+      "                    its blend weight (default 4)\n"
       "  --pictures DIR    write PNG pictures of the behaviours into DIR and exit\n"
       "  --help            this text\n"
       "Exit status: 0 ok, 1 a call failed or the state holds NaN/inf, 2 bad usage.\n",
@@ -134,7 +154,9 @@ static int parse_options(int argc, char **argv, demo_options *opts) {
                          .mode = MODE_STEP,
                          .combine = CROWDSTEER_BLEND,
                          .snapshot = SNAPSHOT_SWAP,
-                         .seed = 1};
+                         .seed = 1,
+                         .separation = DEFAULT_SEPARATION_RADIUS,
+                         .separation_weight = DEFAULT_SEPARATION_WEIGHT};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -176,7 +198,8 @@ static int parse_options(int argc, char **argv, demo_options *opts) {
         return usage_error("--seed needs a whole number from 0 to 4294967295", value);
       opts->seed = (uint32_t)number;
     } else if (strcmp(name, "--behaviour") == 0 || strcmp(name, "--behavior") == 0) {
-      opts->only_group = strcmp(value, "all") == 0 ? -1 : pick(value, group_names, GROUP_COUNT);
+      opts->only_group =
+          strcmp(value, "all") == 0 ? -1 : pick(value, group_names, GROUP_COUNT);
       if (opts->only_group == -1 && strcmp(value, "all") != 0)
         return usage_error("unknown behaviour", value);
     } else if (strcmp(name, "--mode") == 0) {
@@ -202,6 +225,18 @@ static int parse_options(int argc, char **argv, demo_options *opts) {
         return usage_error("--tile needs a whole number from 1 to 4096 (0: default)",
                            value);
       opts->tile = (size_t)number;
+    } else if (strcmp(name, "--separation") == 0) {
+      char *end = NULL;
+      double radius = strtod(value, &end);
+      if (*value == '\0' || *end != '\0' || !(radius >= 0.0 && radius <= 100.0))
+        return usage_error("--separation needs a radius from 0 (off) to 100", value);
+      opts->separation = (float)radius;
+    } else if (strcmp(name, "--separation-weight") == 0) {
+      char *end = NULL;
+      double weight = strtod(value, &end);
+      if (*value == '\0' || *end != '\0' || !(weight > 0.0 && weight <= 1000.0))
+        return usage_error("--separation-weight needs a weight in (0, 1000]", value);
+      opts->separation_weight = (float)weight;
     } else if (strcmp(name, "--isa") == 0) {
       opts->isa_name = value;
     } else if (strcmp(name, "--pictures") == 0) {
@@ -241,27 +276,30 @@ typedef struct markers {
 typedef struct scenario {
   demo_options opts;
   crowdsteer_agents agents;
-  crowdsteer_agents snapshot; /* the pre-step state AGENTS targets read */
+  crowdsteer_agents snapshot;  /* the pre-step state AGENTS targets read */
   crowdsteer_vectors steering; /* separate mode's blend accumulator */
   crowdsteer_vectors spot;     /* arrivers' own targets, one per agent */
   float *max_speed;            /* per-agent top speeds of seekers and arrivers */
   float *integrate_max_speed;  /* the integrator's, per agent (per group) */
   float *integrate_max_force;
-  float *wander_weight;        /* blend weight of wander, per agent */
-  uint32_t *target_agent;      /* pursuers' quarry, evaders' hunter */
-  uint32_t *mask;              /* bit g: behaviour of group g applies */
+  float *wander_weight;   /* blend weight of wander, per agent */
+  uint32_t *target_agent; /* pursuers' quarry, evaders' hunter */
+  uint32_t *mask;         /* bit g: behaviour of group g applies */
   crowdsteer_wander_state wander;
   group groups[GROUP_COUNT];
-  size_t cautious_begin; /* pursuers from here on also leave the threat */
+  size_t cautious_begin;  /* pursuers from here on also leave the threat */
   run *runs[GROUP_COUNT]; /* per behaviour, its runs of agents (separate mode) */
   size_t run_count[GROUP_COUNT];
-  crowdsteer_step_behaviour behaviours[GROUP_COUNT];
+  crowdsteer_step_behaviour behaviours[SLOT_COUNT];
+  crowdsteer_grid *grid;            /* neighbour index, rebuilt before each step */
+  crowdsteer_neighbours neighbours; /* who separation sees */
+  crowdsteer_params separation_params;
   crowdsteer_step_desc step_desc;
   unsigned step; /* steps taken so far */
   markers now;
   /* Seconds spent, per part of the work. */
   double behaviour_seconds[GROUP_COUNT], clear_seconds, integrate_seconds;
-  double step_seconds, snapshot_seconds;
+  double step_seconds, snapshot_seconds, grid_seconds, separation_seconds;
 } scenario;
 
 /* Scenario constants, in the per-step units of the default integrator
@@ -331,15 +369,28 @@ static void place_markers(scenario *sc) {
  * first VECTOR_ARRAYS are x, y, z triples (z stays NULL in 2D). */
 enum { VECTOR_ARRAYS = 18, ALL_FLOAT_ARRAYS = VECTOR_ARRAYS + 4 };
 static void float_arrays(scenario *sc, float **arrays[ALL_FLOAT_ARRAYS]) {
-  float **list[ALL_FLOAT_ARRAYS] = {
-      &sc->agents.px,          &sc->agents.py,          &sc->agents.pz,
-      &sc->agents.vx,          &sc->agents.vy,          &sc->agents.vz,
-      &sc->snapshot.px,        &sc->snapshot.py,        &sc->snapshot.pz,
-      &sc->snapshot.vx,        &sc->snapshot.vy,        &sc->snapshot.vz,
-      &sc->steering.x,         &sc->steering.y,         &sc->steering.z,
-      &sc->spot.x,             &sc->spot.y,             &sc->spot.z,
-      &sc->max_speed,          &sc->integrate_max_speed, &sc->integrate_max_force,
-      &sc->wander_weight};
+  float **list[ALL_FLOAT_ARRAYS] = {&sc->agents.px,
+                                    &sc->agents.py,
+                                    &sc->agents.pz,
+                                    &sc->agents.vx,
+                                    &sc->agents.vy,
+                                    &sc->agents.vz,
+                                    &sc->snapshot.px,
+                                    &sc->snapshot.py,
+                                    &sc->snapshot.pz,
+                                    &sc->snapshot.vx,
+                                    &sc->snapshot.vy,
+                                    &sc->snapshot.vz,
+                                    &sc->steering.x,
+                                    &sc->steering.y,
+                                    &sc->steering.z,
+                                    &sc->spot.x,
+                                    &sc->spot.y,
+                                    &sc->spot.z,
+                                    &sc->max_speed,
+                                    &sc->integrate_max_speed,
+                                    &sc->integrate_max_force,
+                                    &sc->wander_weight};
   memcpy(arrays, list, sizeof list);
 }
 
@@ -355,6 +406,7 @@ static void scenario_free(scenario *sc) {
   free(sc->mask);
   for (int g = 0; g < GROUP_COUNT; g++)
     free(sc->runs[g]);
+  crowdsteer_grid_destroy(sc->grid);
 }
 
 /* Random numbers for the start state come from the library's own
@@ -378,7 +430,7 @@ static void grid_spot(size_t rank, size_t side, int dims, float spot[3]) {
 
 /* The runs of agents whose mask has `bit`, for the separate calls. */
 static int find_runs(scenario *sc, int g) {
-  const uint32_t bit = 1u << g;
+  const uint32_t bit = group_bit(g);
   const size_t n = sc->agents.count;
   size_t count = 0;
   for (size_t i = 0; i < n; i++)
@@ -450,19 +502,20 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
    * by priority) and the last pursuers also leave the threat. Contiguous
    * runs keep the separate calls few; crowdsteer_step would take any mask. */
   const group *pursuers = &sc->groups[GROUP_PURSUIT];
-  sc->cautious_begin = pursuers->end - (pursuers->end - pursuers->begin) /
-                                           CAUTIOUS_PURSUER_SHARE;
+  sc->cautious_begin =
+      pursuers->end - (pursuers->end - pursuers->begin) / CAUTIOUS_PURSUER_SHARE;
   if (!mixed) sc->cautious_begin = pursuers->end;
   for (int g = 0; g < GROUP_COUNT; g++) {
-    uint32_t bits = 1u << g;
-    if (mixed && (g == GROUP_FLEE || g == GROUP_EVADE)) bits |= 1u << GROUP_WANDER;
+    uint32_t bits = group_bit(g);
+    if (mixed && (g == GROUP_FLEE || g == GROUP_EVADE)) bits |= group_bit(GROUP_WANDER);
+    if (opts->separation > 0.0f) bits |= 1u << SEPARATION_SLOT;
     for (size_t i = sc->groups[g].begin; i < sc->groups[g].end; i++) {
       sc->mask[i] = bits;
       sc->wander_weight[i] = g == GROUP_WANDER ? 1.0f : MIXED_WANDER_WEIGHT;
     }
   }
   for (size_t i = sc->cautious_begin; i < pursuers->end; i++)
-    sc->mask[i] |= 1u << GROUP_LEAVE;
+    sc->mask[i] |= group_bit(GROUP_LEAVE);
   for (int g = 0; g < GROUP_COUNT; g++)
     if (find_runs(sc, g) != 0) {
       fprintf(stderr, "crowdsteer-demo: out of memory\n");
@@ -554,17 +607,35 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
   for (size_t i = wander->begin; i < wander->end; i++)
     sc->integrate_max_force[i] = 0.1f;
 
-  /* The step: one behaviour per group, in group order (the priority order). */
+  /* The step: separation, then one behaviour per group, in group order (the
+   * priority order). With separation off no agent has its bit, and the slot
+   * holds a seek that nothing reads. */
   for (int g = 0; g < GROUP_COUNT; g++) {
-    crowdsteer_step_behaviour *b = &sc->behaviours[g];
+    crowdsteer_step_behaviour *b = &sc->behaviours[g + FIRST_GROUP_SLOT];
     b->behaviour = group_behaviours[g];
     b->weight = 1.0f;
   }
-  sc->behaviours[GROUP_WANDER].wander = &sc->wander;
-  sc->behaviours[GROUP_WANDER].weight_per_agent = sc->wander_weight;
+  sc->behaviours[GROUP_WANDER + FIRST_GROUP_SLOT].wander = &sc->wander;
+  sc->behaviours[GROUP_WANDER + FIRST_GROUP_SLOT].weight_per_agent = sc->wander_weight;
+  crowdsteer_step_behaviour *separation = &sc->behaviours[SEPARATION_SLOT];
+  separation->behaviour = CROWDSTEER_SEEK;
+  if (opts->separation > 0.0f) {
+    if (crowdsteer_grid_create(&sc->grid) != CROWDSTEER_OK) {
+      fprintf(stderr, "crowdsteer-demo: out of memory for the neighbour grid\n");
+      scenario_free(sc);
+      return 1;
+    }
+    sc->neighbours.grid = sc->grid;
+    sc->neighbours.radius = opts->separation;
+    sc->separation_params.max_speed = 1.0f;
+    separation->behaviour = CROWDSTEER_SEPARATION;
+    separation->neighbours = &sc->neighbours;
+    separation->params = sc->separation_params;
+  }
+  separation->weight = opts->separation_weight;
   crowdsteer_step_desc *d = &sc->step_desc;
   d->behaviours = sc->behaviours;
-  d->behaviour_count = GROUP_COUNT;
+  d->behaviour_count = SLOT_COUNT;
   d->combine = (crowdsteer_combine)opts->combine;
   d->priority_threshold = PRIORITY_THRESHOLD;
   d->behaviour_mask = sc->mask;
@@ -616,13 +687,27 @@ static crowdsteer_status step_separately(scenario *sc) {
   for (int k = 0; k < dims; k++)
     memset(steer[k] + begin, 0, (end - begin) * sizeof(float));
   sc->clear_seconds += seconds_now() - start;
+  if (sc->grid) { /* slot 0 first, as the step blends */
+    const crowdsteer_output out = {.steering = sc->steering,
+                                   .mode = CROWDSTEER_ACCUMULATE,
+                                   .weight = sc->opts.separation_weight};
+    start = seconds_now();
+    crowdsteer_status status = crowdsteer_separation(
+        &sc->agents, &sc->neighbours, &sc->separation_params, &out, begin, end);
+    sc->separation_seconds += seconds_now() - start;
+    if (status != CROWDSTEER_OK) {
+      fprintf(stderr, "crowdsteer-demo: separation failed at step %u: %s\n", sc->step,
+              crowdsteer_status_string(status));
+      return status;
+    }
+  }
   for (int g = 0; g < GROUP_COUNT; g++) {
     /* ACCUMULATE with weight 1 adds s itself, as the step's blend does. */
-    const crowdsteer_output out = {
-        .steering = sc->steering,
-        .mode = CROWDSTEER_ACCUMULATE,
-        .weight = 1.0f,
-        .weight_per_agent = g == GROUP_WANDER ? sc->wander_weight : NULL};
+    const crowdsteer_output out = {.steering = sc->steering,
+                                   .mode = CROWDSTEER_ACCUMULATE,
+                                   .weight = 1.0f,
+                                   .weight_per_agent =
+                                       g == GROUP_WANDER ? sc->wander_weight : NULL};
     start = seconds_now();
     for (size_t r = 0; r < sc->run_count[g]; r++) {
       crowdsteer_status status =
@@ -670,8 +755,8 @@ static void refresh_snapshot(scenario *sc) {
 static crowdsteer_status step_at_once(scenario *sc) {
   /* The markers moved the point targets since the last step. */
   for (int g = 0; g < GROUP_COUNT; g++) {
-    sc->behaviours[g].target = sc->groups[g].target;
-    sc->behaviours[g].params = sc->groups[g].params;
+    sc->behaviours[g + FIRST_GROUP_SLOT].target = sc->groups[g].target;
+    sc->behaviours[g + FIRST_GROUP_SLOT].params = sc->groups[g].params;
   }
   double start = seconds_now();
   refresh_snapshot(sc);
@@ -689,7 +774,23 @@ static crowdsteer_status step_at_once(scenario *sc) {
   sc->step_seconds += seconds_now() - copied;
   sc->snapshot_seconds += copied - start;
   if (status != CROWDSTEER_OK)
-    fprintf(stderr, "crowdsteer-demo: crowdsteer_step failed at step %u: %s\n",
+    fprintf(stderr, "crowdsteer-demo: crowdsteer_step failed at step %u: %s\n", sc->step,
+            crowdsteer_status_string(status));
+  return status;
+}
+
+/* Separation sees the others through a grid built from the state before
+ * the step (on the step's threads); the behaviours then read that copy. */
+static crowdsteer_status build_grid(scenario *sc) {
+  if (!sc->grid) return CROWDSTEER_OK;
+  const crowdsteer_grid_desc desc = {
+      .cell_size = sc->opts.separation,
+      .threads = sc->opts.mode == MODE_STEP ? sc->opts.threads : 1};
+  double start = seconds_now();
+  crowdsteer_status status = crowdsteer_grid_build(sc->grid, &sc->agents, &desc);
+  sc->grid_seconds += seconds_now() - start;
+  if (status != CROWDSTEER_OK)
+    fprintf(stderr, "crowdsteer-demo: crowdsteer_grid_build failed at step %u: %s\n",
             sc->step, crowdsteer_status_string(status));
   return status;
 }
@@ -697,8 +798,9 @@ static crowdsteer_status step_at_once(scenario *sc) {
 /* One simulation step. The setup and the report do not depend on how the
  * step is computed: both modes give the same bits. */
 static crowdsteer_status scenario_step(scenario *sc) {
-  crowdsteer_status status =
-      sc->opts.mode == MODE_STEP ? step_at_once(sc) : step_separately(sc);
+  crowdsteer_status status = build_grid(sc);
+  if (status != CROWDSTEER_OK) return status;
+  status = sc->opts.mode == MODE_STEP ? step_at_once(sc) : step_separately(sc);
   if (status != CROWDSTEER_OK) return status;
   sc->wander.tick++; /* fresh wander randomness next step */
   sc->step++;
@@ -713,7 +815,9 @@ typedef struct figures {
   size_t arrivers_at_rest;
   size_t leavers_inside_escape, evaders_inside_panic;
   double wander_mean_speed, wander_top_speed;
-  size_t non_finite; /* NaN or inf anywhere in the state */
+  size_t non_finite;       /* NaN or inf anywhere in the state */
+  spacing_figures spacing; /* of the steered agents */
+  int spacing_measured;
 } figures;
 
 static double distance_to(const scenario *sc, size_t i, const float target[3]) {
@@ -786,6 +890,9 @@ static figures measure(const scenario *sc) {
       sc->wander.direction.x, sc->wander.direction.y, sc->wander.direction.z};
   for (size_t k = 0; k < sizeof state / sizeof state[0]; k++)
     f.non_finite += count_non_finite(state[k], sc->agents.count);
+  f.spacing_measured =
+      f.non_finite == 0 && spacing_measure(&sc->agents, DRIVEN_AGENTS, sc->agents.count,
+                                           OVERLAP_SPACING, &f.spacing) == 0;
   return f;
 }
 
@@ -826,6 +933,13 @@ static void print_mode(const scenario *sc) {
            "crowdsteer_integrate), 1 thread\n");
   }
   printf("crowdsteer_step threads available: %d\n", all);
+  if (o->separation > 0.0f)
+    printf("separation: every steered agent, radius %g, weight %g (%s), neighbour grid "
+           "rebuilt before each step\n",
+           (double)o->separation, (double)o->separation_weight,
+           o->combine == CROWDSTEER_PRIORITY ? "first in priority" : "blended");
+  else
+    printf("separation: off\n");
 }
 
 static void report_throughput(const scenario *sc, double wall_seconds) {
@@ -842,6 +956,11 @@ static void report_throughput(const scenario *sc, double wall_seconds) {
            "agent-steps/s\n",
            sc->snapshot_seconds, 100.0 * sc->snapshot_seconds / sc->step_seconds,
            agent_steps / (sc->step_seconds + sc->snapshot_seconds) * 1e-6);
+    if (sc->grid)
+      printf("grid: %.3f s (crowdsteer_grid_build before each step, %.1f%% of the step "
+             "time); grid + step = %.1f steps/s\n",
+             sc->grid_seconds, 100.0 * sc->grid_seconds / sc->step_seconds,
+             steps / (sc->grid_seconds + sc->step_seconds));
   } else {
     printf("\n%-9s %10s %16s\n", "behaviour", "agents", "M agent-steps/s");
     for (int g = 0; g < GROUP_COUNT; g++) {
@@ -853,13 +972,20 @@ static void report_throughput(const scenario *sc, double wall_seconds) {
              (double)users * steps / sc->behaviour_seconds[g] * 1e-6);
       library_seconds += sc->behaviour_seconds[g];
     }
+    if (sc->grid) {
+      printf("%-9s %10.0f %16.1f\n", "grid", (double)sc->agents.count,
+             (double)sc->agents.count * steps / sc->grid_seconds * 1e-6);
+      printf("%-9s %10.0f %16.1f\n", "separate", steered,
+             agent_steps / sc->separation_seconds * 1e-6);
+      library_seconds += sc->grid_seconds + sc->separation_seconds;
+    }
     printf("%-9s %10.0f %16.1f\n", "clear", steered,
            agent_steps / sc->clear_seconds * 1e-6);
     printf("%-9s %10.0f %16.1f\n", "integrate", steered,
            agent_steps / sc->integrate_seconds * 1e-6);
     library_seconds += sc->clear_seconds + sc->integrate_seconds;
     printf("total: %.0f agent-steps in %.2f s = %.1f M agent-steps/s "
-           "(clear + behaviours + integrate)\n",
+           "(grid + clear + behaviours + integrate)\n",
            agent_steps, library_seconds, agent_steps / library_seconds * 1e-6);
   }
   printf("%.2f s wall for the whole loop\n", wall_seconds);
@@ -928,6 +1054,12 @@ static int report_sanity(const scenario *sc, const figures *start, const figures
   if (g[GROUP_WANDER].end > g[GROUP_WANDER].begin)
     printf("  wander  mean speed %.4f, top speed %.4f, max_speed 1\n",
            end->wander_mean_speed, end->wander_top_speed);
+  if (start->spacing_measured && end->spacing_measured)
+    printf("  spacing nearest neighbour: mean %.4f -> %.4f, minimum %.2g -> %.2g; pairs "
+           "closer than %g: %zu -> %zu (separation %s)\n",
+           start->spacing.mean_nearest, end->spacing.mean_nearest,
+           start->spacing.min_nearest, end->spacing.min_nearest, OVERLAP_SPACING,
+           start->spacing.close_pairs, end->spacing.close_pairs, sc->grid ? "on" : "off");
   printf("  state hash: %016" PRIx64 " (the same in both modes, for any tile size "
          "and thread count)\n",
          state_hash(sc));

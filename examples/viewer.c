@@ -130,6 +130,31 @@ static crowdsteer_neighbours within(const crowd *c, float radius) {
   return nb;
 }
 
+typedef crowdsteer_status (*neighbour_call)(const crowdsteer_agents *,
+                                            const crowdsteer_neighbours *,
+                                            const crowdsteer_params *,
+                                            const crowdsteer_output *, size_t, size_t);
+
+/* One neighbour behaviour over the crowd, one range per OpenMP thread (the
+ * calls only read the grid and each writes its own range); serial without
+ * OpenMP. */
+static crowdsteer_status on_threads(neighbour_call call, const crowdsteer_agents *a,
+                                    const crowdsteer_neighbours *nb,
+                                    const crowdsteer_params *prm,
+                                    const crowdsteer_output *o) {
+  enum { MAX_PARTS = 64 };
+  crowdsteer_status status[MAX_PARTS];
+  int parts = crowdsteer_step_max_threads();
+  parts = parts < 1 ? 1 : parts > MAX_PARTS ? MAX_PARTS : parts;
+#pragma omp parallel for num_threads(parts)
+  for (int t = 0; t < parts; t++)
+    status[t] = call(a, nb, prm, o, a->count * (size_t)t / (size_t)parts,
+                     a->count * (size_t)(t + 1) / (size_t)parts);
+  for (int t = 0; t < parts; t++)
+    if (status[t] != CROWDSTEER_OK) return status[t];
+  return CROWDSTEER_OK;
+}
+
 /* Neighbour steering from the state before the frame's integration: boids
  * (separation, cohesion, alignment) replace the behaviour's steering;
  * otherwise separation is added to it. */
@@ -148,7 +173,7 @@ static crowdsteer_status steer_neighbours(crowd *c, int boids,
   o.weight = SEPARATION_WEIGHT;
   if (!boids) {
     crowdsteer_neighbours apart = within(c, SEPARATION_RADIUS);
-    return st ? st : crowdsteer_separation(&a, &apart, prm, &o, 0, c->n);
+    return st ? st : on_threads(crowdsteer_separation, &a, &apart, prm, &o);
   }
   crowdsteer_neighbours apart = within(c, BOIDS_SEPARATION_RADIUS);
   crowdsteer_neighbours mates = within(c, FLOCK_RADIUS);
@@ -159,10 +184,10 @@ static crowdsteer_status steer_neighbours(crowd *c, int boids,
   if (st == CROWDSTEER_OK) {
     for (size_t i = 0; i < c->n; i++)
       c->sx[i] = c->sy[i] = 0.0f;
-    st = crowdsteer_separation(&a, &apart, prm, &o, 0, c->n);
+    st = on_threads(crowdsteer_separation, &a, &apart, prm, &o);
   }
-  if (st == CROWDSTEER_OK) st = crowdsteer_cohesion(&a, &mates, prm, &cohere, 0, c->n);
-  if (st == CROWDSTEER_OK) st = crowdsteer_alignment(&a, &mates, prm, &align, 0, c->n);
+  if (st == CROWDSTEER_OK) st = on_threads(crowdsteer_cohesion, &a, &mates, prm, &cohere);
+  if (st == CROWDSTEER_OK) st = on_threads(crowdsteer_alignment, &a, &mates, prm, &align);
   return st;
 }
 
