@@ -71,7 +71,8 @@ def overhead_table():
 
 def c_step_seconds(demo, agents, steps, threads):
     out = subprocess.run([demo, "--agents", str(agents), "--steps", str(steps),
-                          "--threads", str(threads)], check=True, capture_output=True,
+                          "--threads", str(threads), "--separation", "0"],
+                         check=True, capture_output=True,
                          text=True, env={k: v for k, v in os.environ.items()
                                          if k != "CROWDSTEER_ISA"}).stdout
     seconds = float(re.search(r"step: \d+ agent-steps in ([0-9.]+) s", out).group(1))

@@ -1,5 +1,6 @@
-"""crowdsteer-demo's mixed crowd (examples/demo.c, step mode, double buffer),
-rebuilt in Python on the binding, with the demo's state hash. The same
+"""crowdsteer-demo's mixed crowd (examples/demo.c, step mode, double buffer,
+without separation: the demo's --separation 0), rebuilt in Python on the
+binding, with the demo's state hash. The same
 options must print the same hash as the C demo, bit for bit; the speed
 script (python/compare_speed.py) times its steps against the demo's."""
 import math
