@@ -71,7 +71,7 @@ def overhead_table():
 
 def c_step_seconds(demo, agents, steps, threads):
     out = subprocess.run([demo, "--agents", str(agents), "--steps", str(steps),
-                          "--threads", str(threads), "--separation", "0"],
+                          "--threads", str(threads)],
                          check=True, capture_output=True,
                          text=True, env={k: v for k, v in os.environ.items()
                                          if k != "CROWDSTEER_ISA"}).stdout

@@ -1,8 +1,8 @@
 """crowdsteer-demo's mixed crowd (examples/demo.c, step mode, double buffer,
-without separation: the demo's --separation 0), rebuilt in Python on the
-binding, with the demo's state hash. The same
-options must print the same hash as the C demo, bit for bit; the speed
-script (python/compare_speed.py) times its steps against the demo's."""
+separation through a grid rebuilt before each step unless it is 0), rebuilt
+in Python on the binding, with the demo's state hash. The same options must
+print the same hash as the C demo, bit for bit; the speed script
+(python/compare_speed.py) times its steps against the demo's."""
 import math
 
 import numpy as np
@@ -46,8 +46,11 @@ def on_circle(cx, cy, radius, radians_per_step, step):
 class DemoScenario:
     """The demo's mixed crowd of `agents` agents in `dims` dimensions."""
 
-    def __init__(self, agents=20000, dims=2, seed=1, combine=cs.BLEND, tile=0, threads=0):
+    def __init__(self, agents=20000, dims=2, seed=1, combine=cs.BLEND, tile=0, threads=0,
+                 separation=0.25, separation_weight=4.0):
         self.n, self.dims, self.seed = agents, dims, seed
+        self.separation, self.separation_weight = separation, separation_weight
+        self.grid = cs.Grid() if separation > 0 else None
         self.combine, self.tile, self.threads = combine, tile, threads
         self.crowd = cs.Crowd(agents, dims)
         self.step_count = 0
@@ -72,14 +75,17 @@ class DemoScenario:
     def _masks_and_weights(self):
         self.mask = np.zeros(self.n, np.uint32)
         self.wander_weight = np.zeros(self.n, F)
+        # Bit 0 is separation (first, so it wins by priority); group g is bit g + 1.
         for g, (b, e) in enumerate(self.groups):
-            bits = 1 << g
+            bits = 1 << (g + 1)
             if g in (FLEE, EVADE):
-                bits |= 1 << WANDER
+                bits |= 1 << (WANDER + 1)
+            if self.separation > 0:
+                bits |= 1
             self.mask[b:e] = bits
             self.wander_weight[b:e] = F(1) if g == WANDER else F(0.5)
         pb, pe = self.groups[PURSUIT]
-        self.mask[pe - (pe - pb) // 4:pe] |= 1 << LEAVE
+        self.mask[pe - (pe - pb) // 4:pe] |= 1 << (LEAVE + 1)
 
     def _arrivers(self, pos):
         b, e = self.groups[ARRIVE]
@@ -122,7 +128,14 @@ class DemoScenario:
     def behaviours(self):
         """The step's behaviours, in group order; point targets where they are now."""
         by_agents = cs.Target.agents(self.target_agent)
-        return [
+        if self.grid:
+            first = cs.Behaviour(cs.SEPARATION, params=cs.Params(max_speed=1.0),
+                                 weight=self.separation_weight,
+                                 neighbours=cs.Neighbours(grid=self.grid,
+                                                          radius=self.separation))
+        else:  # a slot no agent uses, as in the demo
+            first = cs.Behaviour(cs.SEEK, weight=self.separation_weight)
+        return [first,
             cs.Behaviour(cs.SEEK, cs.Target.point(self.beacon),
                          cs.Params(max_speed_per_agent=self.max_speed)),
             cs.Behaviour(cs.ARRIVE, cs.Target.arrays(self.spot),
@@ -143,6 +156,8 @@ class DemoScenario:
         """One simulation step, as the demo's scenario_step in step mode.
         With a clock (time.perf_counter), returns the seconds the step call
         took, binding included, as the demo times crowdsteer_step."""
+        if self.grid:  # from the state before the step, not timed (as the demo)
+            self.grid.build(self.crowd.agents, self.separation, threads=self.threads)
         behaviours = self.behaviours()
         start = clock() if clock else 0.0
         self.crowd.step(behaviours, integrator=self.integrator, combine=self.combine,

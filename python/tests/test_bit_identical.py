@@ -11,11 +11,9 @@ from demo_scenario import DemoScenario, random_array
 import numpy as np
 
 
-def c_demo_hash(agents, steps, dims, combine="blend", isa=None):
-    # The Python rebuild is the demo's crowd without separation (its default
-    # since the neighbour behaviours); --separation 0 prints that crowd's hash.
+def c_demo_hash(agents, steps, dims, combine="blend", separation=0.25, isa=None):
     out = run_demo("--agents", agents, "--steps", steps, "--dims", dims, "--combine",
-                   combine, "--separation", 0, isa=isa)
+                   combine, "--separation", separation, isa=isa)
     assert "NaN/inf values in the state: 0" in out
     return re.search(r"state hash: ([0-9a-f]{16})", out).group(1)
 
@@ -30,6 +28,12 @@ def python_demo_hash(agents, steps, dims, combine=cs.BLEND, **kwargs):
 @pytest.mark.parametrize("dims", [2, 3])
 def test_mixed_crowd_hash_matches_the_c_demo(dims):
     assert python_demo_hash(20000, 40, dims) == c_demo_hash(20000, 40, dims)
+
+
+@pytest.mark.parametrize("separation", [0.0, 0.6])
+def test_hash_matches_with_other_separations(separation):
+    assert (python_demo_hash(9000, 30, 2, separation=separation)
+            == c_demo_hash(9000, 30, 2, separation=separation))
 
 
 def test_priority_crowd_hash_matches_the_c_demo():
