@@ -9,7 +9,7 @@
    run alternately; prints the step time of each and the ratio Python / C.
 
     python3 python/compare_speed.py [--demo PATH] [--agents N] [--steps N]
-        [--rounds N] [--threads N]
+        [--rounds N] [--threads N] [--separation R]
 
 Run it with the package installed (see the README) and a release build of the
 demo. Timings on a shared machine are noisy: check `uptime`, read the medians.
@@ -69,9 +69,9 @@ def overhead_table():
         print("  %-42s %7.0f ns" % (name, per_call_ns(call)))
 
 
-def c_step_seconds(demo, agents, steps, threads):
+def c_step_seconds(demo, agents, steps, threads, separation):
     out = subprocess.run([demo, "--agents", str(agents), "--steps", str(steps),
-                          "--threads", str(threads)],
+                          "--threads", str(threads), "--separation", str(separation)],
                          check=True, capture_output=True,
                          text=True, env={k: v for k, v in os.environ.items()
                                          if k != "CROWDSTEER_ISA"}).stdout
@@ -80,10 +80,10 @@ def c_step_seconds(demo, agents, steps, threads):
     return seconds / steps, isa
 
 
-def python_step_seconds(agents, steps, threads):
+def python_step_seconds(agents, steps, threads, separation):
     """Per step: the whole Python call (binding included) and, measured inside
     the extension around the library call, crowdsteer_step alone."""
-    scenario = DemoScenario(agents, 2, threads=threads)
+    scenario = DemoScenario(agents, 2, threads=threads, separation=separation)
     total = library = 0.0
     for _ in range(steps):
         total += scenario.step(time.perf_counter)
@@ -99,6 +99,9 @@ def main():
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=0, help="0: all (the default)")
+    parser.add_argument("--separation", type=float, default=0.25,
+                        help="the demo's separation radius (0: off; default 0.25, the "
+                             "demo's); the grid build is timed by neither side")
     parser.add_argument("--skip-overhead", action="store_true")
     parser.add_argument("--numpy-hugepages", action="store_true",
                         help="let NumPy ask for transparent huge pages (the C demo's "
@@ -114,15 +117,18 @@ def main():
         overhead_table()
     c_times, py_times, inside = [], [], []
     for _ in range(args.rounds):  # alternate, so drifting load hits both
-        c, c_isa = c_step_seconds(str(args.demo), args.agents, args.steps, args.threads)
+        c, c_isa = c_step_seconds(str(args.demo), args.agents, args.steps, args.threads,
+                                  args.separation)
         c_times.append(c)
-        total, library = python_step_seconds(args.agents, args.steps, args.threads)
+        total, library = python_step_seconds(args.agents, args.steps, args.threads,
+                                             args.separation)
         py_times.append(total)
         inside.append(total / library)
     assert c_isa == cs.active_isa(), (c_isa, cs.active_isa())
     c_med, py_med = statistics.median(c_times), statistics.median(py_times)
-    print("mixed step, %d agents, %d steps x %d rounds, threads %s, ISA %s:" % (
-        args.agents, args.steps, args.rounds, args.threads or "all", c_isa))
+    print("mixed step, %d agents, %d steps x %d rounds, threads %s, separation %g, "
+          "ISA %s:" % (args.agents, args.steps, args.rounds, args.threads or "all",
+                       args.separation, c_isa))
     print("  C demo      %8.3f ms per step (median; rounds: %s)" % (
         c_med * 1e3, " ".join("%.3f" % (t * 1e3) for t in c_times)))
     print("  Python      %8.3f ms per step (median; rounds: %s)" % (
