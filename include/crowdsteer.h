@@ -35,6 +35,13 @@
  * as from one call. Every entry point validates all of its input before it
  * writes anything: a call that returns an error has changed no array.
  *
+ * Every entry point computes in one fixed floating-point environment,
+ * whatever the host set: round-to-nearest-even with denormals kept (no
+ * FTZ/DAZ on x86, no FZ on aarch64), on the calling thread and on every
+ * worker thread of crowdsteer_step, and gives each thread its own mode back
+ * on return. A host running with FTZ/DAZ or another rounding direction gets
+ * the same bits.
+ *
  * Units are the caller's. With the defaults (dt = 1, mass = 1, unlimited
  * force, time_to_target = 1) the formulas are the per-frame form of the
  * classic steering articles: s = desired - v, v' = truncate(v + s, max_speed),

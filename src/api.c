@@ -37,7 +37,10 @@ const char *crowdsteer_version_string(void) {
 
 float crowdsteer_random(uint32_t seed, uint32_t agent_index, uint32_t tick,
                         uint32_t axis) {
-  return cs_random_from_key(cs_random_key(seed, tick, axis), agent_index);
+  const cs_fpenv host = cs_fpenv_enter();
+  const float r = cs_random_from_key(cs_random_key(seed, tick, axis), agent_index);
+  cs_fpenv_leave(host);
+  return r;
 }
 
 /* ---- validation ---------------------------------------------------------- */
@@ -334,16 +337,27 @@ crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *ag
 }
 
 static crowdsteer_status
-run_behaviour(const cs_backend *backend, cs_behaviour behaviour,
-              const crowdsteer_agents *agents, const crowdsteer_target *target,
-              const crowdsteer_wander_state *wander, const crowdsteer_params *params,
-              const crowdsteer_output *out, size_t begin, size_t end) {
+run_behaviour_here(const cs_backend *backend, cs_behaviour behaviour,
+                   const crowdsteer_agents *agents, const crowdsteer_target *target,
+                   const crowdsteer_wander_state *wander, const crowdsteer_params *params,
+                   const crowdsteer_output *out, size_t begin, size_t end) {
   cs_job job;
   CS_CHECK(cs_prepare_behaviour(&job, behaviour, agents, target, wander, params, begin,
                                 end, NULL, 0));
   CS_CHECK(resolve_output(&job, out, begin, end));
   if (begin < end) backend->behaviour[behaviour][job.dims - 2](&job, begin, end);
   return CROWDSTEER_OK;
+}
+
+/* Validation included: a denormal compared under DAZ is zero. */
+static crowdsteer_status
+run_behaviour(const cs_backend *backend, cs_behaviour behaviour,
+              const crowdsteer_agents *agents, const crowdsteer_target *target,
+              const crowdsteer_wander_state *wander, const crowdsteer_params *params,
+              const crowdsteer_output *out, size_t begin, size_t end) {
+  const cs_fpenv host = cs_fpenv_enter();
+  return cs_fpenv_return(host, run_behaviour_here(backend, behaviour, agents, target,
+                                                  wander, params, out, begin, end));
 }
 
 crowdsteer_status cs_run_targeted(const cs_backend *backend, cs_behaviour behaviour,
@@ -364,11 +378,11 @@ crowdsteer_status cs_run_wander(const cs_backend *backend,
   return run_behaviour(backend, CS_WANDER, agents, NULL, state, params, out, begin, end);
 }
 
-crowdsteer_status cs_run_integrate(const cs_backend *backend,
-                                   const crowdsteer_agents *agents,
-                                   const crowdsteer_vectors *steering,
-                                   const crowdsteer_params *params, size_t begin,
-                                   size_t end) {
+static crowdsteer_status integrate_here(const cs_backend *backend,
+                                        const crowdsteer_agents *agents,
+                                        const crowdsteer_vectors *steering,
+                                        const crowdsteer_params *params, size_t begin,
+                                        size_t end) {
   cs_job job;
   CS_CHECK(cs_prepare_integrator(&job, agents, params, begin, end));
   if (!steering) return CROWDSTEER_ERROR_NULL_POINTER;
@@ -377,6 +391,16 @@ crowdsteer_status cs_run_integrate(const cs_backend *backend,
     return CROWDSTEER_ERROR_NULL_POINTER;
   if (begin < end) backend->integrate[job.dims - 2](&job, begin, end);
   return CROWDSTEER_OK;
+}
+
+crowdsteer_status cs_run_integrate(const cs_backend *backend,
+                                   const crowdsteer_agents *agents,
+                                   const crowdsteer_vectors *steering,
+                                   const crowdsteer_params *params, size_t begin,
+                                   size_t end) {
+  const cs_fpenv host = cs_fpenv_enter();
+  return cs_fpenv_return(host,
+                         integrate_here(backend, agents, steering, params, begin, end));
 }
 
 /* The public entry points run on the active backend. */

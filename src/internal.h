@@ -16,6 +16,23 @@
     if (cs_status_ != CROWDSTEER_OK) return cs_status_;                                  \
   } while (0)
 
+/* The host's floating-point environment, saved by cs_fpenv_enter. Every
+ * public entry point computes in one fixed environment (see fpenv.c) and
+ * gives the host its own back:
+ *   const cs_fpenv host = cs_fpenv_enter();
+ *   return cs_fpenv_return(host, <the call's work>);
+ * and so does every OpenMP worker, around its share of a parallel region. */
+typedef struct cs_fpenv {
+  uint64_t state; /* MXCSR, FPCR or the rounding direction */
+  int changed;    /* whether the host was in another mode */
+} cs_fpenv;
+cs_fpenv cs_fpenv_enter(void);
+void cs_fpenv_leave(cs_fpenv host);
+static inline crowdsteer_status cs_fpenv_return(cs_fpenv host, crowdsteer_status status) {
+  cs_fpenv_leave(host);
+  return status;
+}
+
 /* A parameter after defaults: per-agent array when not NULL, else value. */
 typedef struct cs_param {
   float value;

@@ -296,9 +296,9 @@ static void run_tile(const plan *pl, const cs_backend *backend, size_t first,
   backend->integrate[dims - 2](&integrate, first, last);
 }
 
-crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
-                                  const crowdsteer_step_desc *step, size_t begin,
-                                  size_t end) {
+static crowdsteer_status step_here(const crowdsteer_agents *agents,
+                                   const crowdsteer_step_desc *step, size_t begin,
+                                   size_t end) {
   plan pl;
   CS_CHECK(make_plan(&pl, agents, step, begin, end));
   if (begin == end) return CROWDSTEER_OK;
@@ -312,11 +312,17 @@ crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
       /* Tiles share nothing, so any assignment gives the same bits; dynamic
        * chunks of 4 tiles keep a thread that shares its core with another
        * process from holding everyone back. */
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
-    for (size_t t = 0; t < tiles; t++) {
-      size_t first = begin + t * pl.tile;
-      size_t last = end - first < pl.tile ? end : first + pl.tile;
-      run_tile(&pl, backend, first, last);
+#pragma omp parallel num_threads(threads)
+    {
+      /* Workers keep whatever mode they were created in or a host set. */
+      const cs_fpenv worker = cs_fpenv_enter();
+#pragma omp for schedule(dynamic, 4)
+      for (size_t t = 0; t < tiles; t++) {
+        size_t first = begin + t * pl.tile;
+        size_t last = end - first < pl.tile ? end : first + pl.tile;
+        run_tile(&pl, backend, first, last);
+      }
+      cs_fpenv_leave(worker);
     }
     return CROWDSTEER_OK;
   }
@@ -327,4 +333,11 @@ crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
     run_tile(&pl, backend, first, last);
   }
   return CROWDSTEER_OK;
+}
+
+crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
+                                  const crowdsteer_step_desc *step, size_t begin,
+                                  size_t end) {
+  const cs_fpenv host = cs_fpenv_enter();
+  return cs_fpenv_return(host, step_here(agents, step, begin, end));
 }

@@ -361,8 +361,8 @@ CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) 
   v3 s = v3_load(steering, 0, n, dims);
   v3 v = v3_load(job->vel, i, n, dims);
   v3 p = v3_load(job->pos, i, n, dims);
-  /* Exact shortcuts, same bits: truncating by +inf, dividing by 1 and
-   * multiplying by 1 leave a vector unchanged. */
+  /* Exact shortcuts, taken by the reference too: truncating by +inf,
+   * dividing by 1 and multiplying by 1 leave a vector unchanged. */
   if (job->max_force.array || job->max_force.value <= FLT_MAX)
     s = v3_truncate(s, param_load(job->max_force, i, n), dims);
   v3 a = s;

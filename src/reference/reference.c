@@ -2,6 +2,7 @@
  * the integrator, down to the rounding of each operation. SIMD kernels must
  * perform exactly these operations in exactly this order. Built without
  * auto-vectorisation so it stays a true scalar baseline. */
+#include <float.h>
 #include <math.h>
 
 #include "internal.h"
@@ -79,9 +80,12 @@ REF vec truncate(vec a, float m, int dims) {
   return l > m ? vec_scale(a, m / l, dims) : a;
 }
 
-/* s = (desired - v) / time_to_target */
+/* s = (desired - v) / time_to_target. The default time_to_target of 1
+ * skips the division, as the kernels do: x / 1 == x exactly in the fixed
+ * environment every call runs in, and both sides do the same operations. */
 REF vec steer_towards(vec desired, vec v, float time_to_target, int dims) {
-  return vec_div(vec_sub(desired, v, dims), time_to_target, dims);
+  vec difference = vec_sub(desired, v, dims);
+  return time_to_target == 1.0f ? difference : vec_div(difference, time_to_target, dims);
 }
 
 REF vec target_position(const cs_job *job, size_t i, int dims) {
@@ -299,17 +303,22 @@ REF void wander_kernel(const cs_job *job, size_t begin, size_t end, const int di
 }
 
 /* integrator: f = truncate(s, max_force); a = f / mass;
- * v' = truncate(v + a * dt, max_speed); p' = p + v' * dt */
+ * v' = truncate(v + a * dt, max_speed); p' = p + v' * dt.
+ * Like the kernels, a uniform max_force of +inf, mass of 1 and dt of 1 skip
+ * their operations, which leave a vector unchanged exactly. */
 REF void integrate_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
+  const int limit_force = job->max_force.array || job->max_force.value <= FLT_MAX;
+  const int divide_mass = job->mass.array || job->mass.value != 1.0f;
+  const int unit_dt = job->dt == 1.0f;
   for (size_t i = begin; i < end; i++) {
     vec s = vec_load(job->steering, i - job->out_base, dims);
     vec v = vec_load(job->vel, i, dims);
     vec p = vec_load(job->pos, i, dims);
-    vec a = vec_div(truncate(s, cs_param_at(job->max_force, i), dims),
-                    cs_param_at(job->mass, i), dims);
-    v = truncate(vec_add(v, vec_scale(a, job->dt, dims), dims),
+    vec f = limit_force ? truncate(s, cs_param_at(job->max_force, i), dims) : s;
+    vec a = divide_mass ? vec_div(f, cs_param_at(job->mass, i), dims) : f;
+    v = truncate(vec_add(v, unit_dt ? a : vec_scale(a, job->dt, dims), dims),
                  cs_param_at(job->max_speed, i), dims);
-    p = vec_add(p, vec_scale(v, job->dt, dims), dims);
+    p = vec_add(p, unit_dt ? v : vec_scale(v, job->dt, dims), dims);
     for (int k = 0; k < dims; k++) {
       job->vel_rw[k][i] = v.c[k];
       job->pos_rw[k][i] = p.c[k];
