@@ -548,12 +548,19 @@ typedef struct crowdsteer_step_desc {
    *  in cache make the step one pass over memory. */
   size_t tile_size;
   /** Threads over tiles: 0 means every OpenMP thread (omp_get_max_threads),
-   *  1 runs on the caller's thread. Without OpenMP support every value runs
-   *  on the caller's thread. */
+   *  1 runs on the caller's thread. Any value from 0 to INT_MAX is valid:
+   *  the team is clamped to the number of tiles, to omp_get_thread_limit()
+   *  and to 4 * omp_get_num_procs(). Without OpenMP support every value
+   *  runs on the caller's thread. */
   int threads;
 } crowdsteer_step_desc;
 
-/** Runs a mixed step on agents [begin, end). Validates everything first
+/** Runs a mixed step on agents [begin, end). It allocates nothing; with
+ *  threads = 1 it needs about 8 KiB of the caller's stack plus 0.6 KiB per
+ *  behaviour (11 KiB for 7 behaviours, 25 KiB for 32, measured on x86-64),
+ *  so it runs on a 32 KiB thread or fiber stack; with more threads the
+ *  caller and each OpenMP worker (OMP_STACKSIZE) need that plus 0.6 KiB per
+ *  behaviour. Validates everything first
  *  and writes nothing on error: the step's fields, every behaviour as its
  *  own entry point would, except that a behaviour's per-agent data (its
  *  per-agent parameters and weights, target indices) is only checked, and

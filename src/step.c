@@ -4,6 +4,7 @@
  * agent), then the integrator consumes it. Tiles are independent, so they
  * run on OpenMP threads and the bits never depend on tiling or threads. */
 #include <float.h>
+#include <limits.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -23,13 +24,16 @@ int crowdsteer_step_max_threads(void) {
 #endif
 }
 
-/* Each behaviour runs over a tile in slices of this many agents, and the
- * state of the next tile is prefetched a part per slice (see run_tile). */
-#define SLICE 128
+/* A tile runs in chunks of this many agents: every behaviour the chunk
+ * uses, then the integrator. The accumulator is chunk-sized, so a step
+ * needs little stack (see crowdsteer.h), and the chunk stays in L1 between
+ * its passes; the next tile's state is prefetched a part per chunk. */
+#define CHUNK 256
 
-/* A resolved step: one job per behaviour, one for the integrator. */
+/* A resolved step: one job per behaviour (in the caller's frame, sized by
+ * the behaviour count), one for the integrator. */
 typedef struct plan {
-  cs_job behaviour[CROWDSTEER_STEP_MAX_BEHAVIOURS];
+  cs_job *behaviour;
   cs_behaviour kind[CROWDSTEER_STEP_MAX_BEHAVIOURS];
   size_t behaviour_count;
   uint32_t all_bits;
@@ -242,17 +246,18 @@ static void prefetch_agents(const plan *pl, size_t first, size_t last) {
       prefetch_range(pl->behaviour[b].wander[k], sizeof(float), first, last, 1);
 }
 
-/* One tile [first, last): behaviours into the accumulator, then integrate. */
-static void run_tile(const plan *pl, const cs_backend *backend, size_t first,
-                     size_t last) {
-  float acc[3][MAX_TILE];
-  float decided[MAX_TILE];
+/* Agents [first, last) of one chunk: each behaviour some of them use into
+ * the accumulator, then the integrator. `jobs` are this thread's copies of
+ * the plan's (their output is pointed at the accumulator here). */
+static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
+                      size_t first, size_t last) {
+  float acc[3][CHUNK];
+  float decided[CHUNK];
   const size_t n = last - first;
   const int dims = pl->integrator.dims;
   for (int k = 0; k < dims; k++)
     memset(acc[k], 0, n * sizeof(float));
-  if (pl->behaviour[0].mode == CS_WRITE_PRIORITY) memset(decided, 0, n * sizeof(float));
-
+  if (jobs[0].mode == CS_WRITE_PRIORITY) memset(decided, 0, n * sizeof(float));
   uint32_t used = pl->all_bits;
   if (pl->mask) {
     uint32_t any = 0;
@@ -260,34 +265,16 @@ static void run_tile(const plan *pl, const cs_backend *backend, size_t first,
       any |= pl->mask[i];
     used &= any;
   }
-  /* Without this, only the first behaviour's pass streams from memory while
-   * it computes, and the other passes find the tile cached: the next tile's
-   * state is prefetched a part per slice of every pass, so that memory
-   * overlaps all of the tile's arithmetic (a 3-behaviour blend at 16M
-   * agents: 5.15 -> 3.08 ns per agent on AVX-512). Slices give the same
-   * bits: every kernel's result for an agent ignores the range it ran in. */
-  size_t passes = 0;
-  for (size_t b = 0; b < pl->behaviour_count; b++)
-    passes += (used >> b) & 1u;
-  const size_t slices = passes * ((n + SLICE - 1) / SLICE);
-  const size_t per_slice = slices ? (n + slices - 1) / slices : 0;
-  size_t ahead = last;
   for (size_t b = 0; b < pl->behaviour_count; b++) {
-    if (!(used & (1u << b))) continue; /* no agent of this tile uses it */
-    cs_job job = pl->behaviour[b];
+    if (!(used & (1u << b))) continue; /* no agent of this chunk uses it */
     for (int k = 0; k < dims; k++)
-      job.out[k] = acc[k];
-    job.out_base = first;
-    job.decided = decided;
-    for (size_t from = first; from < last; from += SLICE) {
-      prefetch_agents(pl, ahead, ahead + per_slice);
-      ahead += per_slice;
-      const size_t to = last - from < SLICE ? last : from + SLICE;
-      if (cs_step_is_neighbour((int)pl->kind[b]))
-        cs_nb_step_blend(&job, from, to);
-      else
-        backend->behaviour[pl->kind[b]][dims - 2](&job, from, to);
-    }
+      jobs[b].out[k] = acc[k];
+    jobs[b].out_base = first;
+    jobs[b].decided = decided;
+    if (cs_step_is_neighbour((int)pl->kind[b]))
+      cs_nb_step_blend(&jobs[b], first, last);
+    else
+      backend->behaviour[pl->kind[b]][dims - 2](&jobs[b], first, last);
   }
   cs_job integrate = pl->integrator;
   for (int k = 0; k < dims; k++)
@@ -296,42 +283,85 @@ static void run_tile(const plan *pl, const cs_backend *backend, size_t first,
   backend->integrate[dims - 2](&integrate, first, last);
 }
 
+/* One tile [first, last), chunk by chunk. Chunks give the same bits: every
+ * kernel's result for an agent ignores the range it ran in. */
+static void run_tile(const plan *pl, cs_job *jobs, const cs_backend *backend,
+                     size_t first, size_t last) {
+  const size_t chunks = (last - first + CHUNK - 1) / CHUNK;
+  const size_t ahead_per_chunk = (last - first + chunks - 1) / chunks;
+  size_t ahead = last;
+  for (size_t from = first; from < last; from += CHUNK) {
+    /* The next tile's memory streams in while this tile computes. */
+    prefetch_agents(pl, ahead, ahead + ahead_per_chunk);
+    ahead += ahead_per_chunk;
+    run_chunk(pl, jobs, backend, from, last - from < CHUNK ? last : from + CHUNK);
+  }
+}
+
+/* The tiles [t_first, t_last) of the step over [begin, end). */
+static void run_tiles(const plan *pl, cs_job *jobs, const cs_backend *backend,
+                      size_t begin, size_t end, size_t t_first, size_t t_last) {
+  for (size_t t = t_first; t < t_last; t++) {
+    size_t first = begin + t * pl->tile;
+    run_tile(pl, jobs, backend, first, end - first < pl->tile ? end : first + pl->tile);
+  }
+}
+
+/* How many threads a step over `tiles` tiles runs on: what it asks for (0:
+ * the OpenMP default), but no more than the tiles, the OpenMP thread limit
+ * and four per processor: more threads only wait, and a team of tens of
+ * thousands cannot even be started (libgomp crashes). */
+static int team_size(int requested, size_t tiles) {
+#ifdef _OPENMP
+  long long size = requested ? requested : omp_get_max_threads();
+  const long long most[3] = {(long long)(tiles < INT_MAX ? tiles : INT_MAX),
+                             omp_get_thread_limit(), 4LL * omp_get_num_procs()};
+  for (int m = 0; m < 3; m++)
+    if (size > most[m]) size = most[m];
+  return size > 1 ? (int)size : 1;
+#else
+  (void)requested;
+  (void)tiles;
+  return 1;
+#endif
+}
+
 static crowdsteer_status step_here(const crowdsteer_agents *agents,
                                    const crowdsteer_step_desc *step, size_t begin,
                                    size_t end) {
+  /* The jobs live here, one per behaviour: no allocation, and a stack
+   * that grows with the step's behaviour count only (make_plan rejects a
+   * count out of range before any job is used). */
+  const size_t asked = step ? step->behaviour_count : 0;
+  cs_job jobs[asked >= 1 && asked <= CROWDSTEER_STEP_MAX_BEHAVIOURS ? asked : 1];
   plan pl;
+  pl.behaviour = jobs;
   CS_CHECK(make_plan(&pl, agents, step, begin, end));
   if (begin == end) return CROWDSTEER_OK;
   CS_CHECK(cs_nb_step_run(agents, step, begin, end, pl.behaviour));
   const cs_backend *backend = cs_active_backend();
   const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;
+  const int threads = team_size(step->threads, tiles);
 #ifdef _OPENMP
-  int threads = step->threads ? step->threads : omp_get_max_threads();
-  if (threads > 1 && tiles > 1) {
-    if ((size_t)threads > tiles) threads = (int)tiles;
-      /* Tiles share nothing, so any assignment gives the same bits; dynamic
-       * chunks of 4 tiles keep a thread that shares its core with another
-       * process from holding everyone back. */
+  if (threads > 1) {
+    /* Tiles share nothing, so any assignment gives the same bits; dynamic
+     * chunks of 4 tiles keep a thread that shares its core with another
+     * process from holding everyone back. */
 #pragma omp parallel num_threads(threads)
     {
       /* Workers keep whatever mode they were created in or a host set. */
       const cs_fpenv worker = cs_fpenv_enter();
+      cs_job mine[pl.behaviour_count];
+      memcpy(mine, pl.behaviour, sizeof mine);
 #pragma omp for schedule(dynamic, 4)
-      for (size_t t = 0; t < tiles; t++) {
-        size_t first = begin + t * pl.tile;
-        size_t last = end - first < pl.tile ? end : first + pl.tile;
-        run_tile(&pl, backend, first, last);
-      }
+      for (size_t t = 0; t < tiles; t++)
+        run_tiles(&pl, mine, backend, begin, end, t, t + 1);
       cs_fpenv_leave(worker);
     }
     return CROWDSTEER_OK;
   }
 #endif
-  for (size_t t = 0; t < tiles; t++) {
-    size_t first = begin + t * pl.tile;
-    size_t last = end - first < pl.tile ? end : first + pl.tile;
-    run_tile(&pl, backend, first, last);
-  }
+  run_tiles(&pl, pl.behaviour, backend, begin, end, 0, tiles);
   return CROWDSTEER_OK;
 }
 

@@ -15,11 +15,11 @@
 #define FPENV_X86 1
 #endif
 
+#include "../common/all_kinds.h"
 #include "../common/check.h"
-#include "../common/entries.h"
 
 /* Beyond the largest team the step runs here, so every worker is set. */
-enum { WORKERS = 4, AGENTS = 203, STEP_AGENTS = 4099, STEP_BEHAVIOURS = 7 };
+enum { WORKERS = 4, AGENTS = 203, STEP_AGENTS = 4099 };
 
 typedef struct host_mode {
   const char *name;
@@ -112,14 +112,6 @@ static void make_crowd(scenario *s, size_t count, int dims, uint64_t seed) {
   add_denormals(s);
 }
 
-/* Every float a call may have written, compared bit for bit. */
-static int same_crowd(const scenario *a, const scenario *b) {
-  const size_t floats = (a->count + 32) * SCENARIO_FLOAT_ARRAYS;
-  for (size_t f = 0; f < floats; f++)
-    if (!same_bits(a->storage[f], b->storage[f])) return 0;
-  return 1;
-}
-
 /* Runs `call` in host mode `m`; checks the host's mode is unchanged after. */
 #define IN_MODE(m, call)                                                                 \
   do {                                                                                   \
@@ -147,7 +139,7 @@ static void check_entry_points(void) {
             make_crowd(&got, AGENTS, dims, seed);
             IN_MODE(&hostile_modes[m],
                     CHECK_STATUS(run_entry(&got, &va, 0, AGENTS), CROWDSTEER_OK));
-            CHECK_MSG(same_crowd(&want, &got),
+            CHECK_MSG(same_scenario(&want, &got),
                       "%s %dd kind %d per_agent %d accumulate %d, isa %s, host %s",
                       entry_names[entry], dims, kind, va.per_agent, va.accumulate,
                       crowdsteer_isa_name(crowdsteer_active_isa()),
@@ -158,54 +150,15 @@ static void check_entry_points(void) {
         }
 }
 
-/* A mixed step of every behaviour kind over `s`, out of place into `next`. */
-typedef struct step_setup {
-  crowdsteer_step_behaviour behaviours[STEP_BEHAVIOURS];
-  crowdsteer_wander_state wander;
-  crowdsteer_agents agents, output;
-  crowdsteer_step_desc step;
-  uint32_t mask[STEP_AGENTS];
-} step_setup;
-
-static void make_step(step_setup *su, scenario *s, scenario *next, int combine) {
-  memset(su, 0, sizeof *su);
-  static const crowdsteer_behaviour kinds[STEP_BEHAVIOURS] = {
-      CROWDSTEER_SEEK,    CROWDSTEER_FLEE,  CROWDSTEER_ARRIVE, CROWDSTEER_LEAVE,
-      CROWDSTEER_PURSUIT, CROWDSTEER_EVADE, CROWDSTEER_WANDER};
-  su->wander = (crowdsteer_wander_state){scenario_vectors(s->wander), 5u, 9u};
-  for (int b = 0; b < STEP_BEHAVIOURS; b++) {
-    crowdsteer_step_behaviour *d = &su->behaviours[b];
-    d->behaviour = kinds[b];
-    d->params = make_params(s, b % 2);
-    d->target.kind = (crowdsteer_target_kind)(b % 3);
-    d->target.point[0] = 1e-39f;
-    d->target.position = scenario_vectors(s->tp);
-    d->target.velocity = scenario_vectors(s->tv);
-    d->target.index = s->index;
-    d->wander = &su->wander;
-    d->weight = 0.75f;
-    d->weight_per_agent = b == 2 ? s->weight : NULL;
-  }
-  rng r = {s->count};
-  for (size_t i = 0; i < s->count; i++)
-    su->mask[i] = (uint32_t)rng_next(&r) & 0x7Fu;
-  su->agents = scenario_agents(s);
-  su->output = scenario_agents(next);
-  su->step.behaviours = su->behaviours;
-  su->step.behaviour_count = STEP_BEHAVIOURS;
-  su->step.combine = (crowdsteer_combine)combine;
-  su->step.priority_threshold = 0.5f;
-  su->step.behaviour_mask = su->mask;
-  su->step.integrator = make_params(s, 1);
-  su->step.output = &su->output;
-}
-
+/* A step of every behaviour kind, out of place into `next`. */
 static void run_step(scenario *s, scenario *next, int combine, size_t tile, int threads) {
-  static step_setup su;
-  make_step(&su, s, next, combine);
-  su.step.tile_size = tile;
-  su.step.threads = threads;
-  CHECK_STATUS(crowdsteer_step(&su.agents, &su.step, 0, s->count), CROWDSTEER_OK);
+  all_kinds_step c;
+  all_kinds_make(&c, s, next, combine);
+  c.step.output = &c.other;
+  c.step.tile_size = tile;
+  c.step.threads = threads;
+  CHECK_STATUS(crowdsteer_step(&c.agents, &c.step, 0, s->count), CROWDSTEER_OK);
+  all_kinds_free(&c);
 }
 
 static void check_step(void) {
@@ -225,7 +178,7 @@ static void check_step(void) {
             make_crowd(&got_next, STEP_AGENTS, dims, seed + 1);
             IN_MODE(&hostile_modes[m],
                     run_step(&got, &got_next, combine, tiles[t], threads[h]));
-            CHECK_MSG(same_crowd(&want, &got) && same_crowd(&want_next, &got_next),
+            CHECK_MSG(same_scenario(&want, &got) && same_scenario(&want_next, &got_next),
                       "step %dd combine %d tile %zu threads %d, isa %s, host %s", dims,
                       combine, tiles[t], threads[h],
                       crowdsteer_isa_name(crowdsteer_active_isa()),

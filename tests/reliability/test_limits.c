@@ -1,0 +1,135 @@
+/* Limits that must not crash (docs/guarantees.md): any `threads` value up to
+ * INT_MAX with any tile size, and a mixed step of every behaviour kind at
+ * the largest tile, threads = 1, on a thread with a 32 KiB stack (a job
+ * system's fiber). Both give the bits of an ordinary call. */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <pthread.h>
+
+#include "../common/all_kinds.h"
+#include "../common/check.h"
+
+enum { SMALL_STACK = 32 * 1024 };
+
+/* Sanitizers put redzones around every stack object; their builds get more
+ * room, the plain build exactly the promised 32 KiB. */
+#if defined(__SANITIZE_ADDRESS__)
+#define STACK_BYTES (8 * SMALL_STACK)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define STACK_BYTES (8 * SMALL_STACK)
+#endif
+#endif
+#ifndef STACK_BYTES
+#define STACK_BYTES SMALL_STACK
+#endif
+
+typedef struct step_case {
+  all_kinds_step all;
+  crowdsteer_status status;
+} step_case;
+
+/* Every behaviour kind in place with a snapshot (the kind of step a host
+ * job system runs), at the largest tile, on the calling thread. */
+static void make_case(step_case *c, scenario *s, scenario *snapshot, int combine) {
+  all_kinds_make(&c->all, s, snapshot, combine);
+  c->all.step.snapshot = &c->all.other;
+  c->all.step.tile_size = 4096;
+  c->all.step.threads = 1;
+}
+
+static void *run_case(void *arg) {
+  step_case *c = (step_case *)arg;
+  c->status = crowdsteer_step(&c->all.agents, &c->all.step, 0, c->all.agents.count);
+  return NULL;
+}
+
+/* Runs `c` on a new thread whose whole stack is `bytes` (glibc keeps its
+ * thread descriptor and TLS in there too); returns how many bytes of it the
+ * thread touched, from a fill pattern. */
+static size_t run_on_small_stack(step_case *c, size_t bytes) {
+  unsigned char *stack = (unsigned char *)aligned_alloc(4096, bytes);
+  memset(stack, 0xA5, bytes);
+  pthread_attr_t attr;
+  pthread_t thread;
+  CHECK(pthread_attr_init(&attr) == 0);
+  CHECK(pthread_attr_setstack(&attr, stack, bytes) == 0);
+  CHECK(pthread_create(&thread, &attr, run_case, c) == 0);
+  CHECK(pthread_join(thread, NULL) == 0);
+  pthread_attr_destroy(&attr);
+  size_t untouched = 0;
+  while (untouched < bytes && stack[untouched] == 0xA5)
+    untouched++;
+  free(stack);
+  return bytes - untouched;
+}
+
+static void check_small_stack(int dims, int combine) {
+  const size_t n = 4096 + 1000; /* one full largest tile and a partial one */
+  scenario want, got, snapshot;
+  scenario_make(&want, n, dims, 61, 1);
+  scenario_make(&got, n, dims, 61, 1);
+  scenario_make(&snapshot, n, dims, 61, 1);
+  step_case c;
+  make_case(&c, &want, &snapshot, combine);
+  run_case(&c);
+  CHECK_STATUS(c.status, CROWDSTEER_OK);
+  all_kinds_free(&c.all);
+  make_case(&c, &got, &snapshot, combine);
+  const size_t used = run_on_small_stack(&c, STACK_BYTES);
+  CHECK_STATUS(c.status, CROWDSTEER_OK);
+  CHECK_MSG(same_scenario(&want, &got), "%dd combine %d on a %d-byte stack", dims,
+            combine, STACK_BYTES);
+  printf("%dd %s step, 7 behaviours, tile 4096, isa %s: %zu of %d stack bytes used "
+         "(thread descriptor and TLS included)\n",
+         dims, combine ? "priority" : "blend",
+         crowdsteer_isa_name(crowdsteer_active_isa()), used, STACK_BYTES);
+  all_kinds_free(&c.all);
+  scenario_free(&want);
+  scenario_free(&got);
+  scenario_free(&snapshot);
+}
+
+/* threads = INT_MAX with one agent per tile (the case that crashed inside
+ * libgomp), and with the default tile, give the one-thread bits. */
+static void check_huge_thread_counts(void) {
+  const size_t n = 100000;
+  scenario want, got, snapshot;
+  scenario_make(&want, n, 2, 5, 0);
+  scenario_make(&snapshot, n, 2, 5, 0);
+  step_case c;
+  make_case(&c, &want, &snapshot, CROWDSTEER_BLEND);
+  run_case(&c);
+  CHECK_STATUS(c.status, CROWDSTEER_OK);
+  all_kinds_free(&c.all);
+  static const size_t tiles[] = {1, 0, 4096};
+  static const int threads[] = {INT_MAX, INT_MAX - 1, 100000, 0};
+  for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++)
+    for (size_t h = 0; h < sizeof threads / sizeof threads[0]; h++) {
+      scenario_make(&got, n, 2, 5, 0);
+      make_case(&c, &got, &snapshot, CROWDSTEER_BLEND);
+      c.all.step.tile_size = tiles[t];
+      c.all.step.threads = threads[h];
+      run_case(&c);
+      CHECK_STATUS(c.status, CROWDSTEER_OK);
+      CHECK_MSG(same_scenario(&want, &got), "tile %zu threads %d", tiles[t], threads[h]);
+      all_kinds_free(&c.all);
+      scenario_free(&got);
+    }
+  scenario_free(&want);
+  scenario_free(&snapshot);
+}
+
+int main(void) {
+  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
+  int isa_count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
+  if (isa_count < 0) return 77;
+  for (int i = 0; i < isa_count; i++) {
+    CHECK(crowdsteer_force_isa(isas[i]) == CROWDSTEER_OK);
+    for (int dims = 2; dims <= 3; dims++)
+      for (int combine = 0; combine < 2; combine++)
+        check_small_stack(dims, combine);
+  }
+  check_huge_thread_counts();
+  return check_report("test_limits");
+}
