@@ -333,10 +333,22 @@ CS_INLINE vf random_lanes(uint32_t key, vi agent_index) {
   return v_sub(v_mul(i_to_float(i_shr(h, 8)), v_set1(0x1p-23f)), v_set1(1.0f));
 }
 
+/* Wander's state of the agents that use it, and only theirs: a mixed step
+ * neither reads nor writes the direction of an agent outside wander's
+ * selection (its host may be updating it meanwhile). */
+CS_INLINE uint32_t wander_lanes(const cs_job *job, size_t i, size_t n) {
+  if (!job->lane_select) return n == W ? CS_ALL_LANES : (uint32_t)((1ull << n) - 1u);
+  return m_bits(active_lanes(job, i, n));
+}
+
 CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, const uint32_t key[3],
                             int dims) {
+  const uint32_t lanes = wander_lanes(job, i, n);
+  if (!lanes) return; /* nobody here wanders: the step's output stays as is */
   v3 v = v3_load(job->vel, i, n, dims);
-  v3 w = v3_load((const float *const *)job->wander, i, n, dims);
+  v3 w;
+  for (int k = 0; k < dims; k++)
+    w.c[k] = v_load_lanes(job->wander[k] + i, lanes);
   vi agent_index = i_add(i_set1((uint32_t)i), i_iota());
   vf jitter = param_load(job->jitter, i, n);
   v3 jittered;
@@ -345,9 +357,8 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, const uint32_
   v3 own_heading = v3_heading(v, dims);
   vf l = v3_len(jittered, dims);
   v3 new_w = v3_select(v_gt(l, v_zero()), v3_div(jittered, l, dims), own_heading, dims);
-  v3_store(job->wander, i, n,
-           job->lane_select ? v3_select(active_lanes(job, i, n), new_w, w, dims) : new_w,
-           dims);
+  for (int k = 0; k < dims; k++)
+    v_store_lanes(job->wander[k] + i, new_w.c[k], lanes);
   w = new_w;
   v3 s = v3_add(v3_scale(own_heading, param_load(job->wander_distance, i, n), dims),
                 v3_scale(w, param_load(job->wander_radius, i, n), dims), dims);

@@ -244,6 +244,49 @@ CS_INLINE vi i_load_n(const uint32_t *p, size_t n) {
 }
 #endif
 
+/* Bit k set where lane k of the mask is true. */
+CS_INLINE uint32_t m_bits(vmask m) {
+#if CS_LANES == 4
+  return (uint32_t)simde_mm_movemask_ps(m);
+#elif CS_LANES == 8
+  return (uint32_t)simde_mm256_movemask_ps(m);
+#else
+  return (uint32_t)m;
+#endif
+}
+
+#define CS_ALL_LANES ((uint32_t)((1ull << W) - 1u))
+
+/* The elements of p whose bit is set in `lanes`, zero elsewhere; the other
+ * elements are not touched, so another thread may be writing them. */
+CS_INLINE vf v_load_lanes(const float *p, uint32_t lanes) {
+  if (lanes == CS_ALL_LANES) return v_load(p);
+#if CS_LANES == 16 && defined(__AVX512F__)
+  return _mm512_maskz_loadu_ps((__mmask16)lanes, p);
+#else
+  float buffer[W] = {0};
+  for (int k = 0; k < W; k++)
+    if ((lanes >> k) & 1u) buffer[k] = p[k];
+  return v_load(buffer);
+#endif
+}
+
+/* Stores the lanes whose bit is set in `lanes`, and nothing else. */
+CS_INLINE void v_store_lanes(float *p, vf a, uint32_t lanes) {
+  if (lanes == CS_ALL_LANES) {
+    v_store(p, a);
+    return;
+  }
+#if CS_LANES == 16 && defined(__AVX512F__)
+  _mm512_mask_storeu_ps(p, (__mmask16)lanes, a);
+#else
+  float buffer[W];
+  v_store(buffer, a);
+  for (int k = 0; k < W; k++)
+    if ((lanes >> k) & 1u) p[k] = buffer[k];
+#endif
+}
+
 /* A vector of base[lane_index[k]]: scalar loads inserted into a register
  * (building it through memory would stall on store forwarding). */
 CS_INLINE vf v_gather_lanes(const float *base, const uint32_t lane_index[W]) {
