@@ -100,7 +100,10 @@ typedef enum crowdsteer_status {
   CROWDSTEER_ERROR_OUT_OF_MEMORY = 8,
   /** The neighbour grid was never built, or was built for another count or
    *  dims than the agents of the call. */
-  CROWDSTEER_ERROR_GRID = 9
+  CROWDSTEER_ERROR_GRID = 9,
+  /** An array the call uses (a float array, target indices, a behaviour
+   *  mask) is not aligned to 4 bytes. */
+  CROWDSTEER_ERROR_ALIGNMENT = 10
 } crowdsteer_status;
 
 /** A short English sentence for a status; never NULL (unknown values get a
@@ -115,7 +118,9 @@ CROWDSTEER_API const char *crowdsteer_version_string(void);
 /**
  * A batch of agents in structure-of-arrays form. The arrays belong to the
  * caller; crowdsteer never copies or keeps them. In 2D, pz and vz are ignored
- * and may be NULL.
+ * and may be NULL. Every array a call uses (here and in every other struct)
+ * must be aligned to 4 bytes, as a float or uint32_t array is; no further
+ * alignment is needed (CROWDSTEER_ERROR_ALIGNMENT otherwise).
  */
 typedef struct crowdsteer_agents {
   size_t count;        /**< number of agents in the batch */

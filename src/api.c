@@ -15,6 +15,8 @@ const char *crowdsteer_status_string(crowdsteer_status status) {
   case CROWDSTEER_ERROR_PARAMETER:
     return "a parameter is NaN, out of range, or an unknown enum value";
   case CROWDSTEER_ERROR_AGENT_INDEX: return "a target agent index is not below count";
+  case CROWDSTEER_ERROR_ALIGNMENT:
+    return "an array the call uses is not aligned to 4 bytes";
   case CROWDSTEER_ERROR_UNKNOWN_ISA: return "unknown instruction set";
   case CROWDSTEER_ERROR_UNSUPPORTED_ISA:
     return "instruction set not compiled in or not supported by this CPU";
@@ -97,20 +99,35 @@ static int indices_ok(const uint32_t *index, size_t count, const cs_range *r) {
   return ok;
 }
 
+int cs_aligned(const void *array) { return ((uintptr_t)array & 3u) == 0; }
+
 /* Resolves one parameter: uniform value (0 means `default_value`) or a
- * per-agent array, and checks the values in effect over the range. */
-static int resolve_param(cs_param *out, float uniform, const float *per_agent,
-                         float default_value, value_rule rule, const cs_range *r) {
+ * per-agent array, and checks the values in effect over the range (an
+ * array only once it is known to be aligned: it is read as floats). */
+static crowdsteer_status resolve_param(cs_param *out, float uniform,
+                                       const float *per_agent, float default_value,
+                                       value_rule rule, const cs_range *r) {
   out->array = per_agent;
   out->value = uniform == 0.0f ? default_value : uniform;
-  if (per_agent) return array_ok(per_agent, r, rule);
-  return value_ok(out->value, rule);
+  int ok;
+  if (!per_agent)
+    ok = value_ok(out->value, rule);
+  else if (r->begin == r->end)
+    ok = 1;
+  else if (!cs_aligned(per_agent))
+    return CROWDSTEER_ERROR_ALIGNMENT;
+  else
+    ok = array_ok(per_agent, r, rule);
+  return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
 }
 
-static int vectors_present(const float *const a[3], int dims) {
+/* The arrays of a vector a non-empty range uses: present, then aligned. */
+static crowdsteer_status vectors_usable(const float *const a[3], int dims) {
   for (int k = 0; k < dims; k++)
-    if (!a[k]) return 0;
-  return 1;
+    if (!a[k]) return CROWDSTEER_ERROR_NULL_POINTER;
+  for (int k = 0; k < dims; k++)
+    if (!cs_aligned(a[k])) return CROWDSTEER_ERROR_ALIGNMENT;
+  return CROWDSTEER_OK;
 }
 
 static void copy_axes(const float *dst[3], const crowdsteer_vectors *v, int dims) {
@@ -139,10 +156,9 @@ static crowdsteer_status resolve_agents(cs_job *job, const crowdsteer_agents *ag
   copy_axes(job->vel, &v, job->dims);
   memcpy(job->gather_pos, job->pos, sizeof job->pos);
   memcpy(job->gather_vel, job->vel, sizeof job->vel);
-  if (begin < end &&
-      (!vectors_present(job->pos, job->dims) || !vectors_present(job->vel, job->dims)))
-    return CROWDSTEER_ERROR_NULL_POINTER;
-  return CROWDSTEER_OK;
+  if (begin == end) return CROWDSTEER_OK;
+  CS_CHECK(vectors_usable(job->pos, job->dims));
+  return vectors_usable(job->vel, job->dims);
 }
 
 static crowdsteer_status resolve_target(cs_job *job, const crowdsteer_target *target,
@@ -165,15 +181,14 @@ static crowdsteer_status resolve_target(cs_job *job, const crowdsteer_target *ta
   case CROWDSTEER_TARGET_ARRAYS:
     copy_axes(job->target_pos, &target->position, job->dims);
     if (needs_velocity) copy_axes(job->target_vel, &target->velocity, job->dims);
-    if (r->begin < r->end &&
-        (!vectors_present(job->target_pos, job->dims) ||
-         (needs_velocity && !vectors_present(job->target_vel, job->dims))))
-      return CROWDSTEER_ERROR_NULL_POINTER;
-    return CROWDSTEER_OK;
+    if (r->begin == r->end) return CROWDSTEER_OK;
+    CS_CHECK(vectors_usable(job->target_pos, job->dims));
+    return needs_velocity ? vectors_usable(job->target_vel, job->dims) : CROWDSTEER_OK;
   case CROWDSTEER_TARGET_AGENTS: {
     job->target_index = target->index;
     if (r->begin == r->end) return CROWDSTEER_OK;
     if (!target->index) return CROWDSTEER_ERROR_NULL_POINTER;
+    if (!cs_aligned(target->index)) return CROWDSTEER_ERROR_ALIGNMENT;
     return indices_ok(target->index, count, r) ? CROWDSTEER_OK
                                                : CROWDSTEER_ERROR_AGENT_INDEX;
   }
@@ -206,16 +221,12 @@ static crowdsteer_status resolve_output(cs_job *job, const crowdsteer_output *ou
   if (!out) return CROWDSTEER_ERROR_NULL_POINTER;
   copy_axes_rw(job->out, &out->steering, job->dims);
   job->mode = out->mode;
-  if (begin < end && !vectors_present((const float *const *)job->out, job->dims))
-    return CROWDSTEER_ERROR_NULL_POINTER;
+  if (begin < end) CS_CHECK(vectors_usable((const float *const *)job->out, job->dims));
   if (out->mode == CROWDSTEER_OVERWRITE) return CROWDSTEER_OK;
   if (out->mode != CROWDSTEER_ACCUMULATE) return CROWDSTEER_ERROR_PARAMETER;
-  job->weight.value = out->weight == 0.0f ? 1.0f : out->weight;
-  job->weight.array = out->weight_per_agent;
-  const cs_range r = {begin, end, NULL, 0};
-  int ok = out->weight_per_agent ? array_ok(out->weight_per_agent, &r, FINITE)
-                                 : value_ok(out->weight, FINITE);
-  return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
+  const cs_range r = {begin, end, NULL, 0}; /* a uniform weight of 0 means 1 */
+  return resolve_param(&job->weight, out->weight, out->weight_per_agent, 1.0f, FINITE,
+                       &r);
 }
 
 crowdsteer_status cs_prepare_output(cs_job *job, const crowdsteer_output *out,
@@ -253,45 +264,45 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
   const float inf = (float)INFINITY;
   int ok = 1;
   if (uses & (USES_MAX_SPEED | USES_INTEGRATOR))
-    ok &= resolve_param(&job->max_speed, p->max_speed, p->max_speed_per_agent, 1.0f,
-                        NON_NEGATIVE_FINITE, r);
+    CS_CHECK(resolve_param(&job->max_speed, p->max_speed, p->max_speed_per_agent, 1.0f,
+                           NON_NEGATIVE_FINITE, r));
   if (uses & USES_TIME_TO_TARGET)
-    ok &= resolve_param(&job->time_to_target, p->time_to_target,
-                        p->time_to_target_per_agent, 1.0f, POSITIVE, r);
+    CS_CHECK(resolve_param(&job->time_to_target, p->time_to_target,
+                           p->time_to_target_per_agent, 1.0f, POSITIVE, r));
   if (uses & USES_ARRIVE_RADII) {
-    ok &= resolve_param(&job->target_radius, p->target_radius, p->target_radius_per_agent,
-                        0.0f, NON_NEGATIVE, r);
-    ok &= resolve_param(&job->slowing_radius, p->slowing_radius,
-                        p->slowing_radius_per_agent, 0.0f, NON_NEGATIVE, r);
+    CS_CHECK(resolve_param(&job->target_radius, p->target_radius,
+                           p->target_radius_per_agent, 0.0f, NON_NEGATIVE, r));
+    CS_CHECK(resolve_param(&job->slowing_radius, p->slowing_radius,
+                           p->slowing_radius_per_agent, 0.0f, NON_NEGATIVE, r));
   }
   if (uses & USES_PANIC_RADIUS)
-    ok &= resolve_param(&job->panic_radius, p->panic_radius, p->panic_radius_per_agent,
-                        inf, NON_NEGATIVE, r);
+    CS_CHECK(resolve_param(&job->panic_radius, p->panic_radius, p->panic_radius_per_agent,
+                           inf, NON_NEGATIVE, r));
   if (uses & USES_LEAVE_RADII) {
-    ok &= resolve_param(&job->danger_radius, p->danger_radius, p->danger_radius_per_agent,
-                        0.0f, NON_NEGATIVE, r);
-    ok &= resolve_param(&job->escape_radius, p->escape_radius, p->escape_radius_per_agent,
-                        0.0f, NON_NEGATIVE, r);
+    CS_CHECK(resolve_param(&job->danger_radius, p->danger_radius,
+                           p->danger_radius_per_agent, 0.0f, NON_NEGATIVE, r));
+    CS_CHECK(resolve_param(&job->escape_radius, p->escape_radius,
+                           p->escape_radius_per_agent, 0.0f, NON_NEGATIVE, r));
   }
   if (uses & USES_PREDICTION) {
-    ok &= resolve_param(&job->max_prediction, p->max_prediction,
-                        p->max_prediction_per_agent, inf, NON_NEGATIVE, r);
+    CS_CHECK(resolve_param(&job->max_prediction, p->max_prediction,
+                           p->max_prediction_per_agent, inf, NON_NEGATIVE, r));
     /* The largest float behaves as "no limit" for any T a finite state gives,
      * and keeps tv * T finite when max_speed + len(tv) is denormal. */
     if (job->max_prediction.value > FLT_MAX) job->max_prediction.value = FLT_MAX;
   }
   if (uses & USES_WANDER) {
-    ok &= resolve_param(&job->wander_radius, p->wander_radius, p->wander_radius_per_agent,
-                        0.0f, NON_NEGATIVE_FINITE, r);
-    ok &= resolve_param(&job->wander_distance, p->wander_distance,
-                        p->wander_distance_per_agent, 0.0f, NON_NEGATIVE_FINITE, r);
-    ok &= resolve_param(&job->jitter, p->jitter, p->jitter_per_agent, 0.0f,
-                        NON_NEGATIVE_FINITE, r);
+    CS_CHECK(resolve_param(&job->wander_radius, p->wander_radius,
+                           p->wander_radius_per_agent, 0.0f, NON_NEGATIVE_FINITE, r));
+    CS_CHECK(resolve_param(&job->wander_distance, p->wander_distance,
+                           p->wander_distance_per_agent, 0.0f, NON_NEGATIVE_FINITE, r));
+    CS_CHECK(resolve_param(&job->jitter, p->jitter, p->jitter_per_agent, 0.0f,
+                           NON_NEGATIVE_FINITE, r));
   }
   if (uses & USES_INTEGRATOR) {
-    ok &= resolve_param(&job->max_force, p->max_force, p->max_force_per_agent, inf,
-                        NON_NEGATIVE, r);
-    ok &= resolve_param(&job->mass, p->mass, p->mass_per_agent, 1.0f, POSITIVE, r);
+    CS_CHECK(resolve_param(&job->max_force, p->max_force, p->max_force_per_agent, inf,
+                           NON_NEGATIVE, r));
+    CS_CHECK(resolve_param(&job->mass, p->mass, p->mass_per_agent, 1.0f, POSITIVE, r));
     job->dt = p->dt == 0.0f ? 1.0f : p->dt;
     ok &= value_ok(job->dt, NON_NEGATIVE_FINITE);
   }
@@ -312,8 +323,8 @@ crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
   if (behaviour == CS_WANDER) {
     if (!wander) return CROWDSTEER_ERROR_NULL_POINTER;
     copy_axes_rw(job->wander, &wander->direction, job->dims);
-    if (begin < end && !vectors_present((const float *const *)job->wander, job->dims))
-      return CROWDSTEER_ERROR_NULL_POINTER;
+    if (begin < end)
+      CS_CHECK(vectors_usable((const float *const *)job->wander, job->dims));
     job->wander_seed = wander->seed;
     job->wander_tick = wander->tick;
   } else {
@@ -387,8 +398,7 @@ static crowdsteer_status integrate_here(const cs_backend *backend,
   CS_CHECK(cs_prepare_integrator(&job, agents, params, begin, end));
   if (!steering) return CROWDSTEER_ERROR_NULL_POINTER;
   copy_axes(job.steering, steering, job.dims);
-  if (begin < end && !vectors_present(job.steering, job.dims))
-    return CROWDSTEER_ERROR_NULL_POINTER;
+  if (begin < end) CS_CHECK(vectors_usable(job.steering, job.dims));
   if (begin < end) backend->integrate[job.dims - 2](&job, begin, end);
   return CROWDSTEER_OK;
 }

@@ -180,6 +180,9 @@ crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *ag
 /* Validation of a behaviour's output (job->dims must be set). */
 crowdsteer_status cs_prepare_output(cs_job *job, const crowdsteer_output *out,
                                     size_t begin, size_t end);
+/* Whether an array is aligned to 4 bytes, as every float (and uint32_t)
+ * array a call uses must be: it is read and written as such. */
+int cs_aligned(const void *array);
 /* Every element of `a` that `r` covers is finite. */
 int cs_all_finite(const float *a, const cs_range *r);
 

@@ -58,6 +58,7 @@ static crowdsteer_status check_state_buffer(const crowdsteer_agents *agents,
   for (int a = 0; a < 6; a++) {
     if (agents->dims == 2 && (a == 2 || a == 5)) continue;
     if (!theirs[a]) return CROWDSTEER_ERROR_NULL_POINTER;
+    if (!cs_aligned(theirs[a])) return CROWDSTEER_ERROR_ALIGNMENT;
     /* Sharing arrays would make results depend on tile order. Identical
      * pointers are the overlap that is cheap to detect. */
     for (int b = 0; b < 6; b++)
@@ -83,6 +84,8 @@ static crowdsteer_status check_behaviour_run(const crowdsteer_agents *agents,
                                   step->behaviour_mask, bit));
   }
   const cs_range r = {first, last, step->behaviour_mask, bit};
+  if (desc->weight_per_agent && !cs_aligned(desc->weight_per_agent))
+    return CROWDSTEER_ERROR_ALIGNMENT;
   if (desc->weight_per_agent && !cs_all_finite(desc->weight_per_agent, &r))
     return CROWDSTEER_ERROR_PARAMETER;
   return CROWDSTEER_OK;
@@ -96,6 +99,7 @@ static crowdsteer_status check_agent_data(const plan *pl, const crowdsteer_agent
                                           const crowdsteer_step_desc *step, size_t begin,
                                           size_t end) {
   if (begin == end) return CROWDSTEER_OK;
+  if (pl->mask && !cs_aligned(pl->mask)) return CROWDSTEER_ERROR_ALIGNMENT;
   if (!pl->mask) {
     for (size_t b = 0; b < pl->behaviour_count; b++)
       CS_CHECK(check_behaviour_run(agents, step, b, begin, end));
@@ -311,20 +315,16 @@ static void run_tiles(const plan *pl, cs_job *jobs, const cs_backend *backend,
  * the OpenMP default), but no more than the tiles, the OpenMP thread limit
  * and four per processor: more threads only wait, and a team of tens of
  * thousands cannot even be started (libgomp crashes). */
-static int team_size(int requested, size_t tiles) {
 #ifdef _OPENMP
+static int team_size(int requested, size_t tiles) {
   long long size = requested ? requested : omp_get_max_threads();
   const long long most[3] = {(long long)(tiles < INT_MAX ? tiles : INT_MAX),
                              omp_get_thread_limit(), 4LL * omp_get_num_procs()};
   for (int m = 0; m < 3; m++)
     if (size > most[m]) size = most[m];
   return size > 1 ? (int)size : 1;
-#else
-  (void)requested;
-  (void)tiles;
-  return 1;
-#endif
 }
+#endif
 
 static crowdsteer_status step_here(const crowdsteer_agents *agents,
                                    const crowdsteer_step_desc *step, size_t begin,
@@ -341,8 +341,8 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   CS_CHECK(cs_nb_step_run(agents, step, begin, end, pl.behaviour));
   const cs_backend *backend = cs_active_backend();
   const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;
-  const int threads = team_size(step->threads, tiles);
 #ifdef _OPENMP
+  const int threads = team_size(step->threads, tiles);
   if (threads > 1) {
     /* Tiles share nothing, so any assignment gives the same bits; dynamic
      * chunks of 4 tiles keep a thread that shares its core with another

@@ -114,6 +114,10 @@ static crowdsteer_isa best_isa(void) {
 /* -1 until the first call decides; then a supported crowdsteer_isa. */
 static atomic_int active_isa = -1;
 
+/* Set by the one first call that reports a bad CROWDSTEER_ISA: racing first
+ * calls all read the environment, but only one prints. */
+static atomic_flag bad_isa_reported = ATOMIC_FLAG_INIT;
+
 /* The environment can only name an ISA the machine runs; anything else is
  * reported once on stderr (the host cannot get a status from getenv) and the
  * best ISA is used, so a typo never crashes a program. */
@@ -125,8 +129,9 @@ static crowdsteer_isa initial_isa(void) {
   if (status == CROWDSTEER_OK && !crowdsteer_isa_supported(isa))
     status = CROWDSTEER_ERROR_UNSUPPORTED_ISA;
   if (status == CROWDSTEER_OK) return isa;
-  fprintf(stderr, "crowdsteer: CROWDSTEER_ISA=%s ignored (%s); using %s\n", requested,
-          crowdsteer_status_string(status), isa_names[best_isa()]);
+  if (!atomic_flag_test_and_set(&bad_isa_reported))
+    fprintf(stderr, "crowdsteer: CROWDSTEER_ISA=%s ignored (%s); using %s\n", requested,
+            crowdsteer_status_string(status), isa_names[best_isa()]);
   return best_isa();
 }
 

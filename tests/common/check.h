@@ -93,6 +93,20 @@ static inline int isas_to_test(crowdsteer_isa first, crowdsteer_isa out[CROWDSTE
   return count;
 }
 
+/* Runs `body` once on each ISA isas_to_test(SCALAR) gives, forcing it
+ * first. Returns 0 when the forced ISA is not available here (the test
+ * should then exit 77, "skipped"). */
+static inline int on_every_isa(void (*body)(void)) {
+  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
+  int isa_count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
+  if (isa_count < 0) return 0;
+  for (int i = 0; i < isa_count; i++) {
+    CHECK(crowdsteer_force_isa(isas[i]) == CROWDSTEER_OK);
+    body();
+  }
+  return 1;
+}
+
 static inline int check_report(const char *name) {
   if (check_failures) {
     fprintf(stderr, "%s: %d check(s) failed\n", name, check_failures);

@@ -54,6 +54,21 @@ static inline crowdsteer_params make_params(scenario *s, int per_agent) {
   return p;
 }
 
+/* Calls `check` with every variant of every entry point: each dims, target
+ * kind (behaviours with targets), uniform or per-agent parameters,
+ * overwrite or accumulate. */
+static inline void for_each_variant(size_t count, size_t misalign,
+                                    void (*check)(const variant *va)) {
+  for (int entry = 0; entry < ENTRY_COUNT; entry++)
+    for (int dims = 2; dims <= 3; dims++)
+      for (int kind = 0; kind < 3; kind++)
+        for (int flags = 0; flags < 4; flags++) {
+          if (kind > 0 && (entry == WANDER || entry == INTEGRATE)) continue;
+          const variant va = {entry, dims, kind, flags & 1, flags >> 1, count, misalign};
+          check(&va);
+        }
+}
+
 /* Runs one entry point over [begin, end) on the active ISA. */
 static inline crowdsteer_status run_entry(scenario *s, const variant *va, size_t begin,
                                    size_t end) {

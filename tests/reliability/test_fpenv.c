@@ -124,30 +124,24 @@ static void make_crowd(scenario *s, size_t count, int dims, uint64_t seed) {
     set_mode_everywhere(&default_mode);                                                  \
   } while (0)
 
-static void check_entry_points(void) {
-  for (int entry = 0; entry < ENTRY_COUNT; entry++)
-    for (int dims = 2; dims <= 3; dims++)
-      for (int kind = 0; kind < 3; kind++)
-        for (int flags = 0; flags < 4; flags++) {
-          if (kind > 0 && (entry == WANDER || entry == INTEGRATE)) continue;
-          const variant va = {entry, dims, kind, flags & 1, flags >> 1, AGENTS, 1};
-          const uint64_t seed = 0xF0E7u + (uint64_t)(entry * 64 + dims * 8 + kind);
-          scenario want, got;
-          make_crowd(&want, AGENTS, dims, seed);
-          CHECK_STATUS(run_entry(&want, &va, 0, AGENTS), CROWDSTEER_OK);
-          for (int m = 0; m < MODE_COUNT; m++) {
-            make_crowd(&got, AGENTS, dims, seed);
-            IN_MODE(&hostile_modes[m],
-                    CHECK_STATUS(run_entry(&got, &va, 0, AGENTS), CROWDSTEER_OK));
-            CHECK_MSG(same_scenario(&want, &got),
-                      "%s %dd kind %d per_agent %d accumulate %d, isa %s, host %s",
-                      entry_names[entry], dims, kind, va.per_agent, va.accumulate,
-                      crowdsteer_isa_name(crowdsteer_active_isa()),
-                      hostile_modes[m].name);
-            scenario_free(&got);
-          }
-          scenario_free(&want);
-        }
+static void check_entry(const variant *va) {
+  const uint64_t seed =
+      0xF0E7u + (uint64_t)(va->entry * 64 + va->dims * 8 + va->target_kind);
+  scenario want, got;
+  make_crowd(&want, AGENTS, va->dims, seed);
+  CHECK_STATUS(run_entry(&want, va, 0, AGENTS), CROWDSTEER_OK);
+  for (int m = 0; m < MODE_COUNT; m++) {
+    make_crowd(&got, AGENTS, va->dims, seed);
+    IN_MODE(&hostile_modes[m],
+            CHECK_STATUS(run_entry(&got, va, 0, AGENTS), CROWDSTEER_OK));
+    CHECK_MSG(same_scenario(&want, &got),
+              "%s %dd kind %d per_agent %d accumulate %d, isa %s, host %s",
+              entry_names[va->entry], va->dims, va->target_kind, va->per_agent,
+              va->accumulate, crowdsteer_isa_name(crowdsteer_active_isa()),
+              hostile_modes[m].name);
+    scenario_free(&got);
+  }
+  scenario_free(&want);
 }
 
 /* A step of every behaviour kind, out of place into `next`. */
@@ -191,15 +185,13 @@ static void check_step(void) {
     }
 }
 
+static void check_all(void) {
+  for_each_variant(AGENTS, 1, check_entry);
+  check_step();
+}
+
 int main(void) {
-  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
-  int isa_count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
-  if (isa_count < 0) return 77;
   set_mode_everywhere(&default_mode);
-  for (int i = 0; i < isa_count; i++) {
-    CHECK(crowdsteer_force_isa(isas[i]) == CROWDSTEER_OK);
-    check_entry_points();
-    check_step();
-  }
+  if (!on_every_isa(check_all)) return 77;
   return check_report("test_fpenv");
 }

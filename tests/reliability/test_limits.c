@@ -120,16 +120,14 @@ static void check_huge_thread_counts(void) {
   scenario_free(&snapshot);
 }
 
+static void check_all_small_stacks(void) {
+  for (int dims = 2; dims <= 3; dims++)
+    for (int combine = 0; combine < 2; combine++)
+      check_small_stack(dims, combine);
+}
+
 int main(void) {
-  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
-  int isa_count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
-  if (isa_count < 0) return 77;
-  for (int i = 0; i < isa_count; i++) {
-    CHECK(crowdsteer_force_isa(isas[i]) == CROWDSTEER_OK);
-    for (int dims = 2; dims <= 3; dims++)
-      for (int combine = 0; combine < 2; combine++)
-        check_small_stack(dims, combine);
-  }
+  if (!on_every_isa(check_all_small_stacks)) return 77;
   check_huge_thread_counts();
   return check_report("test_limits");
 }

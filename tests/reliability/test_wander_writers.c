@@ -143,16 +143,14 @@ static void check_range_with_writer(int dims) {
   scenario_free(&s);
 }
 
-int main(void) {
-  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
-  int isa_count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
-  if (isa_count < 0) return 77;
-  for (int i = 0; i < isa_count; i++) {
-    CHECK(crowdsteer_force_isa(isas[i]) == CROWDSTEER_OK);
-    for (int dims = 2; dims <= 3; dims++) {
-      check_step_with_writer(dims);
-      check_range_with_writer(dims);
-    }
+static void check_all(void) {
+  for (int dims = 2; dims <= 3; dims++) {
+    check_step_with_writer(dims);
+    check_range_with_writer(dims);
   }
+}
+
+int main(void) {
+  if (!on_every_isa(check_all)) return 77;
   return check_report("test_wander_writers");
 }

@@ -33,6 +33,7 @@ static const struct status_row {
     {CROWDSTEER_ERROR_UNSUPPORTED_ISA, "UNSUPPORTED_ISA"},
     {CROWDSTEER_ERROR_OUT_OF_MEMORY, "OUT_OF_MEMORY"},
     {CROWDSTEER_ERROR_GRID, "GRID"},
+    {CROWDSTEER_ERROR_ALIGNMENT, "ALIGNMENT"},
 };
 enum { STATUS_ROWS = sizeof status_rows / sizeof status_rows[0] };
 
