@@ -567,10 +567,13 @@ typedef struct crowdsteer_step_desc {
  *  caller and each OpenMP worker (OMP_STACKSIZE) need that plus 0.6 KiB per
  *  behaviour. Validates everything first
  *  and writes nothing on error: the step's fields, every behaviour as its
- *  own entry point would, except that a behaviour's per-agent data (its
- *  per-agent parameters and weights, target indices) is only checked, and
- *  only read, for the agents whose mask selects it. When the input has
- *  several faults, the status of any one of them may be returned. */
+ *  own entry point would, except for the mask contract: every per-agent
+ *  array a behaviour uses (parameters, weights, target arrays and indices,
+ *  wander state) must be readable over [begin, end), but the values of the
+ *  agents the behaviour does not select are never validated and never
+ *  change any result (wander neither reads nor writes their state, and no
+ *  target is gathered through their indices). When the input has several
+ *  faults, the status of any one of them may be returned. */
 CROWDSTEER_API crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
                                                  const crowdsteer_step_desc *step,
                                                  size_t begin, size_t end);

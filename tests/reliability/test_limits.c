@@ -1,7 +1,8 @@
 /* Limits that must not crash (docs/guarantees.md): any `threads` value up to
  * INT_MAX with any tile size, and a mixed step of every behaviour kind at
  * the largest tile, threads = 1, on a thread with a 32 KiB stack (a job
- * system's fiber). Both give the bits of an ordinary call. */
+ * system's fiber). Both give the bits of an ordinary call. And the float
+ * limit at tiny distances. */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
 #include <pthread.h>
@@ -120,7 +121,26 @@ static void check_huge_thread_counts(void) {
   scenario_free(&snapshot);
 }
 
+/* docs/guarantees.md: a difference whose squared length underflows counts
+ * as coincident, so flee at 1e-30 from the threat runs along its heading,
+ * exactly as on the threat. */
+static void check_tiny_distance(void) {
+  float px[2] = {1e-30f, 0.0f}, py[2] = {0.0f, 0.0f};
+  float vx[2] = {0.5f, 0.5f}, vy[2] = {0.25f, 0.25f}, sx[2], sy[2];
+  crowdsteer_agents agents = {2, 2, px, py, NULL, vx, vy, NULL};
+  crowdsteer_target threat;
+  memset(&threat, 0, sizeof threat);
+  crowdsteer_output out;
+  memset(&out, 0, sizeof out);
+  out.steering = (crowdsteer_vectors){sx, sy, NULL};
+  CHECK_STATUS(crowdsteer_flee(&agents, &threat, NULL, &out, 0, 2), CROWDSTEER_OK);
+  CHECK_MSG(same_bits(sx[0], sx[1]) && same_bits(sy[0], sy[1]),
+            "flee at 1e-30: (%a, %a), on the threat: (%a, %a)", (double)sx[0],
+            (double)sy[0], (double)sx[1], (double)sy[1]);
+}
+
 static void check_all_small_stacks(void) {
+  check_tiny_distance();
   for (int dims = 2; dims <= 3; dims++)
     for (int combine = 0; combine < 2; combine++)
       check_small_stack(dims, combine);
