@@ -3,6 +3,7 @@
 #include "fuzz_case.h"
 #include "fuzz_internal.h"
 
+#include <fenv.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,40 @@
 #include "crowdsteer.h"
 
 cs_fuzz_stats cs_fuzz_counters;
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
+void cs_fuzz_set_host_mode(int mode) {
+  static const int rounding[CS_FUZZ_HOST_MODES] = {
+      FE_TONEAREST, FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO, FE_TONEAREST,
+      FE_TONEAREST, FE_TONEAREST};
+  const int ftz = mode == 4 || mode == 6, daz = mode == 5 || mode == 6;
+  fesetround(rounding[mode]);
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_setcsr((_mm_getcsr() & ~0x8040u) | (ftz ? 0x8000u : 0u) | (daz ? 0x40u : 0u));
+#elif defined(__aarch64__)
+  unsigned long long fpcr;
+  __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+  fpcr = (fpcr & ~(1ull << 24)) | (ftz || daz ? 1ull << 24 : 0ull);
+  __asm__ volatile("msr fpcr, %0" : : "r"(fpcr));
+#else
+  (void)ftz, (void)daz;
+#endif
+}
+
+unsigned long long cs_fuzz_host_mode(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  return _mm_getcsr() & ~0x3Fu;
+#elif defined(__aarch64__)
+  unsigned long long fpcr;
+  __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+  return fpcr;
+#else
+  return (unsigned long long)fegetround();
+#endif
+}
 
 /* Values that sit on the edges of the contract: signed zeros, denormals,
  * the 1e18 state bound, the largest floats, infinities and NaN. */
@@ -131,6 +166,9 @@ typedef struct fuzz_case {
   uint32_t seed, tick;
   int nan_probe, nan_field;
   size_t nan_agent;
+  int host_mode;      /* 0 .. CS_FUZZ_HOST_MODES - 1, for the call under test */
+  int misalign_field; /* -1, a field, or F_COUNT for the indices */
+  unsigned misalign_bytes;
 } fuzz_case;
 
 static int is_null(const fuzz_case *c, int bit) { return (c->nulls >> bit) & 1u; }
@@ -143,9 +181,24 @@ static const float *param_array(const fuzz_case *c, const world *w, int field) {
   return (c->per_agent >> (field - F_FIRST_PARAM)) & 1u ? w->f[field] : NULL;
 }
 
+/* The array of `field` as the call gets it: moved off its alignment when
+ * the case says so (the world and the oracle keep the real one). */
+static void *as_passed(const fuzz_case *c, int field, void *array) {
+  if (!array || field != c->misalign_field) return array;
+  return (char *)array + c->misalign_bytes;
+}
+
+static float *call_array(const fuzz_case *c, const world *w, int field) {
+  return (float *)as_passed(c, field, array_or_null(c, w, field));
+}
+
+static const float *call_param(const fuzz_case *c, const world *w, int field) {
+  return (const float *)as_passed(c, field, (void *)param_array(c, w, field));
+}
+
 static crowdsteer_vectors vectors_of(const fuzz_case *c, const world *w, int first) {
-  crowdsteer_vectors v = {array_or_null(c, w, first), array_or_null(c, w, first + 1),
-                          array_or_null(c, w, first + 2)};
+  crowdsteer_vectors v = {call_array(c, w, first), call_array(c, w, first + 1),
+                          call_array(c, w, first + 2)};
   return v;
 }
 
@@ -153,12 +206,12 @@ static crowdsteer_vectors vectors_of(const fuzz_case *c, const world *w, int fir
 static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t end) {
   crowdsteer_agents agents = {c->count,
                               c->dims,
-                              array_or_null(c, w, F_PX),
-                              array_or_null(c, w, F_PY),
-                              array_or_null(c, w, F_PZ),
-                              array_or_null(c, w, F_VX),
-                              array_or_null(c, w, F_VY),
-                              array_or_null(c, w, F_VZ)};
+                              call_array(c, w, F_PX),
+                              call_array(c, w, F_PY),
+                              call_array(c, w, F_PZ),
+                              call_array(c, w, F_VX),
+                              call_array(c, w, F_VY),
+                              call_array(c, w, F_VZ)};
   crowdsteer_target target;
   memset(&target, 0, sizeof target);
   target.kind = (crowdsteer_target_kind)c->target_kind;
@@ -166,28 +219,29 @@ static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t
   memcpy(target.point_velocity, c->point_velocity, sizeof target.point_velocity);
   target.position = vectors_of(c, w, F_TPX);
   target.velocity = vectors_of(c, w, F_TVX);
-  target.index = is_null(c, N_INDEX) ? NULL : w->index;
+  target.index =
+      (const uint32_t *)as_passed(c, F_COUNT, is_null(c, N_INDEX) ? NULL : w->index);
   target.agent = c->agent;
   crowdsteer_params params = c->params;
-  params.max_speed_per_agent = param_array(c, w, F_MAX_SPEED);
-  params.max_force_per_agent = param_array(c, w, F_MAX_FORCE);
-  params.mass_per_agent = param_array(c, w, F_MASS);
-  params.target_radius_per_agent = param_array(c, w, F_TARGET_RADIUS);
-  params.slowing_radius_per_agent = param_array(c, w, F_SLOWING_RADIUS);
-  params.panic_radius_per_agent = param_array(c, w, F_PANIC_RADIUS);
-  params.danger_radius_per_agent = param_array(c, w, F_DANGER_RADIUS);
-  params.escape_radius_per_agent = param_array(c, w, F_ESCAPE_RADIUS);
-  params.wander_radius_per_agent = param_array(c, w, F_WANDER_RADIUS);
-  params.wander_distance_per_agent = param_array(c, w, F_WANDER_DISTANCE);
-  params.time_to_target_per_agent = param_array(c, w, F_TIME_TO_TARGET);
-  params.max_prediction_per_agent = param_array(c, w, F_MAX_PREDICTION);
-  params.jitter_per_agent = param_array(c, w, F_JITTER);
+  params.max_speed_per_agent = call_param(c, w, F_MAX_SPEED);
+  params.max_force_per_agent = call_param(c, w, F_MAX_FORCE);
+  params.mass_per_agent = call_param(c, w, F_MASS);
+  params.target_radius_per_agent = call_param(c, w, F_TARGET_RADIUS);
+  params.slowing_radius_per_agent = call_param(c, w, F_SLOWING_RADIUS);
+  params.panic_radius_per_agent = call_param(c, w, F_PANIC_RADIUS);
+  params.danger_radius_per_agent = call_param(c, w, F_DANGER_RADIUS);
+  params.escape_radius_per_agent = call_param(c, w, F_ESCAPE_RADIUS);
+  params.wander_radius_per_agent = call_param(c, w, F_WANDER_RADIUS);
+  params.wander_distance_per_agent = call_param(c, w, F_WANDER_DISTANCE);
+  params.time_to_target_per_agent = call_param(c, w, F_TIME_TO_TARGET);
+  params.max_prediction_per_agent = call_param(c, w, F_MAX_PREDICTION);
+  params.jitter_per_agent = call_param(c, w, F_JITTER);
   crowdsteer_output out;
   memset(&out, 0, sizeof out);
   out.steering = vectors_of(c, w, F_OX);
   out.mode = (crowdsteer_write_mode)c->mode;
   out.weight = c->weight;
-  out.weight_per_agent = param_array(c, w, F_WEIGHT);
+  out.weight_per_agent = call_param(c, w, F_WEIGHT);
   crowdsteer_wander_state state = {vectors_of(c, w, F_WX), c->seed, c->tick};
   crowdsteer_vectors steering = vectors_of(c, w, F_SX);
 
@@ -329,6 +383,12 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
                   : b < 255 ? (uint32_t)(c->count + (size_t)(b - 244))
                             : UINT32_MAX;
   }
+  /* Last, so that older inputs decode to the same call as before: the
+   * host's floating-point mode during the call, and one array (or the
+   * indices) moved 1 to 3 bytes off its alignment in one case in eight. */
+  c->host_mode = rd_u8(r) % 8 % CS_FUZZ_HOST_MODES;
+  c->misalign_field = rd_u8(r) % 8 == 0 ? rd_u8(r) % (F_COUNT + 1) : -1;
+  c->misalign_bytes = 1u + rd_u8(r) % 3u;
 }
 
 /* ---- the oracle: which statuses docs/behaviours.md §9 allows ------------- */
@@ -358,6 +418,44 @@ static int vectors_null(const fuzz_case *c, int first, int dims) {
   for (int k = 0; k < dims; k++)
     if (is_null(c, N_ARRAY0 + first + k)) return 1;
   return 0;
+}
+
+/* Whether a call on a non-empty range uses the array of `field` (F_COUNT:
+ * the indices), decided like its NULL rule: 1 it must (a misaligned one is
+ * then an error), 2 it may (wander's positions), 0 it does not. */
+static int uses_array(const fuzz_case *c, int field) {
+  const int e = c->entry;
+  const int has_out = e != E_INTEGRATE && !is_null(c, N_OUT);
+  const int has_target = targeted(e) && !is_null(c, N_TARGET);
+  if (field == F_COUNT)
+    return has_target && c->target_kind == CROWDSTEER_TARGET_AGENTS && !is_null(c, N_INDEX);
+  if (field < VECTOR_FIELDS) {
+    if (field % 3 >= c->dims || is_null(c, N_ARRAY0 + field)) return 0;
+    if (field <= F_PZ) return e == E_WANDER ? 2 : 1;
+    if (field <= F_VZ) return 1;
+    if (field <= F_TPZ) return has_target && c->target_kind == CROWDSTEER_TARGET_ARRAYS;
+    if (field <= F_TVZ)
+      return has_target && with_velocity(e) && c->target_kind == CROWDSTEER_TARGET_ARRAYS;
+    if (field <= F_OZ) return has_out;
+    if (field <= F_WZ) return e == E_WANDER && !is_null(c, N_AUX);
+    return e == E_INTEGRATE && !is_null(c, N_AUX);
+  }
+  if (!((c->per_agent >> (field - F_FIRST_PARAM)) & 1u)) return 0;
+  if (field == F_WEIGHT) return has_out && c->mode == CROWDSTEER_ACCUMULATE;
+  if (is_null(c, N_PARAMS)) return 0;
+  switch (field) {
+  case F_MAX_SPEED: return e != E_WANDER;
+  case F_MAX_FORCE:
+  case F_MASS: return e == E_INTEGRATE;
+  case F_TARGET_RADIUS:
+  case F_SLOWING_RADIUS: return e == E_ARRIVE;
+  case F_PANIC_RADIUS: return e == E_FLEE || e == E_EVADE;
+  case F_DANGER_RADIUS:
+  case F_ESCAPE_RADIUS: return e == E_LEAVE;
+  case F_TIME_TO_TARGET: return targeted(e);
+  case F_MAX_PREDICTION: return e == E_PURSUIT || e == E_EVADE;
+  default: return e == E_WANDER; /* wander_radius, wander_distance, jitter */
+  }
 }
 
 /* `required`: the call must fail with one of these (0: it must succeed);
@@ -469,6 +567,12 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
     }
     if (!ok) req |= ERR(CROWDSTEER_ERROR_PARAMETER);
   }
+  /* An array the call uses must be aligned to 4 bytes. */
+  if (nonempty && c->misalign_field >= 0) {
+    const int use = uses_array(c, c->misalign_field);
+    if (use == 1) req |= ERR(CROWDSTEER_ERROR_ALIGNMENT);
+    if (use == 2) opt |= ERR(CROWDSTEER_ERROR_ALIGNMENT);
+  }
   *required = req;
   *optional = opt;
 }
@@ -504,11 +608,15 @@ int cs_fuzz_same_bits(float a, float b) {
 static void fail_header(const fuzz_case *c, int isa, const char *what) {
   fprintf(stderr,
           "crowdsteer fuzz: %s: %s on %s, dims %d, count %zu, range [%zu, %zu), "
-          "target kind %d (agent %u), mode %d, nulls 0x%x, per-agent 0x%x\n",
+          "target kind %d (agent %u), mode %d, nulls 0x%x, per-agent 0x%x, host mode %d, "
+          "misaligned %s by %u\n",
           what, entry_names[c->entry], crowdsteer_isa_name((crowdsteer_isa)isa), c->dims,
           c->count, c->begin, c->end, c->target_kind, (unsigned)c->agent, c->mode,
-          (unsigned)c->nulls,
-          (unsigned)c->per_agent);
+          (unsigned)c->nulls, (unsigned)c->per_agent, c->host_mode,
+          c->misalign_field < 0         ? "nothing"
+          : c->misalign_field < F_COUNT ? field_names[c->misalign_field]
+                                        : "index",
+          c->misalign_bytes);
 }
 
 /* Every byte outside what the call may write (all of them when `written` is
@@ -763,10 +871,22 @@ int cs_fuzz_one(const uint8_t *data, size_t size, int isa_override) {
   if (!crowdsteer_isa_supported((crowdsteer_isa)isa)) isa = CROWDSTEER_ISA_SCALAR;
   if (crowdsteer_force_isa((crowdsteer_isa)isa) != CROWDSTEER_OK) abort();
 
-  int failed = 0;
   world a;
   world_copy(&a, &w0);
+  /* The call under test runs in the case's host mode, every other call in
+   * the default one: the bits must not see the difference. */
+  cs_fuzz_set_host_mode(c.host_mode);
+  const unsigned long long mode_before = cs_fuzz_host_mode();
   crowdsteer_status st = guarded_call(&c, &a, c.begin, c.end);
+  const unsigned long long mode_after = cs_fuzz_host_mode();
+  cs_fuzz_set_host_mode(0);
+  int failed = 0;
+  if (mode_after != mode_before) {
+    fail_header(&c, isa, "the call changed the host's floating-point mode");
+    fprintf(stderr, "  host mode %d: 0x%llx before, 0x%llx after\n", c.host_mode,
+            mode_before, mode_after);
+    failed = 1;
+  }
   unsigned required, optional;
   expected_errors(&c, &w0, &required, &optional);
   int allowed = st == CROWDSTEER_OK ? required == 0

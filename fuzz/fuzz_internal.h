@@ -55,6 +55,15 @@ void cs_fuzz_range(reader *r, size_t n, size_t *begin, size_t *end, size_t *spli
 /* Bit equality, except that any two NaNs are equal (payloads unspecified). */
 int cs_fuzz_same_bits(float a, float b);
 
+/* Host floating-point modes a call under test runs in: 0 is the default
+ * (round to nearest, no FTZ/DAZ), 1..6 are FE_UPWARD, FE_DOWNWARD,
+ * FE_TOWARDZERO, FTZ, DAZ and FTZ+DAZ (FZ on aarch64 for the last three).
+ * Every result is compared with calls made in mode 0. */
+enum { CS_FUZZ_HOST_MODES = 7 };
+void cs_fuzz_set_host_mode(int mode);
+/* This thread's mode bits (MXCSR without flags, FPCR, or the rounding). */
+unsigned long long cs_fuzz_host_mode(void);
+
 /* One crowdsteer_step case from the reader (fuzz_step.c); same return value
  * and isa_override as cs_fuzz_one. */
 int cs_fuzz_step(reader *r, int isa_override);

@@ -1,7 +1,9 @@
 /* Decodes fuzzer bytes into one crowdsteer_step call (valid or not) and checks
  * its contract: status, no stray writes, exactness against the composition. */
+#define _POSIX_C_SOURCE 200809L /* pthread_attr_setstack */
 #include <float.h>
 #include <limits.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +143,10 @@ typedef struct scase {
   size_t tile, alt_tile;
   int threads, alt_threads;
   uint32_t nulls;
+  /* The call under test: host floating-point mode, run on a thread with a
+   * small stack, and the mask moved off its alignment by this many bytes. */
+  int host_mode, small_stack;
+  unsigned misalign_mask;
   crowdsteer_params integ;
   uint32_t integ_per_agent;
   bcase b[MAXB + 1];
@@ -437,6 +443,17 @@ static void decode_step(reader *r, scase *c, sworld *w) {
     }
   }
   fill_snapshot(c, w);
+  /* Last, so that older inputs decode to the same step as before: the
+   * host's mode, a small-stack thread, thread counts up to INT_MAX and a
+   * misaligned mask for the call under test (and huge counts for the split
+   * calls, which compare bits). */
+  uint8_t h = rd_u8(r);
+  c->host_mode = h % 8 % CS_FUZZ_HOST_MODES;
+  c->small_stack = (h >> 3) % 4 == 0;
+  if ((h >> 5) % 4 == 0 && c->threads >= 0) c->threads = INT_MAX - (int)(rd_u8(r) % 2);
+  if ((h >> 5) % 4 == 1) c->alt_threads = (int)(rd_u32(r) & 0x7FFFFFFFu);
+  uint8_t moved = rd_u8(r);
+  c->misalign_mask = moved % 8 == 0 ? 1u + moved / 8u % 3u : 0u;
 }
 
 /* ---- building the call ------------------------------------------------------*/
@@ -536,7 +553,9 @@ static void build_view(const scase *c, sworld *w, call_view *v, size_t tile, int
   s->behaviour_count = c->behaviour_count;
   s->combine = (crowdsteer_combine)c->combine;
   s->priority_threshold = c->threshold;
-  s->behaviour_mask = w->mask;
+  s->behaviour_mask = w->mask && c->misalign_mask
+                          ? (const uint32_t *)((const char *)w->mask + c->misalign_mask)
+                          : w->mask;
   s->integrator = c->integ;
   attach_params(&s->integrator, w->iparam);
   s->output = out;
@@ -596,14 +615,57 @@ static void guard(const scase *c, sworld *w, size_t begin, size_t end, int poiso
 #endif
 }
 
+/* Job-system fibers get 32 KiB; the sanitizers' redzones need more. */
+#if defined(CS_FUZZ_ASAN)
+enum { SMALL_STACK = 256 * 1024 };
+#else
+enum { SMALL_STACK = 32 * 1024 };
+#endif
+
+typedef struct stack_call {
+  const crowdsteer_agents *agents;
+  const crowdsteer_step_desc *step;
+  size_t begin, end;
+  crowdsteer_status status;
+} stack_call;
+
+static void *step_on_this_thread(void *arg) {
+  stack_call *s = (stack_call *)arg;
+  s->status = crowdsteer_step(s->agents, s->step, s->begin, s->end);
+  return NULL;
+}
+
+/* crowdsteer_step on a new thread whose whole stack is SMALL_STACK bytes. */
+static crowdsteer_status step_on_small_stack(const crowdsteer_agents *agents,
+                                             const crowdsteer_step_desc *step,
+                                             size_t begin, size_t end) {
+  stack_call s = {agents, step, begin, end, CROWDSTEER_OK};
+  void *stack = aligned_alloc(4096, SMALL_STACK);
+  pthread_attr_t attr;
+  pthread_t thread;
+  if (!stack || pthread_attr_init(&attr) != 0 ||
+      pthread_attr_setstack(&attr, stack, SMALL_STACK) != 0 ||
+      pthread_create(&thread, &attr, step_on_this_thread, &s) != 0)
+    abort();
+  pthread_join(thread, NULL);
+  pthread_attr_destroy(&attr);
+  free(stack);
+  return s.status;
+}
+
 static crowdsteer_status run_step(const scase *c, sworld *w, size_t begin, size_t end,
                                   size_t tile, int threads) {
+  /* The decoded call itself (the others compare bits with it). */
+  const int under_test = begin == c->begin && end == c->end && tile == c->tile &&
+                         threads == c->threads;
   call_view v;
   build_view(c, w, &v, tile, threads);
   guard(c, w, begin, end, 1);
-  crowdsteer_status st =
-      crowdsteer_step((c->nulls >> SN_AGENTS) & 1u ? NULL : &v.agents,
-                      (c->nulls >> SN_STEP) & 1u ? NULL : &v.step, begin, end);
+  const crowdsteer_agents *agents = (c->nulls >> SN_AGENTS) & 1u ? NULL : &v.agents;
+  const crowdsteer_step_desc *step = (c->nulls >> SN_STEP) & 1u ? NULL : &v.step;
+  crowdsteer_status st = under_test && c->small_stack
+                             ? step_on_small_stack(agents, step, begin, end)
+                             : crowdsteer_step(agents, step, begin, end);
   guard(c, w, begin, end, 0);
   free(v.descs);
   return st;
@@ -693,6 +755,7 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
     req |= ERR(CROWDSTEER_ERROR_PARAMETER);
   if (!nonneg_finite(c->threshold)) req |= ERR(CROWDSTEER_ERROR_PARAMETER);
   if (c->tile > 4096 || c->threads < 0) req |= ERR(CROWDSTEER_ERROR_PARAMETER);
+  if (nonempty && w->mask && c->misalign_mask) req |= ERR(CROWDSTEER_ERROR_ALIGNMENT);
 
   /* The integrator, over the whole range (it runs for every agent). */
   const crowdsteer_params *ip = &v.step.integrator;
@@ -798,12 +861,13 @@ static void fail_header(const scase *c, int isa, const char *what) {
   fprintf(stderr,
           "crowdsteer fuzz: %s: step on %s, dims %d, count %zu, range [%zu, %zu), "
           "%zu behaviour(s), combine %d, threshold %a, mask form %d, output %s, snapshot "
-          "%s%s, tile %zu, threads %d, nulls 0x%x\n",
+          "%s%s, tile %zu, threads %d, nulls 0x%x, host mode %d, small stack %d, "
+          "mask off by %u\n",
           what, crowdsteer_isa_name((crowdsteer_isa)isa), c->dims, c->count, c->begin, c->end,
           c->behaviour_count, c->combine, (double)c->threshold, c->mask_form,
           buf_names[c->out_form], buf_names[c->snap_form],
           c->snap_targets_only ? " (targets only)" : "", c->tile, c->threads,
-          (unsigned)c->nulls);
+          (unsigned)c->nulls, c->host_mode, c->small_stack, c->misalign_mask);
   for (int b = 0; b < c->descs && b < 8; b++)
     fprintf(stderr, "  behaviour %d: kind %d, target %d, weight %a%s, per-agent 0x%x, null %d\n",
             b, c->b[b].kind, c->b[b].target_kind, (double)c->b[b].weight,
@@ -1007,10 +1071,18 @@ int cs_fuzz_step(reader *r, int isa_override) {
   int failed = 0;
   sworld a;
   world_copy(&a, &w0);
+  cs_fuzz_set_host_mode(c->host_mode);
+  const unsigned long long mode_before = cs_fuzz_host_mode();
   crowdsteer_status st = run_step(c, &a, c->begin, c->end, c->tile, c->threads);
+  const unsigned long long mode_after = cs_fuzz_host_mode();
+  cs_fuzz_set_host_mode(0);
   unsigned required, optional;
   expected_errors(c, &w0, &required, &optional);
   int allowed = st == CROWDSTEER_OK ? required == 0 : ((required | optional) >> st) & 1u;
+  if (mode_after != mode_before) {
+    fail_header(c, isa, "the step changed the host's floating-point mode");
+    failed = 1;
+  }
   if (!allowed) {
     fail_header(c, isa, "unexpected status");
     fprintf(stderr, "  got %d (%s); required mask 0x%x, optional mask 0x%x\n", (int)st,
