@@ -201,6 +201,8 @@ static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agent
 #pragma omp parallel num_threads(threads) if (threads > 1)
 #endif
   {
+    /* Cells come from float arithmetic: every worker in the fixed mode. */
+    const cs_fpenv worker = cs_fpenv_enter();
 #ifdef _OPENMP
     const int t = omp_get_thread_num();
 #else
@@ -224,6 +226,7 @@ static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agent
 #pragma omp barrier
 #endif
     scatter(g, agents, pos, group, table, threads, t);
+    cs_fpenv_leave(worker);
   }
   g->start[table] = (uint32_t)g->count;
 }
@@ -248,9 +251,9 @@ static crowdsteer_status check_build(const crowdsteer_agents *agents,
   return CROWDSTEER_OK;
 }
 
-crowdsteer_status crowdsteer_grid_build(crowdsteer_grid *grid,
-                                        const crowdsteer_agents *agents,
-                                        const crowdsteer_grid_desc *desc) {
+static crowdsteer_status grid_build_here(crowdsteer_grid *grid,
+                                         const crowdsteer_agents *agents,
+                                         const crowdsteer_grid_desc *desc) {
   if (!grid) return CROWDSTEER_ERROR_NULL_POINTER;
   CS_CHECK(check_build(agents, desc));
   const int dims = agents->dims;
@@ -269,4 +272,11 @@ crowdsteer_status crowdsteer_grid_build(crowdsteer_grid *grid,
   grid->has_group = with_group;
   sort_into_buckets(grid, agents, desc->group, table, threads);
   return CROWDSTEER_OK;
+}
+
+crowdsteer_status crowdsteer_grid_build(crowdsteer_grid *grid,
+                                        const crowdsteer_agents *agents,
+                                        const crowdsteer_grid_desc *desc) {
+  const cs_fpenv host = cs_fpenv_enter();
+  return cs_fpenv_return(host, grid_build_here(grid, agents, desc));
 }

@@ -336,7 +336,8 @@ static crowdsteer_status run(cs_nb_behaviour behaviour, const crowdsteer_agents 
       const crowdsteer_agents *agents, const crowdsteer_neighbours *nb,                  \
       const crowdsteer_params *params, const crowdsteer_output *out, size_t begin,       \
       size_t end) {                                                                      \
-    return run(behaviour, agents, nb, params, out, begin, end);                          \
+    const cs_fpenv host = cs_fpenv_enter();                                              \
+    return cs_fpenv_return(host, run(behaviour, agents, nb, params, out, begin, end));   \
   }
 NEIGHBOUR_ENTRY(separation, CS_NB_SEPARATION)
 NEIGHBOUR_ENTRY(cohesion, CS_NB_COHESION)
