@@ -335,20 +335,33 @@ CS_INLINE vf random_lanes(uint32_t key, vi agent_index) {
 
 /* Wander's state of the agents that use it, and only theirs: a mixed step
  * neither reads nor writes the direction of an agent outside wander's
- * selection (its host may be updating it meanwhile). */
-CS_INLINE uint32_t wander_lanes(const cs_job *job, size_t i, size_t n) {
-  if (!job->lane_select) return n == W ? CS_ALL_LANES : (uint32_t)((1ull << n) - 1u);
-  return m_bits(active_lanes(job, i, n));
+ * selection (its host may be updating it meanwhile). The lanes of agents
+ * [i, i + n) that wander, as a mask and as bits. */
+CS_INLINE uint32_t wander_lanes(const cs_job *job, size_t i, size_t n, vmask *m) {
+  if (job->lane_select) {
+    *m = active_lanes(job, i, n);
+    return m_bits(*m);
+  }
+  if (n == W) { /* every block but a range's last: no mask needed */
+    *m = m_bit_set(i_set1(1u), 1u);
+    return CS_ALL_LANES;
+  }
+  uint32_t in_range[W];
+  for (int k = 0; k < W; k++)
+    in_range[k] = (size_t)k < n;
+  *m = m_bit_set(i_load(in_range), 1u);
+  return (uint32_t)((1ull << n) - 1u);
 }
 
 CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, const uint32_t key[3],
                             int dims) {
-  const uint32_t lanes = wander_lanes(job, i, n);
+  vmask wanders;
+  const uint32_t lanes = wander_lanes(job, i, n, &wanders);
   if (!lanes) return; /* nobody here wanders: the step's output stays as is */
   v3 v = v3_load(job->vel, i, n, dims);
   v3 w;
   for (int k = 0; k < dims; k++)
-    w.c[k] = v_load_lanes(job->wander[k] + i, lanes);
+    w.c[k] = v_load_lanes(job->wander[k] + i, wanders, lanes);
   vi agent_index = i_add(i_set1((uint32_t)i), i_iota());
   vf jitter = param_load(job->jitter, i, n);
   v3 jittered;
@@ -358,7 +371,7 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, const uint32_
   vf l = v3_len(jittered, dims);
   v3 new_w = v3_select(v_gt(l, v_zero()), v3_div(jittered, l, dims), own_heading, dims);
   for (int k = 0; k < dims; k++)
-    v_store_lanes(job->wander[k] + i, new_w.c[k], lanes);
+    v_store_lanes(job->wander[k] + i, new_w.c[k], wanders, lanes);
   w = new_w;
   v3 s = v3_add(v3_scale(own_heading, param_load(job->wander_distance, i, n), dims),
                 v3_scale(w, param_load(job->wander_radius, i, n), dims), dims);

@@ -257,13 +257,20 @@ CS_INLINE uint32_t m_bits(vmask m) {
 
 #define CS_ALL_LANES ((uint32_t)((1ull << W) - 1u))
 
-/* The elements of p whose bit is set in `lanes`, zero elsewhere; the other
- * elements are not touched, so another thread may be writing them. */
-CS_INLINE vf v_load_lanes(const float *p, uint32_t lanes) {
+/* The elements of p whose bit is set in `lanes` (the same lanes as `m`),
+ * zero elsewhere; the other elements are not touched, so another thread may
+ * be writing them. Masked instructions where the ISA has them, otherwise
+ * one scalar access per selected lane. */
+CS_INLINE vf v_load_lanes(const float *p, vmask m, uint32_t lanes) {
   if (lanes == CS_ALL_LANES) return v_load(p);
 #if CS_LANES == 16 && defined(__AVX512F__)
+  (void)m;
   return _mm512_maskz_loadu_ps((__mmask16)lanes, p);
+#elif CS_LANES == 8
+  (void)lanes;
+  return simde_mm256_maskload_ps(p, simde_mm256_castps_si256(m));
 #else
+  (void)m;
   float buffer[W] = {0};
   for (int k = 0; k < W; k++)
     if ((lanes >> k) & 1u) buffer[k] = p[k];
@@ -271,15 +278,20 @@ CS_INLINE vf v_load_lanes(const float *p, uint32_t lanes) {
 #endif
 }
 
-/* Stores the lanes whose bit is set in `lanes`, and nothing else. */
-CS_INLINE void v_store_lanes(float *p, vf a, uint32_t lanes) {
+/* Stores the lanes whose bit is set in `lanes` (those of `m`), nothing else. */
+CS_INLINE void v_store_lanes(float *p, vf a, vmask m, uint32_t lanes) {
   if (lanes == CS_ALL_LANES) {
     v_store(p, a);
     return;
   }
 #if CS_LANES == 16 && defined(__AVX512F__)
+  (void)m;
   _mm512_mask_storeu_ps(p, (__mmask16)lanes, a);
+#elif CS_LANES == 8
+  (void)lanes;
+  simde_mm256_maskstore_ps(p, simde_mm256_castps_si256(m), a);
 #else
+  (void)m;
   float buffer[W];
   v_store(buffer, a);
   for (int k = 0; k < W; k++)
