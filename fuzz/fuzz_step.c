@@ -449,9 +449,11 @@ static void decode_step(reader *r, scase *c, sworld *w) {
    * calls, which compare bits). */
   uint8_t h = rd_u8(r);
   c->host_mode = h % 8 % CS_FUZZ_HOST_MODES;
-  c->small_stack = (h >> 3) % 4 == 0;
   if ((h >> 5) % 4 == 0 && c->threads >= 0) c->threads = INT_MAX - (int)(rd_u8(r) % 2);
   if ((h >> 5) % 4 == 1) c->alt_threads = (int)(rd_u32(r) & 0x7FFFFFFFu);
+  /* A fiber calls with threads = 1 (an OpenMP team started from a thread
+   * that then exits also leaks libomp's per-thread state). */
+  c->small_stack = (h >> 3) % 4 == 0 && c->threads == 1;
   uint8_t moved = rd_u8(r);
   c->misalign_mask = moved % 8 == 0 ? 1u + moved / 8u % 3u : 0u;
 }
