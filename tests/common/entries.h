@@ -92,7 +92,8 @@ static inline crowdsteer_status run_entry(scenario *s, const variant *va, size_t
   target.position = scenario_vectors(s->tp);
   target.velocity = scenario_vectors(s->tv);
   target.index = s->index;
-  target.agent = s->count ? s->index[0] : 0;
+  target.agent =
+      va->target_kind == CROWDSTEER_TARGET_AGENT && s->count ? s->index[0] : 0;
   switch (va->entry) {
   case SEEK: return crowdsteer_seek(&agents, &target, &params, &out, begin, end);
   case FLEE: return crowdsteer_flee(&agents, &target, &params, &out, begin, end);

@@ -20,6 +20,9 @@ typedef enum per_agent_field {
   WANDER_RADIUS,
   WANDER_DISTANCE,
   WEIGHT,
+  TIME_TO_TARGET,
+  MAX_PREDICTION,
+  JITTER,
   PER_AGENT_FIELDS,
   NOT_PER_AGENT = PER_AGENT_FIELDS
 } per_agent_field;
@@ -39,7 +42,8 @@ static int list_slots(scenario *s, slot out[]) {
   float **per_agent[PER_AGENT_FIELDS] = {
       &s->max_speed,      &s->max_force,       &s->mass,          &s->target_radius,
       &s->slowing_radius, &s->panic_radius,    &s->danger_radius, &s->escape_radius,
-      &s->wander_radius,  &s->wander_distance, &s->weight};
+      &s->wander_radius,  &s->wander_distance, &s->weight,        &s->time_to_target,
+      &s->max_prediction, &s->jitter};
   for (int f = 0; f < PER_AGENT_FIELDS; f++)
     out[n++] = (slot){per_agent[f], (per_agent_field)f};
   return n;
@@ -60,6 +64,11 @@ static int reads_per_agent(const variant *va, per_agent_field f) {
   case WANDER_RADIUS:
   case WANDER_DISTANCE: return va->entry == WANDER;
   case WEIGHT: return va->accumulate && va->entry != INTEGRATE;
+  /* entries.h passes the timing arrays only for per_agent 2 */
+  case TIME_TO_TARGET: return va->per_agent >= 2 && va->entry <= EVADE;
+  case MAX_PREDICTION:
+    return va->per_agent >= 2 && (va->entry == PURSUIT || va->entry == EVADE);
+  case JITTER: return va->per_agent >= 2 && va->entry == WANDER;
   default: return 0;
   }
 }
@@ -101,6 +110,8 @@ static void check_entry(const variant *va) {
     int used;
     if (slots[i].per_agent != NOT_PER_AGENT)
       used = reads_per_agent(va, slots[i].per_agent);
+    else if (!slots[i].array) /* the indices: run_entry reads them for AGENT */
+      used = va->entry <= EVADE && va->target_kind == CROWDSTEER_TARGET_AGENTS;
     else
       used = call_with(&s, va, slots[i].array, 0, 1, &wrote) ==
              CROWDSTEER_ERROR_NULL_POINTER;
