@@ -4,6 +4,7 @@
 #include <float.h>
 #include <limits.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -637,16 +638,19 @@ static void *step_on_this_thread(void *arg) {
   return NULL;
 }
 
-/* crowdsteer_step on a new thread whose whole stack is SMALL_STACK bytes. */
+/* crowdsteer_step on a new thread whose whole stack is SMALL_STACK bytes, or
+ * the least pthreads accept (128 KiB on aarch64 glibc). */
 static crowdsteer_status step_on_small_stack(const crowdsteer_agents *agents,
                                              const crowdsteer_step_desc *step,
                                              size_t begin, size_t end) {
   stack_call s = {agents, step, begin, end, CROWDSTEER_OK};
-  void *stack = aligned_alloc(4096, SMALL_STACK);
+  const long least = sysconf(_SC_THREAD_STACK_MIN);
+  const size_t bytes = least > SMALL_STACK ? (size_t)least : SMALL_STACK;
+  void *stack = aligned_alloc(4096, bytes);
   pthread_attr_t attr;
   pthread_t thread;
   if (!stack || pthread_attr_init(&attr) != 0 ||
-      pthread_attr_setstack(&attr, stack, SMALL_STACK) != 0 ||
+      pthread_attr_setstack(&attr, stack, bytes) != 0 ||
       pthread_create(&thread, &attr, step_on_this_thread, &s) != 0)
     abort();
   pthread_join(thread, NULL);
