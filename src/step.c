@@ -342,7 +342,9 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   const cs_backend *backend = cs_active_backend();
   const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;
 #ifdef _OPENMP
-  const int threads = team_size(step->threads, tiles);
+  /* threads = 1 makes no OpenMP call at all: a fiber or short-lived host
+   * thread that calls with 1 never gets OpenMP runtime state. */
+  const int threads = step->threads == 1 ? 1 : team_size(step->threads, tiles);
   if (threads > 1) {
     /* Tiles share nothing, so any assignment gives the same bits; dynamic
      * chunks of 4 tiles keep a thread that shares its core with another
