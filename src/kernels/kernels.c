@@ -340,7 +340,7 @@ CS_INLINE vf random_lanes(uint32_t key, vi agent_index) {
 CS_INLINE uint32_t wander_lanes(const cs_job *job, size_t i, size_t n, vmask *m) {
   if (job->lane_select) {
     *m = active_lanes(job, i, n);
-    return m_bits(*m);
+    return m_lane_bits(*m);
   }
   if (n == W) { /* every block but a range's last: no mask needed */
     *m = m_bit_set(i_set1(1u), 1u);

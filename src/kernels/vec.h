@@ -245,7 +245,7 @@ CS_INLINE vi i_load_n(const uint32_t *p, size_t n) {
 #endif
 
 /* Bit k set where lane k of the mask is true. */
-CS_INLINE uint32_t m_bits(vmask m) {
+CS_INLINE uint32_t m_lane_bits(vmask m) {
 #if CS_LANES == 4
   return (uint32_t)simde_mm_movemask_ps(m);
 #elif CS_LANES == 8
