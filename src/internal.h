@@ -33,6 +33,11 @@ static inline crowdsteer_status cs_fpenv_return(cs_fpenv host, crowdsteer_status
   return status;
 }
 
+/* Threads a call that asks for `requested` (0: the OpenMP default) runs on
+ * when its work splits into `units` independent pieces: clamped to the
+ * pieces, the OpenMP thread limit and four per processor (see step.c). */
+int cs_team_size(int requested, size_t units);
+
 /* A parameter after defaults: per-agent array when not NULL, else value. */
 typedef struct cs_param {
   float value;

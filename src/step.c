@@ -311,20 +311,24 @@ static void run_tiles(const plan *pl, cs_job *jobs, const cs_backend *backend,
   }
 }
 
-/* How many threads a step over `tiles` tiles runs on: what it asks for (0:
- * the OpenMP default), but no more than the tiles, the OpenMP thread limit
- * and four per processor: more threads only wait, and a team of tens of
- * thousands cannot even be started (libgomp crashes). */
+/* How many threads work split into `units` pieces runs on: what the caller
+ * asks for (0: the OpenMP default), but no more than the pieces, the OpenMP
+ * thread limit and four per processor: more threads only wait, and a team
+ * of tens of thousands cannot even be started (libgomp crashes). */
+int cs_team_size(int requested, size_t units) {
 #ifdef _OPENMP
-static int team_size(int requested, size_t tiles) {
   long long size = requested ? requested : omp_get_max_threads();
-  const long long most[3] = {(long long)(tiles < INT_MAX ? tiles : INT_MAX),
+  const long long most[3] = {(long long)(units < INT_MAX ? units : INT_MAX),
                              omp_get_thread_limit(), 4LL * omp_get_num_procs()};
   for (int m = 0; m < 3; m++)
     if (size > most[m]) size = most[m];
   return size > 1 ? (int)size : 1;
-}
+#else
+  (void)requested;
+  (void)units;
+  return 1;
 #endif
+}
 
 static crowdsteer_status step_here(const crowdsteer_agents *agents,
                                    const crowdsteer_step_desc *step, size_t begin,
@@ -344,7 +348,7 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
 #ifdef _OPENMP
   /* threads = 1 makes no OpenMP call at all: a fiber or short-lived host
    * thread that calls with 1 never gets OpenMP runtime state. */
-  const int threads = step->threads == 1 ? 1 : team_size(step->threads, tiles);
+  const int threads = step->threads == 1 ? 1 : cs_team_size(step->threads, tiles);
   if (threads > 1) {
     /* Tiles share nothing, so any assignment gives the same bits; dynamic
      * chunks of 4 tiles keep a thread that shares its core with another

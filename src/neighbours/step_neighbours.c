@@ -53,38 +53,47 @@ static crowdsteer_status reserve(crowdsteer_grid *g, size_t floats, int buffers)
   return CROWDSTEER_OK;
 }
 
+/* A thread per 1024 agents at most; threads = 1 makes no OpenMP call (as
+ * in the tiles, so a small-stack host thread never gets OpenMP state). */
 static int pass_threads(int requested, size_t count) {
-#ifdef _OPENMP
-  int threads = requested ? requested : omp_get_max_threads();
-#else
-  int threads = 1;
-  (void)requested;
-#endif
-  const size_t useful = count / 1024 + 1; /* a thread per 1024 agents at most */
-  if ((size_t)threads > useful) threads = (int)useful;
-  return threads < 1 ? 1 : threads;
+  return requested == 1 ? 1 : cs_team_size(requested, count / 1024 + 1);
+}
+
+/* Share t of `threads` of a neighbour pass: a contiguous run of grid slots,
+ * with the thread's own cell buffer. */
+static void pass_part(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, size_t end,
+                      int t, int threads) {
+  const crowdsteer_grid *g = job->grid;
+  cs_nb_job part = *job;
+  part.slot_first = g->count * (size_t)t / (size_t)threads;
+  part.slot_last = g->count * (size_t)(t + 1) / (size_t)threads;
+  part.buffer = (char *)g->step_buffers + (size_t)t * CS_NB_BUFFER_BYTES;
+  kernel(&part, begin, end);
 }
 
 /* One behaviour's steering for agents [begin, end) into `scratch`. */
 static void neighbour_pass(cs_nb_job *job, size_t begin, size_t end, float *scratch,
                            int threads) {
-  crowdsteer_grid *g = (crowdsteer_grid *)job->grid;
   const size_t range = end - begin;
   for (int k = 0; k < job->dims; k++)
     job->out[k] = scratch + (size_t)k * range;
   job->out_base = begin;
   job->mode = CROWDSTEER_OVERWRITE;
   const cs_nb_kernel kernel = cs_nb_active_kernel();
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
-#endif
-  for (int t = 0; t < threads; t++) {
-    cs_nb_job part = *job;
-    part.slot_first = g->count * (size_t)t / (size_t)threads;
-    part.slot_last = g->count * (size_t)(t + 1) / (size_t)threads;
-    part.buffer = (char *)g->step_buffers + (size_t)t * CS_NB_BUFFER_BYTES;
-    kernel(&part, begin, end);
+  if (threads == 1) {
+    pass_part(job, kernel, begin, end, 0, 1);
+    return;
   }
+#ifdef _OPENMP
+  /* Workers do not inherit the caller's floating-point mode: each sets the
+   * library's own for its share and gives its previous mode back. */
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+  for (int t = 0; t < threads; t++) {
+    const cs_fpenv worker = cs_fpenv_enter();
+    pass_part(job, kernel, begin, end, t, threads);
+    cs_fpenv_leave(worker);
+  }
+#endif
 }
 
 crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,

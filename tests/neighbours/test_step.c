@@ -4,6 +4,16 @@
  * and wander mixed in, for blend and priority, random per-agent behaviour
  * masks and weights, every tile size and thread count the step tests use, a
  * split range, in place and double-buffered, on every ISA; and validation. */
+#include <fenv.h>
+#include <limits.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
 #include "nb_util.h"
 
 enum { KINDS = 5 };
@@ -235,6 +245,57 @@ static void check_validation(crowdsteer_grid *grid) {
   free_world(&w);
 }
 
+/* The caller and every OpenMP worker in a hostile floating-point mode
+ * (upward rounding; on x86 FTZ and DAZ too), or back in the default. */
+static void set_host_mode(int hostile) {
+#ifdef _OPENMP
+#pragma omp parallel num_threads(4)
+#endif
+  {
+    fesetround(hostile ? FE_UPWARD : FE_TONEAREST);
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_setcsr((_mm_getcsr() & ~0x8040u) | (hostile ? 0x8040u : 0u));
+#endif
+  }
+  fesetround(hostile ? FE_UPWARD : FE_TONEAREST);
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_setcsr((_mm_getcsr() & ~0x8040u) | (hostile ? 0x8040u : 0u));
+#endif
+}
+
+/* A crowd large enough that the neighbour pass runs on several threads:
+ * with the host in a hostile mode, and with threads up to INT_MAX and one
+ * agent per tile, the step gives the one-thread, default-mode bits, and
+ * the caller's mode is as it was. */
+static void check_host_mode_and_threads(crowdsteer_grid *grid) {
+  enum { N = 5000 };
+  world want, got;
+  make_world(&want, N, 2, CROWDSTEER_BLEND, grid);
+  want.step.threads = 1;
+  CHECK_STATUS(crowdsteer_step(&want.c.agents, &want.step, 0, N), CROWDSTEER_OK);
+  static const int threads[] = {2, 3, INT_MAX};
+  static const size_t tiles[] = {0, 1};
+  for (int hostile = 0; hostile < 2; hostile++)
+    for (size_t h = 0; h < sizeof threads / sizeof threads[0]; h++)
+      for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+        make_world(&got, N, 2, CROWDSTEER_BLEND, grid);
+        got.step.threads = threads[h];
+        got.step.tile_size = tiles[t];
+        set_host_mode(hostile);
+        const crowdsteer_status status = crowdsteer_step(&got.c.agents, &got.step, 0, N);
+        const int rounding = fegetround();
+        set_host_mode(0);
+        CHECK_STATUS(status, CROWDSTEER_OK);
+        CHECK(rounding == (hostile ? FE_UPWARD : FE_TONEAREST));
+        char what[64];
+        snprintf(what, sizeof what, "%s host, threads=%d tile=%zu",
+                 hostile ? "hostile" : "default", threads[h], tiles[t]);
+        same_world(&want, &got, what);
+        free_world(&got);
+      }
+  free_world(&want);
+}
+
 int main(void) {
   crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
   const int isa_count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
@@ -247,6 +308,10 @@ int main(void) {
       for (int combine = 0; combine < 2; combine++)
         check_case(counts[c], dims, combine, isas, isa_count, grid);
   check_validation(grid);
+  for (int isa = 0; isa < isa_count; isa++) {
+    CHECK(crowdsteer_force_isa(isas[isa]) == CROWDSTEER_OK);
+    check_host_mode_and_threads(grid);
+  }
   crowdsteer_grid_destroy(grid);
   return check_report("test_neighbours_step");
 }
