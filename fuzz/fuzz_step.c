@@ -629,8 +629,9 @@ static void guard(const scase *c, sworld *w, size_t begin, size_t end, int poiso
 #endif
 }
 
-/* Job-system fibers get 32 KiB; the sanitizers' redzones need more. */
-#if defined(CS_FUZZ_ASAN)
+/* Job-system fibers get 32 KiB; the sanitizers' redzones and the emulated
+ * 16-lane test build need more. */
+#if defined(CS_FUZZ_ASAN) || defined(CS_EMULATED_AVX512)
 enum { SMALL_STACK = 256 * 1024 };
 #else
 enum { SMALL_STACK = 32 * 1024 };

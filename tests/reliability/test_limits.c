@@ -17,6 +17,8 @@ enum { SMALL_STACK = 32 * 1024 };
  * room, the plain build exactly the promised 32 KiB. */
 #if defined(__SANITIZE_ADDRESS__)
 #define CS_SANITIZED 1
+#elif defined(CS_EMULATED_AVX512) /* see CMakeLists.txt */
+#define CS_SANITIZED 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define CS_SANITIZED 1
