@@ -248,6 +248,10 @@ static crowdsteer_status check_build(const crowdsteer_agents *agents,
   for (int a = 0; a < 6; a++)
     if (!needed[a] && !(agents->dims == 2 && (a == 2 || a == 5)))
       return CROWDSTEER_ERROR_NULL_POINTER;
+  for (int a = 0; a < 6; a++)
+    if (!(agents->dims == 2 && (a == 2 || a == 5)) && !cs_aligned(needed[a]))
+      return CROWDSTEER_ERROR_ALIGNMENT;
+  if (desc->group && !cs_aligned(desc->group)) return CROWDSTEER_ERROR_ALIGNMENT;
   return CROWDSTEER_OK;
 }
 

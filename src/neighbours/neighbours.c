@@ -242,6 +242,16 @@ static crowdsteer_status resolve_neighbours(cs_nb_job *job,
                                             const crowdsteer_agents *agents,
                                             const cs_range *r) {
   if (!nb) return CROWDSTEER_ERROR_NULL_POINTER;
+  /* The per-agent arrays this range reads, as 32-bit elements: aligned. */
+  if (r->begin < r->end) {
+    const int masked = nb->neighbour_mask_per_agent != NULL || nb->neighbour_mask != 0;
+    const void *const used[4] = {
+        nb->radius_per_agent,
+        nb->field_of_view ? (const void *)nb->cos_field_of_view_per_agent : NULL,
+        nb->neighbour_mask_per_agent, !nb->grid && masked ? nb->group : NULL};
+    for (int a = 0; a < 4; a++)
+      if (used[a] && !cs_aligned(used[a])) return CROWDSTEER_ERROR_ALIGNMENT;
+  }
   job->grid = nb->grid;
   int has_group = nb->group != NULL;
   if (nb->grid) {

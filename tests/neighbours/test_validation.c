@@ -140,6 +140,58 @@ static void test_queries(void) {
                "unknown status") != 0);
 }
 
+/* A copy of `a` starting 1 byte off 4-byte alignment (same values). */
+static void *misaligned(void *storage, const void *a, size_t bytes) {
+  char *moved = (char *)storage + 1;
+  memcpy(moved, a, bytes);
+  return moved;
+}
+
+/* Every array the grid build and the queries read, moved off its 4-byte
+ * alignment: ALIGNMENT, nothing written. */
+static void test_alignment(void) {
+  enum { BYTES = 64 * sizeof(float) };
+  static char storage[BYTES + 8];
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  for (int a = 0; a < 5; a++) {
+    crowdsteer_agents moved = c.agents;
+    float **axes[4] = {&moved.px, &moved.py, &moved.vx, &moved.vy};
+    desc.group = NULL;
+    if (a < 4)
+      *axes[a] = (float *)misaligned(storage, *axes[a], BYTES);
+    else
+      desc.group = (const uint32_t *)misaligned(storage, c.group, BYTES);
+    CHECK_STATUS(crowdsteer_grid_build(grid, &moved, &desc), CROWDSTEER_ERROR_ALIGNMENT);
+  }
+  desc.group = c.group;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+  float radii[64], cosines[64];
+  uint32_t masks[64];
+  for (int i = 0; i < 64; i++) {
+    radii[i] = 0.5f;
+    cosines[i] = 0.0f;
+    masks[i] = 3u;
+  }
+  for (int a = 0; a < 4; a++) {
+    crowdsteer_neighbours nb = {0};
+    nb.grid = a < 3 ? grid : NULL;
+    nb.radius = 1.0f;
+    if (a == 0) nb.radius_per_agent = (const float *)misaligned(storage, radii, BYTES);
+    if (a == 1) {
+      nb.field_of_view = 1;
+      nb.cos_field_of_view_per_agent = (const float *)misaligned(storage, cosines, BYTES);
+    }
+    if (a == 2)
+      nb.neighbour_mask_per_agent = (const uint32_t *)misaligned(storage, masks, BYTES);
+    if (a == 3) { /* the brute force reads the group bits itself */
+      nb.neighbour_mask = 1u;
+      nb.group = (const uint32_t *)misaligned(storage, c.group, BYTES);
+    }
+    EXPECT(&nb, NULL, CROWDSTEER_ERROR_ALIGNMENT);
+  }
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   crowd_init(&c, 64, 2);
@@ -148,6 +200,7 @@ int main(void) {
   CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
   test_build();
   test_queries();
+  test_alignment();
   crowdsteer_grid_destroy(grid);
   crowd_free(&c);
   return check_report("test_neighbours_validation");
