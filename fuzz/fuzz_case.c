@@ -20,8 +20,8 @@ cs_fuzz_stats cs_fuzz_counters;
 
 void cs_fuzz_set_host_mode(int mode) {
   static const int rounding[CS_FUZZ_HOST_MODES] = {
-      FE_TONEAREST, FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO, FE_TONEAREST,
-      FE_TONEAREST, FE_TONEAREST};
+      FE_TONEAREST, FE_UPWARD,    FE_DOWNWARD, FE_TOWARDZERO,
+      FE_TONEAREST, FE_TONEAREST, FE_TONEAREST};
   const int ftz = mode == 4 || mode == 6, daz = mode == 5 || mode == 6;
   fesetround(rounding[mode]);
 #if defined(__x86_64__) || defined(__i386__)
@@ -51,16 +51,16 @@ unsigned long long cs_fuzz_host_mode(void) {
 /* Values that sit on the edges of the contract: signed zeros, denormals,
  * the 1e18 state bound, the largest floats, infinities and NaN. */
 static const float specials[] = {
-    0.0f,     -0.0f,     1.0f,       -1.0f,     0.5f,      -0.5f,      2.0f,
-    1e-3f,    1e3f,      1e6f,       -1e6f,     1e18f,     -1e18f,     1e-30f,
-    1e-20f,   FLT_MIN,   -FLT_MIN,   0x1p-149f, -0x1p-149f, FLT_MAX,  -FLT_MAX,
-    INFINITY, -INFINITY, NAN,        1e30f,     3.0f,      -0.95f,     1e9f};
+    0.0f,     -0.0f,     1.0f,     -1.0f,     0.5f,       -0.5f,   2.0f,
+    1e-3f,    1e3f,      1e6f,     -1e6f,     1e18f,      -1e18f,  1e-30f,
+    1e-20f,   FLT_MIN,   -FLT_MIN, 0x1p-149f, -0x1p-149f, FLT_MAX, -FLT_MAX,
+    INFINITY, -INFINITY, NAN,      1e30f,     3.0f,       -0.95f,  1e9f};
 enum { SPECIAL_COUNT = sizeof specials / sizeof specials[0] };
 
 /* Small multiples of a few scales make coincident positions (agent on its
  * target), head-on pairs and exact radii common; raw bits cover the rest. */
 float cs_fuzz_float(reader *r) {
-  static const float scales[16] = {0x1p-6f, 0.125f, 0.25f, 0.5f, 1.0f, 1.0f,
+  static const float scales[16] = {0x1p-6f, 0.125f, 0.25f, 0.5f, 1.0f,  1.0f,
                                    1.0f,    1.0f,   2.0f,  4.0f, 10.0f, 100.0f,
                                    1e4f,    1e9f,   1e15f, 1e16f};
   uint8_t sel = rd_u8(r);
@@ -89,25 +89,80 @@ float cs_fuzz_param_element(reader *r) {
 /* ---- the arrays of one call ---------------------------------------------- */
 
 enum field {
-  F_PX, F_PY, F_PZ, F_VX, F_VY, F_VZ,          /* agent state */
-  F_TPX, F_TPY, F_TPZ, F_TVX, F_TVY, F_TVZ,    /* target arrays */
-  F_OX, F_OY, F_OZ,                            /* steering output */
-  F_WX, F_WY, F_WZ,                            /* wander state */
-  F_SX, F_SY, F_SZ,                            /* integrator's steering input */
-  F_MAX_SPEED, F_MAX_FORCE, F_MASS, F_TARGET_RADIUS, F_SLOWING_RADIUS,
-  F_PANIC_RADIUS, F_DANGER_RADIUS, F_ESCAPE_RADIUS, F_WANDER_RADIUS,
-  F_WANDER_DISTANCE, F_WEIGHT,                 /* per-agent parameters */
-  F_TIME_TO_TARGET, F_MAX_PREDICTION, F_JITTER,
+  F_PX,
+  F_PY,
+  F_PZ,
+  F_VX,
+  F_VY,
+  F_VZ, /* agent state */
+  F_TPX,
+  F_TPY,
+  F_TPZ,
+  F_TVX,
+  F_TVY,
+  F_TVZ, /* target arrays */
+  F_OX,
+  F_OY,
+  F_OZ, /* steering output */
+  F_WX,
+  F_WY,
+  F_WZ, /* wander state */
+  F_SX,
+  F_SY,
+  F_SZ, /* integrator's steering input */
+  F_MAX_SPEED,
+  F_MAX_FORCE,
+  F_MASS,
+  F_TARGET_RADIUS,
+  F_SLOWING_RADIUS,
+  F_PANIC_RADIUS,
+  F_DANGER_RADIUS,
+  F_ESCAPE_RADIUS,
+  F_WANDER_RADIUS,
+  F_WANDER_DISTANCE,
+  F_WEIGHT, /* per-agent parameters */
+  F_TIME_TO_TARGET,
+  F_MAX_PREDICTION,
+  F_JITTER,
   F_COUNT
 };
 enum { F_FIRST_PARAM = F_MAX_SPEED, VECTOR_FIELDS = F_MAX_SPEED };
 
-static const char *const field_names[F_COUNT] = {
-    "px", "py", "pz", "vx", "vy", "vz", "tpx", "tpy", "tpz", "tvx", "tvy",
-    "tvz", "outx", "outy", "outz", "wx", "wy", "wz", "sx", "sy", "sz",
-    "max_speed", "max_force", "mass", "target_radius", "slowing_radius",
-    "panic_radius", "danger_radius", "escape_radius", "wander_radius",
-    "wander_distance", "weight", "time_to_target", "max_prediction", "jitter"};
+static const char *const field_names[F_COUNT] = {"px",
+                                                 "py",
+                                                 "pz",
+                                                 "vx",
+                                                 "vy",
+                                                 "vz",
+                                                 "tpx",
+                                                 "tpy",
+                                                 "tpz",
+                                                 "tvx",
+                                                 "tvy",
+                                                 "tvz",
+                                                 "outx",
+                                                 "outy",
+                                                 "outz",
+                                                 "wx",
+                                                 "wy",
+                                                 "wz",
+                                                 "sx",
+                                                 "sy",
+                                                 "sz",
+                                                 "max_speed",
+                                                 "max_force",
+                                                 "mass",
+                                                 "target_radius",
+                                                 "slowing_radius",
+                                                 "panic_radius",
+                                                 "danger_radius",
+                                                 "escape_radius",
+                                                 "wander_radius",
+                                                 "wander_distance",
+                                                 "weight",
+                                                 "time_to_target",
+                                                 "max_prediction",
+                                                 "jitter"};
 
 /* Each array is its own allocation of exactly `count` elements, so any read
  * or write past the batch is an AddressSanitizer report. */
@@ -135,21 +190,36 @@ static void world_copy(world *dst, const world *src) {
 }
 
 static void world_free(world *w) {
-  for (int f = 0; f < F_COUNT; f++) free(w->f[f]);
+  for (int f = 0; f < F_COUNT; f++)
+    free(w->f[f]);
   free(w->index);
 }
 
 /* ---- the call --------------------------------------------------------------*/
 
-enum entry { E_SEEK, E_FLEE, E_ARRIVE, E_LEAVE, E_PURSUIT, E_EVADE, E_WANDER,
-             E_INTEGRATE, E_ISA, E_COUNT };
+enum entry {
+  E_SEEK,
+  E_FLEE,
+  E_ARRIVE,
+  E_LEAVE,
+  E_PURSUIT,
+  E_EVADE,
+  E_WANDER,
+  E_INTEGRATE,
+  E_ISA,
+  E_COUNT
+};
 static const char *const entry_names[E_COUNT] = {
     "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander", "integrate", "isa"};
 
 /* NULL-pointer choices: whole structs, then one bit per vector array. */
 enum {
-  N_AGENTS, N_TARGET, N_PARAMS, N_OUT, N_AUX, /* AUX: wander state / steering */
-  N_ARRAY0,                                   /* + field, for F_PX .. F_SZ */
+  N_AGENTS,
+  N_TARGET,
+  N_PARAMS,
+  N_OUT,
+  N_AUX,    /* AUX: wander state / steering */
+  N_ARRAY0, /* + field, for F_PX .. F_SZ */
   N_INDEX = N_ARRAY0 + VECTOR_FIELDS,
   N_BITS
 };
@@ -267,7 +337,8 @@ static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t
  * that range must not touch: all arrays, except the agent state an AGENTS
  * target gathers from anywhere in the batch. ASan works in 8-byte granules,
  * so a float just before `begin` may stay unpoisoned. */
-static void guard_range(const fuzz_case *c, world *w, size_t begin, size_t end, int poison) {
+static void guard_range(const fuzz_case *c, world *w, size_t begin, size_t end,
+                        int poison) {
 #ifdef CS_FUZZ_ASAN
   if (begin > end || end > c->count) return;
   int gathered = c->entry <= E_EVADE && (c->target_kind == CROWDSTEER_TARGET_AGENTS ||
@@ -340,7 +411,11 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
   cs_fuzz_range(r, c->count, &c->begin, &c->end, &c->split);
   static const int bad_kinds[] = {4, -1, 255, 2147483647};
   uint8_t k = rd_u8(r) % 16;
-  c->target_kind = k < 5 ? 0 : k < 10 ? 1 : k < 14 ? 2 : k == 14 ? 3 : bad_kinds[rd_u8(r) % 4];
+  c->target_kind = k < 5     ? 0
+                   : k < 10  ? 1
+                   : k < 14  ? 2
+                   : k == 14 ? 3
+                             : bad_kinds[rd_u8(r) % 4];
   if (c->target_kind == CROWDSTEER_TARGET_AGENT) {
     uint8_t b = rd_u8(r); /* mostly in the batch, like the indices below */
     c->agent = b < 244 && c->count ? b % (uint32_t)c->count
@@ -352,18 +427,22 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
   c->mode = m < 4 ? 0 : m < 7 ? 1 : bad_modes[rd_u8(r) % 3];
   if (rd_u8(r) % 4 == 0) {
     int nulls = 1 + rd_u8(r) % 2;
-    for (int i = 0; i < nulls; i++) c->nulls |= 1u << (rd_u8(r) % N_BITS);
+    for (int i = 0; i < nulls; i++)
+      c->nulls |= 1u << (rd_u8(r) % N_BITS);
   }
   if (rd_u8(r) % 2) c->per_agent = (uint32_t)rd_u8(r) << 8 | rd_u8(r);
   crowdsteer_params *p = &c->params;
-  float *uniform[] = {&p->max_speed,      &p->max_force,     &p->mass,
-                      &p->dt,             &p->time_to_target, &p->target_radius,
-                      &p->slowing_radius, &p->panic_radius,  &p->danger_radius,
-                      &p->escape_radius,  &p->max_prediction, &p->wander_radius,
-                      &p->wander_distance, &p->jitter};
-  for (size_t i = 0; i < sizeof uniform / sizeof uniform[0]; i++) *uniform[i] = cs_fuzz_param(r);
-  for (int i = 0; i < 3; i++) c->point[i] = cs_fuzz_float(r);
-  for (int i = 0; i < 3; i++) c->point_velocity[i] = cs_fuzz_float(r);
+  float *uniform[] = {
+      &p->max_speed,       &p->max_force,     &p->mass,           &p->dt,
+      &p->time_to_target,  &p->target_radius, &p->slowing_radius, &p->panic_radius,
+      &p->danger_radius,   &p->escape_radius, &p->max_prediction, &p->wander_radius,
+      &p->wander_distance, &p->jitter};
+  for (size_t i = 0; i < sizeof uniform / sizeof uniform[0]; i++)
+    *uniform[i] = cs_fuzz_param(r);
+  for (int i = 0; i < 3; i++)
+    c->point[i] = cs_fuzz_float(r);
+  for (int i = 0; i < 3; i++)
+    c->point_velocity[i] = cs_fuzz_float(r);
   c->weight = cs_fuzz_float(r);
   c->seed = rd_u32(r);
   c->tick = rd_u32(r);
@@ -374,10 +453,13 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
   /* Agent-major, so the first bytes after the header shape agent 0. */
   world_alloc(w, c->count);
   for (size_t i = 0; i < c->count; i++) {
-    for (int f = 0; f < F_FIRST_PARAM; f++) w->f[f][i] = cs_fuzz_float(r);
-    for (int f = F_FIRST_PARAM; f < F_WEIGHT; f++) w->f[f][i] = cs_fuzz_param_element(r);
+    for (int f = 0; f < F_FIRST_PARAM; f++)
+      w->f[f][i] = cs_fuzz_float(r);
+    for (int f = F_FIRST_PARAM; f < F_WEIGHT; f++)
+      w->f[f][i] = cs_fuzz_param_element(r);
     w->f[F_WEIGHT][i] = cs_fuzz_float(r);
-    for (int f = F_TIME_TO_TARGET; f < F_COUNT; f++) w->f[f][i] = cs_fuzz_param_element(r);
+    for (int f = F_TIME_TO_TARGET; f < F_COUNT; f++)
+      w->f[f][i] = cs_fuzz_param_element(r);
     uint8_t b = rd_u8(r);
     w->index[i] = b < 244   ? (uint32_t)(b % c->count)
                   : b < 255 ? (uint32_t)(c->count + (size_t)(b - 244))
@@ -428,7 +510,8 @@ static int uses_array(const fuzz_case *c, int field) {
   const int has_out = e != E_INTEGRATE && !is_null(c, N_OUT);
   const int has_target = targeted(e) && !is_null(c, N_TARGET);
   if (field == F_COUNT)
-    return has_target && c->target_kind == CROWDSTEER_TARGET_AGENTS && !is_null(c, N_INDEX);
+    return has_target && c->target_kind == CROWDSTEER_TARGET_AGENTS &&
+           !is_null(c, N_INDEX);
   if (field < VECTOR_FIELDS) {
     if (field % 3 >= c->dims || is_null(c, N_ARRAY0 + field)) return 0;
     if (field <= F_PZ) return e == E_WANDER ? 2 : 1;
@@ -480,24 +563,30 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
   if (c->begin > c->end || c->end > c->count) req |= ERR(CROWDSTEER_ERROR_RANGE);
   const int dims = c->dims;
   const int nonempty = c->begin < c->end && !(req & ERR(CROWDSTEER_ERROR_RANGE));
-  if (nonempty && (vectors_null(c, F_VX, dims))) req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+  if (nonempty && (vectors_null(c, F_VX, dims)))
+    req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
   if (nonempty && vectors_null(c, F_PX, dims)) {
     /* Wander never reads positions; rejecting them there is allowed, not promised. */
-    if (c->entry == E_WANDER) opt |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
-    else req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    if (c->entry == E_WANDER)
+      opt |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    else
+      req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
   }
   if (is_null(c, N_PARAMS)) opt |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
   if (c->entry != E_INTEGRATE) {
-    if (is_null(c, N_OUT)) req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    if (is_null(c, N_OUT))
+      req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
     else {
-      if (nonempty && vectors_null(c, F_OX, dims)) req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+      if (nonempty && vectors_null(c, F_OX, dims))
+        req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
       if (c->mode != CROWDSTEER_OVERWRITE && c->mode != CROWDSTEER_ACCUMULATE)
         req |= ERR(CROWDSTEER_ERROR_PARAMETER);
       if (c->mode == CROWDSTEER_ACCUMULATE && !(req & ERR(CROWDSTEER_ERROR_RANGE))) {
         const float *wa = param_array(c, w, F_WEIGHT);
         int ok = 1;
         if (wa) {
-          for (size_t i = c->begin; i < c->end; i++) ok &= finite(wa[i]);
+          for (size_t i = c->begin; i < c->end; i++)
+            ok &= finite(wa[i]);
         } else {
           ok = finite(c->weight);
         }
@@ -515,7 +604,8 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
     } else if (c->target_kind == CROWDSTEER_TARGET_AGENT) {
       if (nonempty && c->agent >= c->count) req |= ERR(CROWDSTEER_ERROR_AGENT_INDEX);
     } else if (c->target_kind == CROWDSTEER_TARGET_AGENTS) {
-      if (nonempty && is_null(c, N_INDEX)) req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+      if (nonempty && is_null(c, N_INDEX))
+        req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
       else if (nonempty)
         for (size_t i = c->begin; i < c->end; i++)
           if (w->index[i] >= c->count) req |= ERR(CROWDSTEER_ERROR_AGENT_INDEX);
@@ -530,19 +620,25 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
     }
   }
   if (c->entry == E_WANDER) {
-    if (is_null(c, N_AUX)) req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
-    else if (nonempty && vectors_null(c, F_WX, dims)) req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    if (is_null(c, N_AUX))
+      req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    else if (nonempty && vectors_null(c, F_WX, dims))
+      req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
   }
   if (c->entry == E_INTEGRATE) {
-    if (is_null(c, N_AUX)) req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
-    else if (nonempty && vectors_null(c, F_SX, dims)) req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    if (is_null(c, N_AUX))
+      req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    else if (nonempty && vectors_null(c, F_SX, dims))
+      req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
   }
   /* Parameters: only the fields the entry point uses, only over a valid range. */
   if (!is_null(c, N_PARAMS) && !(req & ERR(CROWDSTEER_ERROR_RANGE))) {
     int ok = 1;
     const int e = c->entry;
-    if (e != E_WANDER) ok &= param_ok(c, w, p->max_speed, F_MAX_SPEED, 1.0f, nonneg_finite);
-    if (targeted(e)) ok &= param_ok(c, w, p->time_to_target, F_TIME_TO_TARGET, 1.0f, positive);
+    if (e != E_WANDER)
+      ok &= param_ok(c, w, p->max_speed, F_MAX_SPEED, 1.0f, nonneg_finite);
+    if (targeted(e))
+      ok &= param_ok(c, w, p->time_to_target, F_TIME_TO_TARGET, 1.0f, positive);
     if (e == E_ARRIVE) {
       ok &= param_ok(c, w, p->target_radius, F_TARGET_RADIUS, 0.0f, nonneg);
       ok &= param_ok(c, w, p->slowing_radius, F_SLOWING_RADIUS, 0.0f, nonneg);
@@ -700,7 +796,8 @@ static int inputs_in_range(const fuzz_case *c, const world *w) {
   const crowdsteer_params *p = &c->params;
   const int e = c->entry;
   int ok = 1;
-  if (e != E_WANDER) ok &= effective_within(c, w, p->max_speed, F_MAX_SPEED, 1, 0, SANE_SPEED);
+  if (e != E_WANDER)
+    ok &= effective_within(c, w, p->max_speed, F_MAX_SPEED, 1, 0, SANE_SPEED);
   if (targeted(e))
     ok &= effective_within(c, w, p->time_to_target, F_TIME_TO_TARGET, 1, 1e-3f, INFINITY);
   if (e == E_WANDER) {
@@ -754,8 +851,8 @@ static int nan_probe(const fuzz_case *c, int isa, const world *w0, const world *
     unsigned char *skip = (unsigned char *)calloc(c->count, 1);
     if (!skip) abort();
     skip[j] = 1;
-    int gathered = f <= F_VZ && targeted(c->entry) &&
-                   c->target_kind == CROWDSTEER_TARGET_AGENTS;
+    int gathered =
+        f <= F_VZ && targeted(c->entry) && c->target_kind == CROWDSTEER_TARGET_AGENTS;
     int single = f <= F_VZ && targeted(c->entry) &&
                  c->target_kind == CROWDSTEER_TARGET_AGENT && c->agent == j;
     for (size_t i = c->begin; (gathered || single) && i < c->end; i++)
@@ -785,7 +882,7 @@ static int fuzz_isa_functions(reader *r) {
     failed = 1;
   }
   crowdsteer_status st = crowdsteer_force_isa(isa);
-  crowdsteer_status want = !known ? CROWDSTEER_ERROR_UNKNOWN_ISA
+  crowdsteer_status want = !known       ? CROWDSTEER_ERROR_UNKNOWN_ISA
                            : !supported ? CROWDSTEER_ERROR_UNSUPPORTED_ISA
                                         : CROWDSTEER_OK;
   crowdsteer_isa now = crowdsteer_active_isa();
@@ -796,10 +893,12 @@ static int fuzz_isa_functions(reader *r) {
   }
   char buffer[16];
   size_t len = rd_u8(r) % sizeof buffer;
-  for (size_t i = 0; i < len; i++) buffer[i] = (char)rd_u8(r);
+  for (size_t i = 0; i < len; i++)
+    buffer[i] = (char)rd_u8(r);
   buffer[len] = '\0';
   if (rd_u8(r) % 4 == 0) { /* a real name, so the OK path is common */
-    const char *real = crowdsteer_isa_name((crowdsteer_isa)(rd_u8(r) % CROWDSTEER_ISA_COUNT));
+    const char *real =
+        crowdsteer_isa_name((crowdsteer_isa)(rd_u8(r) % CROWDSTEER_ISA_COUNT));
     snprintf(buffer, sizeof buffer, "%s", real);
   }
   crowdsteer_isa parsed = (crowdsteer_isa)-1;
@@ -814,7 +913,8 @@ static int fuzz_isa_functions(reader *r) {
   } else if (st != CROWDSTEER_ERROR_UNKNOWN_ISA) {
     failed = 1;
   }
-  if (failed) fprintf(stderr, "crowdsteer fuzz: isa_from_name wrong for \"%s\"\n", buffer);
+  if (failed)
+    fprintf(stderr, "crowdsteer fuzz: isa_from_name wrong for \"%s\"\n", buffer);
   const char *text = crowdsteer_status_string((crowdsteer_status)(int)rd_u32(r));
   if (!text || !*text) {
     fprintf(stderr, "crowdsteer fuzz: empty status string\n");
@@ -889,8 +989,7 @@ int cs_fuzz_one(const uint8_t *data, size_t size, int isa_override) {
   }
   unsigned required, optional;
   expected_errors(&c, &w0, &required, &optional);
-  int allowed = st == CROWDSTEER_OK ? required == 0
-                                    : ((required | optional) >> st) & 1u;
+  int allowed = st == CROWDSTEER_OK ? required == 0 : ((required | optional) >> st) & 1u;
   if (!allowed) {
     fail_header(&c, isa, "unexpected status");
     fprintf(stderr, "  got %d (%s); required mask 0x%x, optional mask 0x%x\n", (int)st,
@@ -917,7 +1016,8 @@ int cs_fuzz_one(const uint8_t *data, size_t size, int isa_override) {
     fail_header(&c, isa, "the scalar reference rejected a call the ISA accepted");
     failed = 1;
   } else {
-    failed |= check_same_output(&c, isa, &ref, &a, NULL, "differs from the scalar reference");
+    failed |=
+        check_same_output(&c, isa, &ref, &a, NULL, "differs from the scalar reference");
   }
 
   world split;

@@ -39,7 +39,8 @@ static inline uint8_t rd_u8(reader *r) {
 
 static inline uint32_t rd_u32(reader *r) {
   uint32_t x = 0;
-  for (int k = 0; k < 4; k++) x = x << 8 | rd_u8(r);
+  for (int k = 0; k < 4; k++)
+    x = x << 8 | rd_u8(r);
   return x;
 }
 

@@ -3,12 +3,12 @@
 #define _POSIX_C_SOURCE 200809L /* pthread_attr_setstack */
 #include <float.h>
 #include <limits.h>
-#include <pthread.h>
-#include <unistd.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "crowdsteer.h"
 #include "fuzz_case.h"
@@ -17,9 +17,22 @@
 enum { MAXB = CROWDSTEER_STEP_MAX_BEHAVIOURS };
 
 /* Per-agent parameter arrays of crowdsteer_params, in struct order. */
-enum { P_MAX_SPEED, P_MAX_FORCE, P_MASS, P_TARGET_RADIUS, P_SLOWING_RADIUS,
-       P_PANIC_RADIUS, P_DANGER_RADIUS, P_ESCAPE_RADIUS, P_WANDER_RADIUS,
-       P_WANDER_DISTANCE, P_TIME_TO_TARGET, P_MAX_PREDICTION, P_JITTER, P_COUNT };
+enum {
+  P_MAX_SPEED,
+  P_MAX_FORCE,
+  P_MASS,
+  P_TARGET_RADIUS,
+  P_SLOWING_RADIUS,
+  P_PANIC_RADIUS,
+  P_DANGER_RADIUS,
+  P_ESCAPE_RADIUS,
+  P_WANDER_RADIUS,
+  P_WANDER_DISTANCE,
+  P_TIME_TO_TARGET,
+  P_MAX_PREDICTION,
+  P_JITTER,
+  P_COUNT
+};
 
 /* ---- the arrays of one step ------------------------------------------------
  * Every array is its own allocation of exactly `count` elements (ASan sees
@@ -37,11 +50,22 @@ typedef struct sworld {
   bworld b[MAXB];
 } sworld;
 
-enum role { R_AGENT, R_OUTPUT, R_SNAP, R_IPARAM, R_MASK, R_TPOS, R_TVEL, R_WDIR,
-            R_PARAM, R_WEIGHT, R_INDEX };
-static const char *const role_names[] = {"agent", "output", "snapshot", "integrator param",
-                                         "mask", "target pos", "target vel", "wander",
-                                         "param", "weight", "index"};
+enum role {
+  R_AGENT,
+  R_OUTPUT,
+  R_SNAP,
+  R_IPARAM,
+  R_MASK,
+  R_TPOS,
+  R_TVEL,
+  R_WDIR,
+  R_PARAM,
+  R_WEIGHT,
+  R_INDEX
+};
+static const char *const role_names[] = {
+    "agent",      "output", "snapshot", "integrator param", "mask", "target pos",
+    "target vel", "wander", "param",    "weight",           "index"};
 
 /* One array slot of a world, so copy, compare, poison and free are one loop. */
 typedef struct bufref {
@@ -53,17 +77,25 @@ enum { MAX_BUFS = 6 * 3 + P_COUNT + 1 + MAXB * (3 * 3 + P_COUNT + 2) };
 static int list_buffers(sworld *w, bufref *out) {
   int n = 0;
 #define ADD(ptr, r, bb, ax) (out[n++] = (bufref){(void **)&(ptr), (r), (bb), (ax)})
-  for (int a = 0; a < 6; a++) ADD(w->agent[a], R_AGENT, -1, a);
-  for (int a = 0; a < 6; a++) ADD(w->output[a], R_OUTPUT, -1, a);
-  for (int a = 0; a < 6; a++) ADD(w->snap[a], R_SNAP, -1, a);
-  for (int p = 0; p < P_COUNT; p++) ADD(w->iparam[p], R_IPARAM, -1, p);
+  for (int a = 0; a < 6; a++)
+    ADD(w->agent[a], R_AGENT, -1, a);
+  for (int a = 0; a < 6; a++)
+    ADD(w->output[a], R_OUTPUT, -1, a);
+  for (int a = 0; a < 6; a++)
+    ADD(w->snap[a], R_SNAP, -1, a);
+  for (int p = 0; p < P_COUNT; p++)
+    ADD(w->iparam[p], R_IPARAM, -1, p);
   ADD(w->mask, R_MASK, -1, 0);
   for (int b = 0; b < MAXB; b++) {
     bworld *x = &w->b[b];
-    for (int k = 0; k < 3; k++) ADD(x->tpos[k], R_TPOS, b, k);
-    for (int k = 0; k < 3; k++) ADD(x->tvel[k], R_TVEL, b, k);
-    for (int k = 0; k < 3; k++) ADD(x->wdir[k], R_WDIR, b, k);
-    for (int p = 0; p < P_COUNT; p++) ADD(x->param[p], R_PARAM, b, p);
+    for (int k = 0; k < 3; k++)
+      ADD(x->tpos[k], R_TPOS, b, k);
+    for (int k = 0; k < 3; k++)
+      ADD(x->tvel[k], R_TVEL, b, k);
+    for (int k = 0; k < 3; k++)
+      ADD(x->wdir[k], R_WDIR, b, k);
+    for (int p = 0; p < P_COUNT; p++)
+      ADD(x->param[p], R_PARAM, b, p);
     ADD(x->weight, R_WEIGHT, b, 0);
     ADD(x->index, R_INDEX, b, 0);
   }
@@ -100,14 +132,22 @@ static void world_copy(sworld *dst, const sworld *src) {
 static void world_free(sworld *w) {
   bufref l[MAX_BUFS];
   int n = list_buffers(w, l);
-  for (int j = 0; j < n; j++) free(*l[j].slot);
+  for (int j = 0; j < n; j++)
+    free(*l[j].slot);
 }
 
 /* ---- the case ---------------------------------------------------------------*/
 
 /* NULLs inside one behaviour (at most one per behaviour). */
-enum { BN_NONE, BN_TPOS, BN_TVEL = BN_TPOS + 3, BN_INDEX = BN_TVEL + 3, BN_WANDER,
-       BN_WDIR, BN_COUNT = BN_WDIR + 3 };
+enum {
+  BN_NONE,
+  BN_TPOS,
+  BN_TVEL = BN_TPOS + 3,
+  BN_INDEX = BN_TVEL + 3,
+  BN_WANDER,
+  BN_WDIR,
+  BN_COUNT = BN_WDIR + 3
+};
 
 typedef struct bcase {
   int kind, target_kind;
@@ -125,8 +165,8 @@ typedef struct bcase {
 /* Forms of the output and snapshot buffers; all but NONE and VALID are
  * invalid (except where the step ignores the buffer). */
 enum { BUF_NONE, BUF_VALID, BUF_SAME, BUF_ALIAS, BUF_COUNT, BUF_DIMS, BUF_NULLARR };
-static const char *const buf_names[] = {"none", "valid", "agents", "alias", "count",
-                                        "dims", "null array"};
+static const char *const buf_names[] = {"none",  "valid", "agents",    "alias",
+                                        "count", "dims",  "null array"};
 
 /* Whole-call NULLs: bit 0 agents, 1 step, 2 behaviours, 3 + a agent array a. */
 enum { SN_AGENTS, SN_STEP, SN_BEHAVIOURS, SN_ARRAY0, SN_BITS = SN_ARRAY0 + 6 };
@@ -156,7 +196,9 @@ typedef struct scase {
 static int in_range(const scase *c) { return c->begin <= c->end && c->end <= c->count; }
 static int valid_kind(int k) { return k >= CROWDSTEER_SEEK && k <= CROWDSTEER_WANDER; }
 static int targeted_kind(int k) { return k >= CROWDSTEER_SEEK && k <= CROWDSTEER_EVADE; }
-static int with_velocity(int k) { return k == CROWDSTEER_PURSUIT || k == CROWDSTEER_EVADE; }
+static int with_velocity(int k) {
+  return k == CROWDSTEER_PURSUIT || k == CROWDSTEER_EVADE;
+}
 
 /* Agent i takes part in behaviour b (bits beyond the count are ignored). */
 static int selected(const scase *c, const sworld *w, size_t i, int b) {
@@ -192,32 +234,35 @@ static float tame_element(int p, float x) {
   x = fabsf(x);
   if (x != x) x = 0.0f;
   if ((p == P_MASS || p == P_TIME_TO_TARGET) && x == 0.0f) x = 1.0f;
-  if ((p == P_MAX_SPEED || p == P_WANDER_RADIUS || p == P_WANDER_DISTANCE || p == P_JITTER) &&
+  if ((p == P_MAX_SPEED || p == P_WANDER_RADIUS || p == P_WANDER_DISTANCE ||
+       p == P_JITTER) &&
       x > FLT_MAX)
     x = 0.0f;
   return x;
 }
 
 static void tame_params(crowdsteer_params *p) {
-  float *uniform[] = {&p->max_speed,      &p->max_force,      &p->mass,
-                      &p->dt,             &p->time_to_target, &p->target_radius,
-                      &p->slowing_radius, &p->panic_radius,   &p->danger_radius,
-                      &p->escape_radius,  &p->max_prediction, &p->wander_radius,
-                      &p->wander_distance, &p->jitter};
+  float *uniform[] = {
+      &p->max_speed,       &p->max_force,     &p->mass,           &p->dt,
+      &p->time_to_target,  &p->target_radius, &p->slowing_radius, &p->panic_radius,
+      &p->danger_radius,   &p->escape_radius, &p->max_prediction, &p->wander_radius,
+      &p->wander_distance, &p->jitter};
   for (size_t i = 0; i < sizeof uniform / sizeof uniform[0]; i++)
     *uniform[i] = tame_value(*uniform[i]);
 }
 
 static void decode_params(reader *r, crowdsteer_params *p, uint32_t *per_agent) {
-  float *uniform[] = {&p->max_speed,      &p->max_force,      &p->mass,
-                      &p->dt,             &p->time_to_target, &p->target_radius,
-                      &p->slowing_radius, &p->panic_radius,   &p->danger_radius,
-                      &p->escape_radius,  &p->max_prediction, &p->wander_radius,
-                      &p->wander_distance, &p->jitter};
+  float *uniform[] = {
+      &p->max_speed,       &p->max_force,     &p->mass,           &p->dt,
+      &p->time_to_target,  &p->target_radius, &p->slowing_radius, &p->panic_radius,
+      &p->danger_radius,   &p->escape_radius, &p->max_prediction, &p->wander_radius,
+      &p->wander_distance, &p->jitter};
   memset(p, 0, sizeof *p);
-  for (size_t i = 0; i < sizeof uniform / sizeof uniform[0]; i++) *uniform[i] = cs_fuzz_param(r);
+  for (size_t i = 0; i < sizeof uniform / sizeof uniform[0]; i++)
+    *uniform[i] = cs_fuzz_param(r);
   *per_agent = 0;
-  if (rd_u8(r) % 3 == 0) *per_agent = ((uint32_t)rd_u8(r) << 8 | rd_u8(r)) & ((1u << P_COUNT) - 1);
+  if (rd_u8(r) % 3 == 0)
+    *per_agent = ((uint32_t)rd_u8(r) << 8 | rd_u8(r)) & ((1u << P_COUNT) - 1);
 }
 
 static void attach_params(crowdsteer_params *p, float *const arrays[P_COUNT]) {
@@ -243,10 +288,16 @@ static void decode_behaviour(reader *r, bcase *b) {
   uint8_t k = rd_u8(r) % 16;
   b->kind = k < 14 ? k % 7 : k == 14 ? bad_kinds[rd_u8(r) % 4] : CROWDSTEER_WANDER;
   uint8_t t = rd_u8(r) % 16;
-  b->target_kind = t < 5 ? 0 : t < 10 ? 1 : t < 14 ? 2 : t == 14 ? 3 : bad_targets[rd_u8(r) % 4];
+  b->target_kind = t < 5     ? 0
+                   : t < 10  ? 1
+                   : t < 14  ? 2
+                   : t == 14 ? 3
+                             : bad_targets[rd_u8(r) % 4];
   if (b->target_kind == CROWDSTEER_TARGET_AGENT) b->agent_byte = rd_u8(r);
-  for (int i = 0; i < 3; i++) b->point[i] = cs_fuzz_float(r);
-  for (int i = 0; i < 3; i++) b->point_velocity[i] = cs_fuzz_float(r);
+  for (int i = 0; i < 3; i++)
+    b->point[i] = cs_fuzz_float(r);
+  for (int i = 0; i < 3; i++)
+    b->point_velocity[i] = cs_fuzz_float(r);
   decode_params(r, &b->params, &b->per_agent);
   uint8_t wsel = rd_u8(r);
   b->weight = wsel < 96 ? 0.0f : cs_fuzz_float(r);
@@ -268,13 +319,15 @@ static void fill_snapshot(const scase *c, sworld *w) {
     return;
   }
   for (int a = 0; a < 6; a++)
-    for (size_t i = 0; i < c->count; i++) w->snap[a][i] = NAN;
+    for (size_t i = 0; i < c->count; i++)
+      w->snap[a][i] = NAN;
   for (int b = 0; b < c->arrays_for; b++) {
     if (!gathers(c, w, b)) continue;
     for (size_t i = c->begin; i < c->end; i++) {
       uint32_t j = w->b[b].index[i];
       if (!selected(c, w, i, b) || j >= c->count) continue;
-      for (int a = 0; a < 6; a++) w->snap[a][j] = w->agent[a][j];
+      for (int a = 0; a < 6; a++)
+        w->snap[a][j] = w->agent[a][j];
     }
   }
 }
@@ -298,22 +351,28 @@ static void decode_step(reader *r, scase *c, sworld *w) {
 
   static const size_t odd_counts[] = {0, 33, 64, SIZE_MAX, 32, 31, 2, 1};
   uint8_t bc = rd_u8(r);
-  c->behaviour_count = bc < 192 ? 1 + bc % 6u : bc < 224 ? 7 + bc % 26u : odd_counts[bc % 8];
+  c->behaviour_count = bc < 192   ? 1 + bc % 6u
+                       : bc < 224 ? 7 + bc % 26u
+                                  : odd_counts[bc % 8];
   static const int bad_combine[] = {2, -1, 100};
   uint8_t m = rd_u8(r) % 8;
-  c->combine = m < 4 ? CROWDSTEER_BLEND : m < 7 ? CROWDSTEER_PRIORITY : bad_combine[rd_u8(r) % 3];
+  c->combine = m < 4   ? CROWDSTEER_BLEND
+               : m < 7 ? CROWDSTEER_PRIORITY
+                       : bad_combine[rd_u8(r) % 3];
   c->threshold = cs_fuzz_param(r);
   c->mask_form = rd_u8(r) % 4;
   c->mask_run = 1 + rd_u8(r) % 64;
   uint8_t o = rd_u8(r);
-  c->out_form = o % 16 < 8 ? BUF_NONE : o % 16 < 12 ? BUF_VALID : 2 + o % 16 - 12 + (o >= 128);
+  c->out_form = o % 16 < 8    ? BUF_NONE
+                : o % 16 < 12 ? BUF_VALID
+                              : 2 + o % 16 - 12 + (o >= 128);
   c->out_arg = rd_u8(r);
   uint8_t s = rd_u8(r);
   c->snap_form = s % 16 < 10 ? BUF_VALID : s % 16 == 10 ? BUF_NONE : 2 + s % 16 - 11;
   c->snap_arg = rd_u8(r);
   c->snap_targets_only = s >= 128;
-  static const size_t tiles[] = {0, 0, 1, 1, 2, 3, 5, 7, 8, 16, 17, 64, 1023, 4096, 4097,
-                                 SIZE_MAX};
+  static const size_t tiles[] = {0, 0,  1,  1,  2,    3,    5,    7,
+                                 8, 16, 17, 64, 1023, 4096, 4097, SIZE_MAX};
   static const size_t alt_tiles[] = {0, 1, 2, 3, 7, 8, 64, 4096};
   static const int threads[] = {1, 1, 1, 0, 2, 3, -1, INT_MIN};
   static const int alt_threads[] = {1, 2, 0, 1};
@@ -325,12 +384,14 @@ static void decode_step(reader *r, scase *c, sworld *w) {
   c->alt_threads = alt_threads[(th / 8) % 4];
   if (rd_u8(r) % 4 == 0) {
     int nulls = 1 + rd_u8(r) % 2;
-    for (int i = 0; i < nulls; i++) c->nulls |= 1u << (rd_u8(r) % SN_BITS);
+    for (int i = 0; i < nulls; i++)
+      c->nulls |= 1u << (rd_u8(r) % SN_BITS);
   }
   if (c->tame) { /* same bytes, the step's own fields made valid */
     if (c->dims != 2 && c->dims != 3) c->dims = 2 + (d & 1);
     if (!in_range(c)) c->begin = 0, c->end = c->count, c->split = c->count / 2;
-    if (c->behaviour_count == 0 || c->behaviour_count > MAXB) c->behaviour_count = 1 + bc % 6u;
+    if (c->behaviour_count == 0 || c->behaviour_count > MAXB)
+      c->behaviour_count = 1 + bc % 6u;
     if (c->combine != CROWDSTEER_PRIORITY) c->combine = CROWDSTEER_BLEND;
     if (c->tile > 4096) c->tile = 0;
     if (c->threads < 0) c->threads = 1;
@@ -342,9 +403,9 @@ static void decode_step(reader *r, scase *c, sworld *w) {
   c->arrays_for = c->behaviour_count < MAXB ? (int)c->behaviour_count : MAXB;
   /* One descriptor past the limit, so a library reading further than it
    * accepts shows up under ASan. */
-  c->descs = c->behaviour_count == 0 ? 1
+  c->descs = c->behaviour_count == 0     ? 1
              : c->behaviour_count > MAXB ? MAXB + 1
-                                          : (int)c->behaviour_count;
+                                         : (int)c->behaviour_count;
   decode_params(r, &c->integ, &c->integ_per_agent);
   if (c->tame) tame_params(&c->integ);
   for (int b = 0; b < c->descs; b++) {
@@ -352,7 +413,8 @@ static void decode_step(reader *r, scase *c, sworld *w) {
     decode_behaviour(r, x);
     if (c->tame) { /* also the behaviours' uniform values and shapes */
       if (!valid_kind(x->kind)) x->kind = CROWDSTEER_SEEK;
-      if (x->target_kind < 0 || x->target_kind > CROWDSTEER_TARGET_AGENT) x->target_kind = 0;
+      if (x->target_kind < 0 || x->target_kind > CROWDSTEER_TARGET_AGENT)
+        x->target_kind = 0;
       x->null_what = BN_NONE;
       tame_params(&x->params);
       for (int k = 0; k < 3; k++) {
@@ -384,24 +446,30 @@ static void decode_step(reader *r, scase *c, sworld *w) {
     const bcase *bc_ = &c->b[b];
     bworld *x = &w->b[b];
     if (bc_->target_kind == CROWDSTEER_TARGET_ARRAYS)
-      for (int k = 0; k < 3; k++) x->tpos[k] = new_floats(count), x->tvel[k] = new_floats(count);
-    if (bc_->target_kind == CROWDSTEER_TARGET_AGENTS) x->index = (uint32_t *)alloc_array(count);
+      for (int k = 0; k < 3; k++)
+        x->tpos[k] = new_floats(count), x->tvel[k] = new_floats(count);
+    if (bc_->target_kind == CROWDSTEER_TARGET_AGENTS)
+      x->index = (uint32_t *)alloc_array(count);
     if (bc_->kind == CROWDSTEER_WANDER)
-      for (int k = 0; k < 3; k++) x->wdir[k] = new_floats(count);
+      for (int k = 0; k < 3; k++)
+        x->wdir[k] = new_floats(count);
     for (int p = 0; p < P_COUNT; p++)
       if ((bc_->per_agent >> p) & 1u) x->param[p] = new_floats(count);
     if (bc_->weight_per_agent) x->weight = new_floats(count);
   }
 
   /* Agent-major, so the first bytes after the header shape agent 0. */
-  const uint32_t in_count = c->behaviour_count >= 32 ? 0xFFFFFFFFu
-                                                     : (1u << c->behaviour_count) - 1u;
+  const uint32_t in_count =
+      c->behaviour_count >= 32 ? 0xFFFFFFFFu : (1u << c->behaviour_count) - 1u;
   for (size_t i = 0; i < count; i++) {
-    for (int a = 0; a < 6; a++) w->agent[a][i] = cs_fuzz_float(r);
-    for (int a = 0; a < 6; a++) w->output[a][i] = (float)(i * 8 + (size_t)a) + 0.25f;
+    for (int a = 0; a < 6; a++)
+      w->agent[a][i] = cs_fuzz_float(r);
+    for (int a = 0; a < 6; a++)
+      w->output[a][i] = (float)(i * 8 + (size_t)a) + 0.25f;
     if (c->mask_form == 1) { /* within the behaviour count; none a sixth of the time */
       uint8_t sel = rd_u8(r);
-      w->mask[i] = sel % 6 == 0 ? 0u : (sel < 128 ? (uint32_t)rd_u8(r) : rd_u32(r)) & in_count;
+      w->mask[i] =
+          sel % 6 == 0 ? 0u : (sel < 128 ? (uint32_t)rd_u8(r) : rd_u32(r)) & in_count;
     } else if (c->mask_form == 2) { /* any bits, beyond the count too */
       w->mask[i] = rd_u32(r);
     } else if (c->mask_form == 3) { /* runs of one behaviour: whole tiles skip */
@@ -421,17 +489,22 @@ static void decode_step(reader *r, scase *c, sworld *w) {
       const int tame = c->tame && selected(c, w, i, b);
       const int wild = c->tame && !tame;
       if (x->tpos[0])
-        for (int k = 0; k < 3; k++) x->tpos[k][i] = cs_fuzz_float(r), x->tvel[k][i] = cs_fuzz_float(r);
+        for (int k = 0; k < 3; k++)
+          x->tpos[k][i] = cs_fuzz_float(r), x->tvel[k][i] = cs_fuzz_float(r);
       if (x->index) {
         uint8_t ib = rd_u8(r);
-        if (tame || (wild && ib % 2)) x->index[i] = (uint32_t)(ib % count);
-        else if (wild) x->index[i] = ib < 128 ? (uint32_t)(count + ib) : UINT32_MAX - ib;
-        else x->index[i] = ib < 240   ? (uint32_t)(ib % count)
-                           : ib < 255 ? (uint32_t)(count + (size_t)(ib - 240))
-                                      : UINT32_MAX;
+        if (tame || (wild && ib % 2))
+          x->index[i] = (uint32_t)(ib % count);
+        else if (wild)
+          x->index[i] = ib < 128 ? (uint32_t)(count + ib) : UINT32_MAX - ib;
+        else
+          x->index[i] = ib < 240   ? (uint32_t)(ib % count)
+                        : ib < 255 ? (uint32_t)(count + (size_t)(ib - 240))
+                                   : UINT32_MAX;
       }
       if (x->wdir[0])
-        for (int k = 0; k < 3; k++) x->wdir[k][i] = cs_fuzz_float(r);
+        for (int k = 0; k < 3; k++)
+          x->wdir[k][i] = cs_fuzz_float(r);
       for (int p = 0; p < P_COUNT; p++)
         if (x->param[p]) {
           float e = wild ? cs_fuzz_float(r) : cs_fuzz_param_element(r);
@@ -510,7 +583,7 @@ static const crowdsteer_agents *make_buffer(crowdsteer_agents *dst, int form, in
   case BUF_COUNT: dst->count = agents->count + count_deltas[arg % 3]; break;
   case BUF_DIMS: {
     static const int other[] = {0, 4, -1, 2, 3};
-    dst->dims = arg % 5 < 3                                ? other[arg % 5]
+    dst->dims = arg % 5 < 3                              ? other[arg % 5]
                 : agents->dims == 2 || agents->dims == 3 ? 5 - agents->dims
                                                          : 2;
     break;
@@ -521,17 +594,19 @@ static const crowdsteer_agents *make_buffer(crowdsteer_agents *dst, int form, in
   return dst;
 }
 
-static void build_view(const scase *c, sworld *w, call_view *v, size_t tile, int threads) {
+static void build_view(const scase *c, sworld *w, call_view *v, size_t tile,
+                       int threads) {
   memset(v, 0, sizeof *v);
   float *agent[6];
-  for (int a = 0; a < 6; a++) agent[a] = (c->nulls >> (SN_ARRAY0 + a)) & 1u ? NULL : w->agent[a];
+  for (int a = 0; a < 6; a++)
+    agent[a] = (c->nulls >> (SN_ARRAY0 + a)) & 1u ? NULL : w->agent[a];
   v->agents = state_of(c->count, c->dims, agent);
   const crowdsteer_agents *out =
       make_buffer(&v->output, c->out_form, c->out_arg, &v->agents, w->output);
-  const crowdsteer_agents *snap = c->snap_form == BUF_NONE
-                                      ? NULL
-                                      : make_buffer(&v->snapshot, c->snap_form, c->snap_arg,
-                                                    &v->agents, w->snap);
+  const crowdsteer_agents *snap =
+      c->snap_form == BUF_NONE
+          ? NULL
+          : make_buffer(&v->snapshot, c->snap_form, c->snap_arg, &v->agents, w->snap);
   v->descs = (crowdsteer_step_behaviour *)malloc((size_t)c->descs * sizeof *v->descs);
   if (!v->descs) abort();
   for (int b = 0; b < c->descs; b++) {
@@ -556,7 +631,8 @@ static void build_view(const scase *c, sworld *w, call_view *v, size_t tile, int
     d->target.agent = bc->agent;
     d->params = bc->params;
     attach_params(&d->params, x->param);
-    v->wander[b] = (crowdsteer_wander_state){{wdir[0], wdir[1], wdir[2]}, bc->seed, bc->tick};
+    v->wander[b] =
+        (crowdsteer_wander_state){{wdir[0], wdir[1], wdir[2]}, bc->seed, bc->tick};
     d->wander = bc->null_what == BN_WANDER ? NULL : &v->wander[b];
     d->weight = bc->weight;
     d->weight_per_agent = x->weight;
@@ -604,7 +680,8 @@ static void guard(const scase *c, sworld *w, size_t begin, size_t end, int poiso
     if (l[j].role == R_SNAP || source) {
       ASAN_POISON_MEMORY_REGION(p, c->count * ELEM);
       if (!source) continue;
-      if (l[j].role == R_AGENT) ASAN_UNPOISON_MEMORY_REGION(p + begin * ELEM, (end - begin) * ELEM);
+      if (l[j].role == R_AGENT)
+        ASAN_UNPOISON_MEMORY_REGION(p + begin * ELEM, (end - begin) * ELEM);
       if (begin < end) ASAN_UNPOISON_MEMORY_REGION(p, ELEM);
       for (int b = 0; b < c->arrays_for; b++) {
         if (!gathers(c, w, b)) continue;
@@ -623,7 +700,8 @@ static void guard(const scase *c, sworld *w, size_t begin, size_t end, int poiso
   for (int j = 0; poison && begin < end && j < n; j++)
     for (int b = 0; l[j].role == R_AGENT && *l[j].slot && b < c->arrays_for; b++)
       if (single_target(c, b) && c->b[b].agent < c->count)
-        ASAN_UNPOISON_MEMORY_REGION((char *)*l[j].slot + (size_t)c->b[b].agent * ELEM, ELEM);
+        ASAN_UNPOISON_MEMORY_REGION((char *)*l[j].slot + (size_t)c->b[b].agent * ELEM,
+                                    ELEM);
 #else
   (void)c, (void)w, (void)begin, (void)end, (void)poison;
 #endif
@@ -674,8 +752,8 @@ static crowdsteer_status step_on_small_stack(const crowdsteer_agents *agents,
 static crowdsteer_status run_step(const scase *c, sworld *w, size_t begin, size_t end,
                                   size_t tile, int threads) {
   /* The decoded call itself (the others compare bits with it). */
-  const int under_test = begin == c->begin && end == c->end && tile == c->tile &&
-                         threads == c->threads;
+  const int under_test =
+      begin == c->begin && end == c->end && tile == c->tile && threads == c->threads;
   call_view v;
   build_view(c, w, &v, tile, threads);
   guard(c, w, begin, end, 1);
@@ -697,7 +775,6 @@ static crowdsteer_status run_step(const scase *c, sworld *w, size_t begin, size_
 
 #define ERR(code) (1u << (code))
 
-
 /* The parameter in effect passes `ok` for every agent of the range that
  * behaviour b selects (every agent for b < 0: the integrator). */
 static int param_ok(const scase *c, const sworld *w, int b, float uniform, const float *a,
@@ -717,14 +794,15 @@ static int vectors_null(const float *const a[3], int dims) {
 
 /* A second state buffer's faults: same count and dims, arrays present, none
  * of them one of the agents' arrays. */
-static unsigned buffer_faults(const crowdsteer_agents *agents, const crowdsteer_agents *buf,
-                              int nonempty) {
+static unsigned buffer_faults(const crowdsteer_agents *agents,
+                              const crowdsteer_agents *buf, int nonempty) {
   unsigned f = 0;
   if (!buf) return ERR(CROWDSTEER_ERROR_NULL_POINTER);
   if (buf->dims != agents->dims) f |= ERR(CROWDSTEER_ERROR_DIMS);
   if (buf->count != agents->count) f |= ERR(CROWDSTEER_ERROR_RANGE);
   if (!nonempty) return f;
-  const float *mine[6] = {agents->px, agents->py, agents->pz, agents->vx, agents->vy, agents->vz};
+  const float *mine[6] = {agents->px, agents->py, agents->pz,
+                          agents->vx, agents->vy, agents->vz};
   const float *theirs[6] = {buf->px, buf->py, buf->pz, buf->vx, buf->vy, buf->vz};
   for (int a = 0; a < 6; a++) {
     if (a % 3 >= agents->dims) continue;
@@ -736,7 +814,8 @@ static unsigned buffer_faults(const crowdsteer_agents *agents, const crowdsteer_
   return f;
 }
 
-static void expected_errors(const scase *c, sworld *w, unsigned *required, unsigned *optional) {
+static void expected_errors(const scase *c, sworld *w, unsigned *required,
+                            unsigned *optional) {
   unsigned req = 0, opt = 0;
   const unsigned any_error = ~ERR(CROWDSTEER_OK);
   call_view v;
@@ -762,13 +841,15 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
   if (!in_range(c)) req |= ERR(CROWDSTEER_ERROR_RANGE);
   const int nonempty = c->begin < c->end && in_range(c);
   const crowdsteer_agents *ag = &v.agents;
-  const float *const pos[3] = {ag->px, ag->py, ag->pz}, *const vel[3] = {ag->vx, ag->vy, ag->vz};
+  const float *const pos[3] = {ag->px, ag->py, ag->pz}, *const vel[3] = {ag->vx, ag->vy,
+                                                                         ag->vz};
   if (nonempty && (vectors_null(pos, dims) || vectors_null(vel, dims)))
     req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
 
   /* The step's own fields. */
   if (!v.step.behaviours) req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
-  if (c->behaviour_count == 0 || c->behaviour_count > MAXB) req |= ERR(CROWDSTEER_ERROR_PARAMETER);
+  if (c->behaviour_count == 0 || c->behaviour_count > MAXB)
+    req |= ERR(CROWDSTEER_ERROR_PARAMETER);
   if (c->combine != CROWDSTEER_BLEND && c->combine != CROWDSTEER_PRIORITY)
     req |= ERR(CROWDSTEER_ERROR_PARAMETER);
   if (!nonneg_finite(c->threshold)) req |= ERR(CROWDSTEER_ERROR_PARAMETER);
@@ -778,10 +859,11 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
   /* The integrator, over the whole range (it runs for every agent). */
   const crowdsteer_params *ip = &v.step.integrator;
   const float inf = INFINITY;
-  int ok = param_ok(c, w, -1, ip->max_speed, ip->max_speed_per_agent, 1.0f, nonneg_finite) &
-           param_ok(c, w, -1, ip->max_force, ip->max_force_per_agent, inf, nonneg) &
-           param_ok(c, w, -1, ip->mass, ip->mass_per_agent, 1.0f, positive) &
-           param_ok(c, w, -1, ip->dt, NULL, 1.0f, nonneg_finite);
+  int ok =
+      param_ok(c, w, -1, ip->max_speed, ip->max_speed_per_agent, 1.0f, nonneg_finite) &
+      param_ok(c, w, -1, ip->max_force, ip->max_force_per_agent, inf, nonneg) &
+      param_ok(c, w, -1, ip->mass, ip->mass_per_agent, 1.0f, positive) &
+      param_ok(c, w, -1, ip->dt, NULL, 1.0f, nonneg_finite);
   if (!ok) req |= ERR(CROWDSTEER_ERROR_PARAMETER);
 
   if (v.step.output) req |= buffer_faults(ag, v.step.output, nonempty);
@@ -794,7 +876,8 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
     const crowdsteer_step_behaviour *d = &v.desc[b];
     const crowdsteer_params *p = &d->params;
     int used = 0;
-    for (size_t i = c->begin; nonempty && i < c->end && !used; i++) used = selected(c, w, i, b);
+    for (size_t i = c->begin; nonempty && i < c->end && !used; i++)
+      used = selected(c, w, i, b);
     /* Arrays nobody reads may be NULL; rejecting them is not promised either way. */
     unsigned *missing_to = used ? &req : &opt;
     if (!valid_kind(bc->kind)) {
@@ -805,20 +888,24 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
     }
     ok = 1;
     if (bc->kind == CROWDSTEER_WANDER) {
-      if (!d->wander) req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+      if (!d->wander)
+        req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
       else {
         const float *const wd[3] = {d->wander->direction.x, d->wander->direction.y,
                                     d->wander->direction.z};
         if (vectors_null(wd, dims)) *missing_to |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
       }
-      ok &= param_ok(c, w, b, p->wander_radius, p->wander_radius_per_agent, 0, nonneg_finite);
-      ok &= param_ok(c, w, b, p->wander_distance, p->wander_distance_per_agent, 0, nonneg_finite);
+      ok &= param_ok(c, w, b, p->wander_radius, p->wander_radius_per_agent, 0,
+                     nonneg_finite);
+      ok &= param_ok(c, w, b, p->wander_distance, p->wander_distance_per_agent, 0,
+                     nonneg_finite);
       ok &= param_ok(c, w, b, p->jitter, p->jitter_per_agent, 0, nonneg_finite);
     } else {
       const crowdsteer_target *t = &d->target;
       if (t->kind == CROWDSTEER_TARGET_POINT) {
         for (int k = 0; k < dims; k++)
-          if (!finite(t->point[k]) || (with_velocity(bc->kind) && !finite(t->point_velocity[k])))
+          if (!finite(t->point[k]) ||
+              (with_velocity(bc->kind) && !finite(t->point_velocity[k])))
             req |= ERR(CROWDSTEER_ERROR_PARAMETER);
       } else if (t->kind == CROWDSTEER_TARGET_ARRAYS) {
         const float *const tp[3] = {t->position.x, t->position.y, t->position.z};
@@ -841,10 +928,12 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
         req |= ERR(CROWDSTEER_ERROR_PARAMETER);
       }
       ok &= param_ok(c, w, b, p->max_speed, p->max_speed_per_agent, 1.0f, nonneg_finite);
-      ok &= param_ok(c, w, b, p->time_to_target, p->time_to_target_per_agent, 1.0f, positive);
+      ok &= param_ok(c, w, b, p->time_to_target, p->time_to_target_per_agent, 1.0f,
+                     positive);
       if (bc->kind == CROWDSTEER_ARRIVE) {
         ok &= param_ok(c, w, b, p->target_radius, p->target_radius_per_agent, 0, nonneg);
-        ok &= param_ok(c, w, b, p->slowing_radius, p->slowing_radius_per_agent, 0, nonneg);
+        ok &=
+            param_ok(c, w, b, p->slowing_radius, p->slowing_radius_per_agent, 0, nonneg);
       }
       if (bc->kind == CROWDSTEER_FLEE || bc->kind == CROWDSTEER_EVADE)
         ok &= param_ok(c, w, b, p->panic_radius, p->panic_radius_per_agent, inf, nonneg);
@@ -853,7 +942,8 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
         ok &= param_ok(c, w, b, p->escape_radius, p->escape_radius_per_agent, 0, nonneg);
       }
       if (with_velocity(bc->kind))
-        ok &= param_ok(c, w, b, p->max_prediction, p->max_prediction_per_agent, inf, nonneg);
+        ok &= param_ok(c, w, b, p->max_prediction, p->max_prediction_per_agent, inf,
+                       nonneg);
     }
     /* The weight: uniform (0 means 1) or per agent, literally. */
     if (d->weight_per_agent) {
@@ -866,8 +956,10 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required, unsig
   /* In place, AGENTS targets read the snapshot, which must then be valid. */
   if (!v.step.output && snapshot_needed) {
     unsigned f = buffer_faults(ag, v.step.snapshot, nonempty);
-    if (snapshot_needed & 1) req |= f;
-    else opt |= f;
+    if (snapshot_needed & 1)
+      req |= f;
+    else
+      opt |= f;
   }
   *required = req;
   *optional = opt;
@@ -881,13 +973,14 @@ static void fail_header(const scase *c, int isa, const char *what) {
           "%zu behaviour(s), combine %d, threshold %a, mask form %d, output %s, snapshot "
           "%s%s, tile %zu, threads %d, nulls 0x%x, host mode %d, small stack %d, "
           "mask off by %u\n",
-          what, crowdsteer_isa_name((crowdsteer_isa)isa), c->dims, c->count, c->begin, c->end,
-          c->behaviour_count, c->combine, (double)c->threshold, c->mask_form,
+          what, crowdsteer_isa_name((crowdsteer_isa)isa), c->dims, c->count, c->begin,
+          c->end, c->behaviour_count, c->combine, (double)c->threshold, c->mask_form,
           buf_names[c->out_form], buf_names[c->snap_form],
           c->snap_targets_only ? " (targets only)" : "", c->tile, c->threads,
           (unsigned)c->nulls, c->host_mode, c->small_stack, c->misalign_mask);
   for (int b = 0; b < c->descs && b < 8; b++)
-    fprintf(stderr, "  behaviour %d: kind %d, target %d, weight %a%s, per-agent 0x%x, null %d\n",
+    fprintf(stderr,
+            "  behaviour %d: kind %d, target %d, weight %a%s, per-agent 0x%x, null %d\n",
             b, c->b[b].kind, c->b[b].target_kind, (double)c->b[b].weight,
             c->b[b].weight_per_agent ? " (per agent)" : "", (unsigned)c->b[b].per_agent,
             c->b[b].null_what);
@@ -903,7 +996,8 @@ static int may_write(const scase *c, const sworld *w, const bufref *r, size_t i)
   case R_AGENT: return in_place && r->axis % 3 < c->dims;
   case R_OUTPUT: return !in_place && r->axis % 3 < c->dims;
   case R_WDIR:
-    return c->b[r->b].kind == CROWDSTEER_WANDER && r->axis < c->dims && selected(c, w, i, r->b);
+    return c->b[r->b].kind == CROWDSTEER_WANDER && r->axis < c->dims &&
+           selected(c, w, i, r->b);
   default: return 0;
   }
 }
@@ -946,9 +1040,10 @@ static int check_same_world(const scase *c, int isa, sworld *want, sworld *got,
     for (size_t i = 0; i < c->count; i++)
       if (!cs_fuzz_same_bits(p[i], q[i])) {
         fail_header(c, isa, what);
-        fprintf(stderr, "  %s (behaviour %d, axis %d)[%zu]: expected %a (%.9g), got %a (%.9g)\n",
-                role_names[lw[j].role], lw[j].b, lw[j].axis, i, (double)p[i], (double)p[i],
-                (double)q[i], (double)q[i]);
+        fprintf(stderr,
+                "  %s (behaviour %d, axis %d)[%zu]: expected %a (%.9g), got %a (%.9g)\n",
+                role_names[lw[j].role], lw[j].b, lw[j].axis, i, (double)p[i],
+                (double)p[i], (double)q[i], (double)q[i]);
         return 1;
       }
   }
@@ -977,7 +1072,8 @@ static int compose(const scase *c, sworld *cw, int isa) {
   crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR);
   for (int b = 0; b < c->arrays_for && !failed; b++) {
     const crowdsteer_step_behaviour *d = &v.desc[b];
-    crowdsteer_output out = {{steer[0], steer[1], steer[2]}, CROWDSTEER_OVERWRITE, 0, NULL};
+    crowdsteer_output out = {
+        {steer[0], steer[1], steer[2]}, CROWDSTEER_OVERWRITE, 0, NULL};
     crowdsteer_params params = d->params; /* a max_speed left at 0: the integrator's */
     if (params.max_speed == 0.0f && !params.max_speed_per_agent) {
       params.max_speed = v.step.integrator.max_speed;
@@ -987,13 +1083,27 @@ static int compose(const scase *c, sworld *cw, int isa) {
       if (!selected(c, cw, i, b)) continue;
       crowdsteer_status st;
       switch (d->behaviour) {
-      case CROWDSTEER_SEEK: st = crowdsteer_seek(&v.agents, &d->target, &params, &out, i, i + 1); break;
-      case CROWDSTEER_FLEE: st = crowdsteer_flee(&v.agents, &d->target, &params, &out, i, i + 1); break;
-      case CROWDSTEER_ARRIVE: st = crowdsteer_arrive(&v.agents, &d->target, &params, &out, i, i + 1); break;
-      case CROWDSTEER_LEAVE: st = crowdsteer_leave(&v.agents, &d->target, &params, &out, i, i + 1); break;
-      case CROWDSTEER_PURSUIT: st = crowdsteer_pursuit(&v.agents, &d->target, &params, &out, i, i + 1); break;
-      case CROWDSTEER_EVADE: st = crowdsteer_evade(&v.agents, &d->target, &params, &out, i, i + 1); break;
-      default: st = crowdsteer_wander(&v.agents, d->wander, &d->params, &out, i, i + 1); break;
+      case CROWDSTEER_SEEK:
+        st = crowdsteer_seek(&v.agents, &d->target, &params, &out, i, i + 1);
+        break;
+      case CROWDSTEER_FLEE:
+        st = crowdsteer_flee(&v.agents, &d->target, &params, &out, i, i + 1);
+        break;
+      case CROWDSTEER_ARRIVE:
+        st = crowdsteer_arrive(&v.agents, &d->target, &params, &out, i, i + 1);
+        break;
+      case CROWDSTEER_LEAVE:
+        st = crowdsteer_leave(&v.agents, &d->target, &params, &out, i, i + 1);
+        break;
+      case CROWDSTEER_PURSUIT:
+        st = crowdsteer_pursuit(&v.agents, &d->target, &params, &out, i, i + 1);
+        break;
+      case CROWDSTEER_EVADE:
+        st = crowdsteer_evade(&v.agents, &d->target, &params, &out, i, i + 1);
+        break;
+      default:
+        st = crowdsteer_wander(&v.agents, d->wander, &d->params, &out, i, i + 1);
+        break;
       }
       if (st != CROWDSTEER_OK) {
         fail_header(c, isa, "the step accepted what a single-behaviour call rejects");
@@ -1005,7 +1115,8 @@ static int compose(const scase *c, sworld *cw, int isa) {
                         : d->weight == 0.0f ? 1.0f
                                             : d->weight;
       if (c->combine == CROWDSTEER_BLEND) {
-        for (int k = 0; k < dims; k++) acc[k][i] = acc[k][i] + wgt * steer[k][i];
+        for (int k = 0; k < dims; k++)
+          acc[k][i] = acc[k][i] + wgt * steer[k][i];
       } else if (decided[i] == 0.0f) {
         float dot = 0.0f;
         for (int k = 0; k < dims; k++) {
@@ -1018,15 +1129,17 @@ static int compose(const scase *c, sworld *cw, int isa) {
   }
   if (!failed) {
     crowdsteer_vectors steering = {acc[0], acc[1], acc[2]};
-    crowdsteer_status st = crowdsteer_integrate(&v.agents, &steering, &v.step.integrator,
-                                                c->begin, c->end);
+    crowdsteer_status st =
+        crowdsteer_integrate(&v.agents, &steering, &v.step.integrator, c->begin, c->end);
     if (st != CROWDSTEER_OK) {
-      fail_header(c, isa, "the step accepted integrator data crowdsteer_integrate rejects");
+      fail_header(c, isa,
+                  "the step accepted integrator data crowdsteer_integrate rejects");
       failed = 1;
     }
   }
   crowdsteer_force_isa((crowdsteer_isa)isa);
-  for (int k = 0; k < 3; k++) free(acc[k]), free(steer[k]);
+  for (int k = 0; k < 3; k++)
+    free(acc[k]), free(steer[k]);
   free(decided);
   return failed;
 }
@@ -1054,8 +1167,10 @@ static int check_composition(const scase *c, int isa, const sworld *cw, const sw
       for (size_t i = 0; want && i < c->count; i++)
         if (!cs_fuzz_same_bits(want[i], have[i])) {
           fail_header(c, isa, what);
-          fprintf(stderr, "  wander of behaviour %d, axis %d, agent %zu: composition %a, step %a\n",
-                  b, k, i, (double)want[i], (double)have[i]);
+          fprintf(
+              stderr,
+              "  wander of behaviour %d, axis %d, agent %zu: composition %a, step %a\n",
+              b, k, i, (double)want[i], (double)have[i]);
           return 1;
         }
     }
@@ -1115,7 +1230,8 @@ int cs_fuzz_step(reader *r, int isa_override) {
     return failed;
   }
   cs_fuzz_counters.steps_accepted++;
-  failed |= check_untouched(c, isa, &w0, &a, 1, "valid step wrote outside its outputs or range");
+  failed |= check_untouched(c, isa, &w0, &a, 1,
+                            "valid step wrote outside its outputs or range");
 
   sworld ref, unit, split, cw;
   world_copy(&ref, &w0);
@@ -1132,7 +1248,8 @@ int cs_fuzz_step(reader *r, int isa_override) {
   world_copy(&cw, &w0);
   int composed = !failed && compose(c, &cw, isa) == 0;
   failed |= !failed && !composed;
-  if (composed) failed |= check_composition(c, isa, &cw, &a, "differs from the composition");
+  if (composed)
+    failed |= check_composition(c, isa, &cw, &a, "differs from the composition");
 
   world_copy(&unit, &w0);
   st = run_step(c, &unit, c->begin, c->end, 1, 1);
@@ -1150,15 +1267,17 @@ int cs_fuzz_step(reader *r, int isa_override) {
   for (int b = 0; b < c->arrays_for && c->out_form == BUF_NONE; b++)
     split_differs |= single_target(c, b);
   world_copy(&split, &w0);
-  crowdsteer_status s1 = run_step(c, &split, c->split, c->end, c->alt_tile, c->alt_threads);
-  crowdsteer_status s2 = run_step(c, &split, c->begin, c->split, c->alt_tile, c->alt_threads);
+  crowdsteer_status s1 =
+      run_step(c, &split, c->split, c->end, c->alt_tile, c->alt_threads);
+  crowdsteer_status s2 =
+      run_step(c, &split, c->begin, c->split, c->alt_tile, c->alt_threads);
   if (s1 != CROWDSTEER_OK || s2 != CROWDSTEER_OK) {
     fail_header(c, isa, "a piece of a valid step was rejected");
     failed = 1;
   } else if (!failed && !split_differs) {
     char what[96];
-    snprintf(what, sizeof what, "split at %zu with tile %zu, %d thread(s) differs", c->split,
-             c->alt_tile, c->alt_threads);
+    snprintf(what, sizeof what, "split at %zu with tile %zu, %d thread(s) differs",
+             c->split, c->alt_tile, c->alt_threads);
     failed |= check_same_world(c, isa, &a, &split, what);
   }
 

@@ -12,45 +12,44 @@
 
 static int check_failures;
 
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      check_failures++;                                                        \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                          \
+#define CHECK(cond)                                                                      \
+  do {                                                                                   \
+    if (!(cond)) {                                                                       \
+      check_failures++;                                                                  \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);           \
+    }                                                                                    \
   } while (0)
 
-#define CHECK_MSG(cond, ...)                                                   \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      check_failures++;                                                        \
-      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-    }                                                                          \
+#define CHECK_MSG(cond, ...)                                                             \
+  do {                                                                                   \
+    if (!(cond)) {                                                                       \
+      check_failures++;                                                                  \
+      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);           \
+      fprintf(stderr, __VA_ARGS__);                                                      \
+      fputc('\n', stderr);                                                               \
+    }                                                                                    \
   } while (0)
 
-#define CHECK_STATUS(expr, expected)                                           \
-  do {                                                                         \
-    crowdsteer_status got_ = (expr);                                           \
-    if (got_ != (expected)) {                                                  \
-      check_failures++;                                                        \
-      fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (%s)\n",        \
-              __FILE__, __LINE__, #expr, (int)got_,                            \
-              crowdsteer_status_string(got_), (int)(expected),                 \
-              crowdsteer_status_string(expected));                             \
-    }                                                                          \
+#define CHECK_STATUS(expr, expected)                                                     \
+  do {                                                                                   \
+    crowdsteer_status got_ = (expr);                                                     \
+    if (got_ != (expected)) {                                                            \
+      check_failures++;                                                                  \
+      fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (%s)\n", __FILE__,        \
+              __LINE__, #expr, (int)got_, crowdsteer_status_string(got_),                \
+              (int)(expected), crowdsteer_status_string(expected));                      \
+    }                                                                                    \
   } while (0)
 
 /* |got - want| <= tol, printing both on failure. */
-#define CHECK_NEAR(got, want, tol)                                             \
-  do {                                                                         \
-    double g_ = (got), w_ = (want);                                            \
-    if (!(fabs(g_ - w_) <= (tol))) {                                           \
-      check_failures++;                                                        \
-      fprintf(stderr, "%s:%d: %s = %.9g, expected %.9g (tol %g)\n", __FILE__,  \
-              __LINE__, #got, g_, w_, (double)(tol));                          \
-    }                                                                          \
+#define CHECK_NEAR(got, want, tol)                                                       \
+  do {                                                                                   \
+    double g_ = (got), w_ = (want);                                                      \
+    if (!(fabs(g_ - w_) <= (tol))) {                                                     \
+      check_failures++;                                                                  \
+      fprintf(stderr, "%s:%d: %s = %.9g, expected %.9g (tol %g)\n", __FILE__, __LINE__,  \
+              #got, g_, w_, (double)(tol));                                              \
+    }                                                                                    \
   } while (0)
 
 /* Same bits (any two NaNs count as equal: payloads are not part of the
@@ -80,7 +79,8 @@ static inline int skip_if_forced_isa_unavailable(void) {
 /* The ISAs a test should cover: the one CROWDSTEER_ISA forces, or every
  * supported one from `first` on. Returns -1 when the forced ISA is not
  * available here (the test should then exit 77, "skipped"). */
-static inline int isas_to_test(crowdsteer_isa first, crowdsteer_isa out[CROWDSTEER_ISA_COUNT]) {
+static inline int isas_to_test(crowdsteer_isa first,
+                               crowdsteer_isa out[CROWDSTEER_ISA_COUNT]) {
   int count = 0;
   const char *forced = getenv("CROWDSTEER_ISA");
   if (forced && *forced) {

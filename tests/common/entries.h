@@ -71,7 +71,7 @@ static inline void for_each_variant(size_t count, size_t misalign,
 
 /* Runs one entry point over [begin, end) on the active ISA. */
 static inline crowdsteer_status run_entry(scenario *s, const variant *va, size_t begin,
-                                   size_t end) {
+                                          size_t end) {
   crowdsteer_agents agents = scenario_agents(s);
   crowdsteer_params params = make_params(s, va->per_agent);
   crowdsteer_output out;
@@ -92,8 +92,7 @@ static inline crowdsteer_status run_entry(scenario *s, const variant *va, size_t
   target.position = scenario_vectors(s->tp);
   target.velocity = scenario_vectors(s->tv);
   target.index = s->index;
-  target.agent =
-      va->target_kind == CROWDSTEER_TARGET_AGENT && s->count ? s->index[0] : 0;
+  target.agent = va->target_kind == CROWDSTEER_TARGET_AGENT && s->count ? s->index[0] : 0;
   switch (va->entry) {
   case SEEK: return crowdsteer_seek(&agents, &target, &params, &out, begin, end);
   case FLEE: return crowdsteer_flee(&agents, &target, &params, &out, begin, end);
