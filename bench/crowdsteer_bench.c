@@ -24,7 +24,7 @@ typedef enum case_kind { TARGETED, WANDER, INTEGRATE } case_kind;
 typedef struct bench_case {
   const char *name; /* behaviour part of the benchmark name */
   case_kind kind;
-  cs_behaviour behaviour;      /* TARGETED only */
+  crowdsteer_behaviour behaviour; /* TARGETED only */
   crowdsteer_target_kind form; /* TARGETED only */
 } bench_case;
 
@@ -37,14 +37,14 @@ typedef struct bench_case {
 /* Every behaviour in every target form; each is also run as a "_step"
  * (behaviour then integrator), except the integrator itself. */
 static const bench_case cases[] = {
-    FORMS(seek, CS_SEEK),
-    FORMS(flee, CS_FLEE),
-    FORMS(arrive, CS_ARRIVE),
-    FORMS(leave, CS_LEAVE),
-    FORMS(pursuit, CS_PURSUIT),
-    FORMS(evade, CS_EVADE),
-    {"wander", WANDER, CS_WANDER, CROWDSTEER_TARGET_POINT},
-    {"integrate", INTEGRATE, CS_BEHAVIOUR_COUNT, CROWDSTEER_TARGET_POINT},
+    FORMS(seek, CROWDSTEER_SEEK),
+    FORMS(flee, CROWDSTEER_FLEE),
+    FORMS(arrive, CROWDSTEER_ARRIVE),
+    FORMS(leave, CROWDSTEER_LEAVE),
+    FORMS(pursuit, CROWDSTEER_PURSUIT),
+    FORMS(evade, CROWDSTEER_EVADE),
+    {"wander", WANDER, CROWDSTEER_WANDER, CROWDSTEER_TARGET_POINT},
+    {"integrate", INTEGRATE, CROWDSTEER_BEHAVIOUR_COUNT, CROWDSTEER_TARGET_POINT},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -61,7 +61,7 @@ static int64_t bytes_per_agent(const bench_case *c, int step, int dims) {
   int64_t b = 0;
   switch (c->kind) {
   case TARGETED: {
-    int velocity = c->behaviour == CS_PURSUIT || c->behaviour == CS_EVADE;
+    int velocity = c->behaviour == CROWDSTEER_PURSUIT || c->behaviour == CROWDSTEER_EVADE;
     b = (2 * d + d) * f; /* reads p, v; writes s */
     if (c->form == CROWDSTEER_TARGET_ARRAYS) b += (velocity ? 2 * d : d) * f;
     if (c->form == CROWDSTEER_TARGET_AGENTS)
@@ -244,16 +244,19 @@ static void run_kernel(csb_state *state, const void *arg) {
   const crowdsteer_params params = bench_params();
   const cs_backend *backend = e->backend;
 
+  crowdsteer_step_behaviour run;
+  memset(&run, 0, sizeof run);
+  run.behaviour = e->c->behaviour;
+  run.target = target;
+  run.params = params;
+  run.wander = &wander;
   while (csb_keep_running(state)) {
     crowdsteer_status status = CROWDSTEER_OK;
     switch (e->c->kind) {
-    case TARGETED:
-      status = cs_run_targeted(backend, e->c->behaviour, &agents, &target, &params,
-                               &out, 0, n);
-      break;
+    case TARGETED: status = cs_run(backend, &agents, &run, &out, 0, n); break;
     case WANDER:
       wander.tick = w->tick++;
-      status = cs_run_wander(backend, &agents, &wander, &params, &out, 0, n);
+      status = cs_run(backend, &agents, &run, &out, 0, n);
       break;
     case INTEGRATE: break;
     }

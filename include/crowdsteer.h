@@ -16,7 +16,9 @@
  *               means the documented default)
  *  Output       crowdsteer_output (overwrite, or accumulate out += weight * s)
  *  Behaviours   crowdsteer_seek, _flee, _arrive, _leave, _pursuit, _evade,
- *               _wander (2D and 3D, chosen by crowdsteer_agents.dims)
+ *               _wander (2D and 3D, chosen by crowdsteer_agents.dims); every
+ *               behaviour by value: crowdsteer_behaviour, crowdsteer_run,
+ *               crowdsteer_behaviour_name, _from_name, _inputs
  *  Integrator   crowdsteer_integrate
  *  Neighbours   crowdsteer_grid (a reusable hashed uniform grid: _create,
  *               _build, _bytes, _destroy), crowdsteer_neighbours, and
@@ -476,8 +478,36 @@ typedef enum crowdsteer_behaviour {
   /** Neighbour behaviours: read crowdsteer_step_behaviour.neighbours. */
   CROWDSTEER_SEPARATION = 7,
   CROWDSTEER_COHESION = 8,
-  CROWDSTEER_ALIGNMENT = 9
+  CROWDSTEER_ALIGNMENT = 9,
+  /** How many behaviours there are (not a behaviour): loop over
+   *  0 .. CROWDSTEER_BEHAVIOUR_COUNT - 1 to visit each one. */
+  CROWDSTEER_BEHAVIOUR_COUNT = 10
 } crowdsteer_behaviour;
+
+/** The inputs a behaviour reads besides the agents and its parameters, as
+ *  returned by crowdsteer_behaviour_inputs (bits). */
+enum {
+  /** crowdsteer_step_behaviour.target (every target form) */
+  CROWDSTEER_INPUT_TARGET = 1,
+  /** the target's velocity too (pursuit, evade) */
+  CROWDSTEER_INPUT_TARGET_VELOCITY = 2,
+  /** crowdsteer_step_behaviour.wander, read and updated */
+  CROWDSTEER_INPUT_WANDER = 4,
+  /** crowdsteer_step_behaviour.neighbours */
+  CROWDSTEER_INPUT_NEIGHBOURS = 8
+};
+
+/** "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander",
+ *  "separation", "cohesion" or "alignment"; "unknown" otherwise. */
+CROWDSTEER_API const char *crowdsteer_behaviour_name(crowdsteer_behaviour behaviour);
+
+/** Parses a name as returned by crowdsteer_behaviour_name (PARAMETER if it
+ *  names no behaviour; NULL_POINTER if an argument is NULL). */
+CROWDSTEER_API crowdsteer_status
+crowdsteer_behaviour_from_name(const char *name, crowdsteer_behaviour *behaviour);
+
+/** The CROWDSTEER_INPUT_* bits of a behaviour; 0 for an unknown value. */
+CROWDSTEER_API unsigned crowdsteer_behaviour_inputs(crowdsteer_behaviour behaviour);
 
 /** One behaviour of a mixed step. Zero-initialise, then set what you need. */
 typedef struct crowdsteer_step_behaviour {
@@ -577,6 +607,18 @@ typedef struct crowdsteer_step_desc {
 CROWDSTEER_API crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
                                                  const crowdsteer_step_desc *step,
                                                  size_t begin, size_t end);
+
+/** Runs one behaviour, described as for a step, on agents [begin, end):
+ *  the same validation and bits as its own entry point (crowdsteer_seek,
+ *  ..., crowdsteer_alignment), which are this call with the behaviour's
+ *  inputs filled in. Reads `behaviour->behaviour`, `params` and the inputs
+ *  crowdsteer_behaviour_inputs names (target, wander, neighbours); the
+ *  steering is written as `out` says (its weight applies: the step fields
+ *  weight and weight_per_agent are not read). A max_speed left at 0 means
+ *  1, as for the named entry points. PARAMETER for an unknown behaviour. */
+CROWDSTEER_API crowdsteer_status crowdsteer_run(
+    const crowdsteer_agents *agents, const crowdsteer_step_behaviour *behaviour,
+    const crowdsteer_output *out, size_t begin, size_t end);
 
 /** How many threads crowdsteer_step uses when its `threads` field is 0: the
  *  OpenMP default (OMP_NUM_THREADS or the cores), or 1 in a build without

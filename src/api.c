@@ -6,27 +6,6 @@
 
 #include "internal.h"
 
-const char *crowdsteer_status_string(crowdsteer_status status) {
-  switch (status) {
-  case CROWDSTEER_OK: return "success";
-  case CROWDSTEER_ERROR_NULL_POINTER: return "a required pointer is NULL";
-  case CROWDSTEER_ERROR_DIMS: return "dims must be 2 or 3";
-  case CROWDSTEER_ERROR_RANGE: return "range must satisfy begin <= end <= count";
-  case CROWDSTEER_ERROR_PARAMETER:
-    return "a parameter is NaN, out of range, or an unknown enum value";
-  case CROWDSTEER_ERROR_AGENT_INDEX: return "a target agent index is not below count";
-  case CROWDSTEER_ERROR_ALIGNMENT:
-    return "an array the call uses is not aligned to 4 bytes";
-  case CROWDSTEER_ERROR_UNKNOWN_ISA: return "unknown instruction set";
-  case CROWDSTEER_ERROR_UNSUPPORTED_ISA:
-    return "instruction set not compiled in or not supported by this CPU";
-  case CROWDSTEER_ERROR_OUT_OF_MEMORY: return "out of memory";
-  case CROWDSTEER_ERROR_GRID:
-    return "the neighbour grid is not built for these agents (count or dims)";
-  }
-  return "unknown status";
-}
-
 #define CS_STR2(x) #x
 #define CS_STR(x) CS_STR2(x)
 
@@ -55,38 +34,45 @@ typedef enum value_rule {
   FINITE               /* any sign, not inf */
 } value_rule;
 
+/* The rules per element, branch-free so that the loops below vectorise. */
+static inline int non_negative(float x) { return x >= 0.0f; }
+static inline int non_negative_finite(float x) { return (x >= 0.0f) & (x <= FLT_MAX); }
+static inline int positive(float x) { return x > 0.0f; }
+static inline int finite(float x) { return (x >= -FLT_MAX) & (x <= FLT_MAX); }
+
 static int value_ok(float x, value_rule rule) {
   switch (rule) {
-  case NON_NEGATIVE: return x >= 0.0f;
-  case NON_NEGATIVE_FINITE: return x >= 0.0f && x <= FLT_MAX;
-  case POSITIVE: return x > 0.0f;
-  case FINITE: return x >= -FLT_MAX && x <= FLT_MAX;
+  case NON_NEGATIVE: return non_negative(x);
+  case NON_NEGATIVE_FINITE: return non_negative_finite(x);
+  case POSITIVE: return positive(x);
+  case FINITE: return finite(x);
   }
   return 0;
 }
 
-/* Every element of a per-agent array that `r` covers obeys the rule. Written
- * as branch-free reductions so the compiler vectorises this extra pass. */
-#define ALL_OBEY(r, cond)                                                                \
-  do {                                                                                   \
-    if (!(r)->select) {                                                                  \
-      for (size_t i = (r)->begin; i < (r)->end; i++)                                     \
-        ok &= (cond);                                                                    \
-    } else {                                                                             \
-      for (size_t i = (r)->begin; i < (r)->end; i++)                                     \
-        ok &= (((r)->select[i] & (r)->bit) == 0) | (cond);                               \
-    }                                                                                    \
-  } while (0)
-
-static int array_ok(const float *a, const cs_range *r, value_rule rule) {
+/* Every element of `a` that `r` covers obeys `rule`. Inlined with a constant
+ * rule, so each rule gets its own vectorised reduction. */
+static inline __attribute__((always_inline)) int
+all_obey(const float *a, const cs_range *r, int (*rule)(float)) {
   int ok = 1;
-  switch (rule) {
-  case NON_NEGATIVE: ALL_OBEY(r, a[i] >= 0.0f); break;
-  case NON_NEGATIVE_FINITE: ALL_OBEY(r, (a[i] >= 0.0f) & (a[i] <= FLT_MAX)); break;
-  case POSITIVE: ALL_OBEY(r, a[i] > 0.0f); break;
-  case FINITE: ALL_OBEY(r, (a[i] >= -FLT_MAX) & (a[i] <= FLT_MAX)); break;
+  if (!r->select) {
+    for (size_t i = r->begin; i < r->end; i++)
+      ok &= rule(a[i]);
+  } else {
+    for (size_t i = r->begin; i < r->end; i++)
+      ok &= ((r->select[i] & r->bit) == 0) | rule(a[i]);
   }
   return ok;
+}
+
+static int array_ok(const float *a, const cs_range *r, value_rule rule) {
+  switch (rule) {
+  case NON_NEGATIVE: return all_obey(a, r, non_negative);
+  case NON_NEGATIVE_FINITE: return all_obey(a, r, non_negative_finite);
+  case POSITIVE: return all_obey(a, r, positive);
+  case FINITE: return all_obey(a, r, finite);
+  }
+  return 0;
 }
 
 /* Every agent index that `r` covers is below count (32-bit compares, so the
@@ -95,7 +81,13 @@ static int indices_ok(const uint32_t *index, size_t count, const cs_range *r) {
   if (count > UINT32_MAX) return 1;
   const uint32_t limit = (uint32_t)count;
   int ok = 1;
-  ALL_OBEY(r, index[i] < limit);
+  if (!r->select) {
+    for (size_t i = r->begin; i < r->end; i++)
+      ok &= index[i] < limit;
+  } else {
+    for (size_t i = r->begin; i < r->end; i++)
+      ok &= ((r->select[i] & r->bit) == 0) | (index[i] < limit);
+  }
   return ok;
 }
 
@@ -234,64 +226,41 @@ crowdsteer_status cs_prepare_output(cs_job *job, const crowdsteer_output *out,
   return resolve_output(job, out, begin, end);
 }
 
-/* Which parameters each entry point reads. */
-enum {
-  USES_MAX_SPEED = 1 << 0,
-  USES_TIME_TO_TARGET = 1 << 1,
-  USES_ARRIVE_RADII = 1 << 2,
-  USES_PANIC_RADIUS = 1 << 3,
-  USES_LEAVE_RADII = 1 << 4,
-  USES_PREDICTION = 1 << 5,
-  USES_WANDER = 1 << 6,
-  USES_INTEGRATOR = 1 << 7
-};
-
-static const unsigned params_used[CS_BEHAVIOUR_COUNT] = {
-    [CS_SEEK] = USES_MAX_SPEED | USES_TIME_TO_TARGET,
-    [CS_FLEE] = USES_MAX_SPEED | USES_TIME_TO_TARGET | USES_PANIC_RADIUS,
-    [CS_ARRIVE] = USES_MAX_SPEED | USES_TIME_TO_TARGET | USES_ARRIVE_RADII,
-    [CS_LEAVE] = USES_MAX_SPEED | USES_TIME_TO_TARGET | USES_LEAVE_RADII,
-    [CS_PURSUIT] = USES_MAX_SPEED | USES_TIME_TO_TARGET | USES_PREDICTION,
-    [CS_EVADE] =
-        USES_MAX_SPEED | USES_TIME_TO_TARGET | USES_PREDICTION | USES_PANIC_RADIUS,
-    [CS_WANDER] = USES_WANDER,
-};
-
 static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *given,
                                         unsigned uses, const cs_range *r) {
   static const crowdsteer_params defaults;
   const crowdsteer_params *p = given ? given : &defaults;
   const float inf = (float)INFINITY;
   int ok = 1;
-  if (uses & (USES_MAX_SPEED | USES_INTEGRATOR))
+  if (uses & (CS_USES_MAX_SPEED | CS_USES_INTEGRATOR))
     CS_CHECK(resolve_param(&job->max_speed, p->max_speed, p->max_speed_per_agent, 1.0f,
                            NON_NEGATIVE_FINITE, r));
-  if (uses & USES_TIME_TO_TARGET)
+  if (uses & CS_USES_TIME_TO_TARGET)
     CS_CHECK(resolve_param(&job->time_to_target, p->time_to_target,
                            p->time_to_target_per_agent, 1.0f, POSITIVE, r));
-  if (uses & USES_ARRIVE_RADII) {
+  if (uses & CS_USES_ARRIVE_RADII) {
     CS_CHECK(resolve_param(&job->target_radius, p->target_radius,
                            p->target_radius_per_agent, 0.0f, NON_NEGATIVE, r));
     CS_CHECK(resolve_param(&job->slowing_radius, p->slowing_radius,
                            p->slowing_radius_per_agent, 0.0f, NON_NEGATIVE, r));
   }
-  if (uses & USES_PANIC_RADIUS)
+  if (uses & CS_USES_PANIC_RADIUS)
     CS_CHECK(resolve_param(&job->panic_radius, p->panic_radius, p->panic_radius_per_agent,
                            inf, NON_NEGATIVE, r));
-  if (uses & USES_LEAVE_RADII) {
+  if (uses & CS_USES_LEAVE_RADII) {
     CS_CHECK(resolve_param(&job->danger_radius, p->danger_radius,
                            p->danger_radius_per_agent, 0.0f, NON_NEGATIVE, r));
     CS_CHECK(resolve_param(&job->escape_radius, p->escape_radius,
                            p->escape_radius_per_agent, 0.0f, NON_NEGATIVE, r));
   }
-  if (uses & USES_PREDICTION) {
+  if (uses & CS_USES_PREDICTION) {
     CS_CHECK(resolve_param(&job->max_prediction, p->max_prediction,
                            p->max_prediction_per_agent, inf, NON_NEGATIVE, r));
     /* The largest float behaves as "no limit" for any T a finite state gives,
      * and keeps tv * T finite when max_speed + len(tv) is denormal. */
     if (job->max_prediction.value > FLT_MAX) job->max_prediction.value = FLT_MAX;
   }
-  if (uses & USES_WANDER) {
+  if (uses & CS_USES_WANDER) {
     CS_CHECK(resolve_param(&job->wander_radius, p->wander_radius,
                            p->wander_radius_per_agent, 0.0f, NON_NEGATIVE_FINITE, r));
     CS_CHECK(resolve_param(&job->wander_distance, p->wander_distance,
@@ -299,7 +268,7 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
     CS_CHECK(resolve_param(&job->jitter, p->jitter, p->jitter_per_agent, 0.0f,
                            NON_NEGATIVE_FINITE, r));
   }
-  if (uses & USES_INTEGRATOR) {
+  if (uses & CS_USES_INTEGRATOR) {
     CS_CHECK(resolve_param(&job->max_force, p->max_force, p->max_force_per_agent, inf,
                            NON_NEGATIVE, r));
     CS_CHECK(resolve_param(&job->mass, p->mass, p->mass_per_agent, 1.0f, POSITIVE, r));
@@ -309,7 +278,19 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
   return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
 }
 
-crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
+/* Wander's state: its direction arrays and the call's random keys. */
+static crowdsteer_status resolve_wander(cs_job *job,
+                                        const crowdsteer_wander_state *wander,
+                                        size_t begin, size_t end) {
+  if (!wander) return CROWDSTEER_ERROR_NULL_POINTER;
+  copy_axes_rw(job->wander, &wander->direction, job->dims);
+  if (begin < end) CS_CHECK(vectors_usable((const float *const *)job->wander, job->dims));
+  for (int k = 0; k < job->dims; k++)
+    job->wander_key[k] = cs_random_key(wander->seed, wander->tick, (uint32_t)k);
+  return CROWDSTEER_OK;
+}
+
+crowdsteer_status cs_prepare_behaviour(cs_job *job, crowdsteer_behaviour behaviour,
                                        const crowdsteer_agents *agents,
                                        const crowdsteer_target *target,
                                        const crowdsteer_wander_state *wander,
@@ -319,19 +300,16 @@ crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
   const cs_range r = {begin, end, select, select_bit};
   memset(job, 0, sizeof *job);
   CS_CHECK(resolve_agents(job, agents, begin, end));
-  if ((unsigned)behaviour >= CS_BEHAVIOUR_COUNT) return CROWDSTEER_ERROR_PARAMETER;
-  if (behaviour == CS_WANDER) {
-    if (!wander) return CROWDSTEER_ERROR_NULL_POINTER;
-    copy_axes_rw(job->wander, &wander->direction, job->dims);
-    if (begin < end)
-      CS_CHECK(vectors_usable((const float *const *)job->wander, job->dims));
-    job->wander_seed = wander->seed;
-    job->wander_tick = wander->tick;
-  } else {
-    CS_CHECK(resolve_target(job, target, behaviour == CS_PURSUIT || behaviour == CS_EVADE,
+  const cs_behaviour_row *row = cs_behaviour_row_of(behaviour);
+  if (!row || (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
+    return CROWDSTEER_ERROR_PARAMETER; /* neighbours: see cs_nb_prepare */
+  if (row->inputs & CROWDSTEER_INPUT_WANDER)
+    CS_CHECK(resolve_wander(job, wander, begin, end));
+  if (row->inputs & CROWDSTEER_INPUT_TARGET)
+    CS_CHECK(resolve_target(job, target,
+                            (row->inputs & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0,
                             agents->count, &r));
-  }
-  return resolve_params(job, params, params_used[behaviour], &r);
+  return resolve_params(job, params, row->params, &r);
 }
 
 crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *agents,
@@ -344,49 +322,50 @@ crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *ag
   copy_axes_rw(job->pos_rw, &p, job->dims);
   copy_axes_rw(job->vel_rw, &v, job->dims);
   const cs_range r = {begin, end, NULL, 0};
-  return resolve_params(job, params, USES_INTEGRATOR, &r);
+  return resolve_params(job, params, CS_USES_INTEGRATOR, &r);
 }
 
-static crowdsteer_status
-run_behaviour_here(const cs_backend *backend, cs_behaviour behaviour,
-                   const crowdsteer_agents *agents, const crowdsteer_target *target,
-                   const crowdsteer_wander_state *wander, const crowdsteer_params *params,
-                   const crowdsteer_output *out, size_t begin, size_t end) {
+/* What one single-behaviour call is given: the named entry points fill in
+ * their behaviour's inputs, crowdsteer_run takes them from its description. */
+typedef struct call {
+  crowdsteer_behaviour behaviour;
+  const crowdsteer_target *target;
+  const crowdsteer_wander_state *wander;
+  const crowdsteer_neighbours *neighbours;
+  const crowdsteer_params *params;
+} call;
+
+static crowdsteer_status run_here(const cs_backend *backend,
+                                  const crowdsteer_agents *agents, const call *c,
+                                  const crowdsteer_output *out, size_t begin,
+                                  size_t end) {
+  const cs_behaviour_row *row = cs_behaviour_row_of(c->behaviour);
+  if (row && (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
+    return cs_nb_run(c->behaviour, agents, c->neighbours, c->params, out, begin, end);
   cs_job job;
-  CS_CHECK(cs_prepare_behaviour(&job, behaviour, agents, target, wander, params, begin,
-                                end, NULL, 0));
+  CS_CHECK(cs_prepare_behaviour(&job, c->behaviour, agents, c->target, c->wander,
+                                c->params, begin, end, NULL, 0));
   CS_CHECK(resolve_output(&job, out, begin, end));
-  if (begin < end) backend->behaviour[behaviour][job.dims - 2](&job, begin, end);
+  if (begin < end) backend->run(backend->behaviour[c->behaviour], &job, begin, end);
   return CROWDSTEER_OK;
 }
 
 /* Validation included: a denormal compared under DAZ is zero. */
-static crowdsteer_status
-run_behaviour(const cs_backend *backend, cs_behaviour behaviour,
-              const crowdsteer_agents *agents, const crowdsteer_target *target,
-              const crowdsteer_wander_state *wander, const crowdsteer_params *params,
-              const crowdsteer_output *out, size_t begin, size_t end) {
-  const cs_fpenv host = cs_fpenv_enter();
-  return cs_fpenv_return(host, run_behaviour_here(backend, behaviour, agents, target,
-                                                  wander, params, out, begin, end));
-}
-
-crowdsteer_status cs_run_targeted(const cs_backend *backend, cs_behaviour behaviour,
-                                  const crowdsteer_agents *agents,
-                                  const crowdsteer_target *target,
-                                  const crowdsteer_params *params,
+static crowdsteer_status run_call(const cs_backend *backend,
+                                  const crowdsteer_agents *agents, const call *c,
                                   const crowdsteer_output *out, size_t begin,
                                   size_t end) {
-  if (behaviour == CS_WANDER) return CROWDSTEER_ERROR_PARAMETER;
-  return run_behaviour(backend, behaviour, agents, target, NULL, params, out, begin, end);
+  const cs_fpenv host = cs_fpenv_enter();
+  return cs_fpenv_return(host, run_here(backend, agents, c, out, begin, end));
 }
 
-crowdsteer_status cs_run_wander(const cs_backend *backend,
-                                const crowdsteer_agents *agents,
-                                crowdsteer_wander_state *state,
-                                const crowdsteer_params *params,
-                                const crowdsteer_output *out, size_t begin, size_t end) {
-  return run_behaviour(backend, CS_WANDER, agents, NULL, state, params, out, begin, end);
+crowdsteer_status cs_run(const cs_backend *backend, const crowdsteer_agents *agents,
+                         const crowdsteer_step_behaviour *behaviour,
+                         const crowdsteer_output *out, size_t begin, size_t end) {
+  if (!behaviour) return CROWDSTEER_ERROR_NULL_POINTER;
+  const call c = {behaviour->behaviour, &behaviour->target, behaviour->wander,
+                  behaviour->neighbours, &behaviour->params};
+  return run_call(backend, agents, &c, out, begin, end);
 }
 
 static crowdsteer_status integrate_here(const cs_backend *backend,
@@ -399,7 +378,7 @@ static crowdsteer_status integrate_here(const cs_backend *backend,
   if (!steering) return CROWDSTEER_ERROR_NULL_POINTER;
   copy_axes(job.steering, steering, job.dims);
   if (begin < end) CS_CHECK(vectors_usable(job.steering, job.dims));
-  if (begin < end) backend->integrate[job.dims - 2](&job, begin, end);
+  if (begin < end) backend->integrate(&job, begin, end);
   return CROWDSTEER_OK;
 }
 
@@ -413,28 +392,109 @@ crowdsteer_status cs_run_integrate(const cs_backend *backend,
                          integrate_here(backend, agents, steering, params, begin, end));
 }
 
-/* The public entry points run on the active backend. */
-#define TARGETED_ENTRY(name, behaviour)                                                  \
-  crowdsteer_status crowdsteer_##name(                                                   \
-      const crowdsteer_agents *agents, const crowdsteer_target *target,                  \
-      const crowdsteer_params *params, const crowdsteer_output *out, size_t begin,       \
-      size_t end) {                                                                      \
-    return cs_run_targeted(cs_active_backend(), behaviour, agents, target, params, out,  \
-                           begin, end);                                                  \
-  }
-TARGETED_ENTRY(seek, CS_SEEK)
-TARGETED_ENTRY(flee, CS_FLEE)
-TARGETED_ENTRY(arrive, CS_ARRIVE)
-TARGETED_ENTRY(leave, CS_LEAVE)
-TARGETED_ENTRY(pursuit, CS_PURSUIT)
-TARGETED_ENTRY(evade, CS_EVADE)
+/* ---- the public entry points, on the active backend ----------------------- */
+
+crowdsteer_status crowdsteer_run(const crowdsteer_agents *agents,
+                                 const crowdsteer_step_behaviour *behaviour,
+                                 const crowdsteer_output *out, size_t begin, size_t end) {
+  return cs_run(cs_active_backend(), agents, behaviour, out, begin, end);
+}
+
+static crowdsteer_status
+run_targeted(crowdsteer_behaviour behaviour, const crowdsteer_agents *agents,
+             const crowdsteer_target *target, const crowdsteer_params *params,
+             const crowdsteer_output *out, size_t begin, size_t end) {
+  const call c = {behaviour, target, NULL, NULL, params};
+  return run_call(cs_active_backend(), agents, &c, out, begin, end);
+}
+
+static crowdsteer_status
+run_neighbours(crowdsteer_behaviour behaviour, const crowdsteer_agents *agents,
+               const crowdsteer_neighbours *nb, const crowdsteer_params *params,
+               const crowdsteer_output *out, size_t begin, size_t end) {
+  const call c = {behaviour, NULL, NULL, nb, params};
+  return run_call(cs_active_backend(), agents, &c, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_seek(const crowdsteer_agents *agents,
+                                  const crowdsteer_target *target,
+                                  const crowdsteer_params *params,
+                                  const crowdsteer_output *out, size_t begin,
+                                  size_t end) {
+  return run_targeted(CROWDSTEER_SEEK, agents, target, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_flee(const crowdsteer_agents *agents,
+                                  const crowdsteer_target *target,
+                                  const crowdsteer_params *params,
+                                  const crowdsteer_output *out, size_t begin,
+                                  size_t end) {
+  return run_targeted(CROWDSTEER_FLEE, agents, target, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_arrive(const crowdsteer_agents *agents,
+                                    const crowdsteer_target *target,
+                                    const crowdsteer_params *params,
+                                    const crowdsteer_output *out, size_t begin,
+                                    size_t end) {
+  return run_targeted(CROWDSTEER_ARRIVE, agents, target, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_leave(const crowdsteer_agents *agents,
+                                   const crowdsteer_target *target,
+                                   const crowdsteer_params *params,
+                                   const crowdsteer_output *out, size_t begin,
+                                   size_t end) {
+  return run_targeted(CROWDSTEER_LEAVE, agents, target, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_pursuit(const crowdsteer_agents *agents,
+                                     const crowdsteer_target *target,
+                                     const crowdsteer_params *params,
+                                     const crowdsteer_output *out, size_t begin,
+                                     size_t end) {
+  return run_targeted(CROWDSTEER_PURSUIT, agents, target, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_evade(const crowdsteer_agents *agents,
+                                   const crowdsteer_target *target,
+                                   const crowdsteer_params *params,
+                                   const crowdsteer_output *out, size_t begin,
+                                   size_t end) {
+  return run_targeted(CROWDSTEER_EVADE, agents, target, params, out, begin, end);
+}
 
 crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agents,
                                     crowdsteer_wander_state *state,
                                     const crowdsteer_params *params,
                                     const crowdsteer_output *out, size_t begin,
                                     size_t end) {
-  return cs_run_wander(cs_active_backend(), agents, state, params, out, begin, end);
+  const call c = {CROWDSTEER_WANDER, NULL, state, NULL, params};
+  return run_call(cs_active_backend(), agents, &c, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_separation(const crowdsteer_agents *agents,
+                                        const crowdsteer_neighbours *nb,
+                                        const crowdsteer_params *params,
+                                        const crowdsteer_output *out, size_t begin,
+                                        size_t end) {
+  return run_neighbours(CROWDSTEER_SEPARATION, agents, nb, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_cohesion(const crowdsteer_agents *agents,
+                                      const crowdsteer_neighbours *nb,
+                                      const crowdsteer_params *params,
+                                      const crowdsteer_output *out, size_t begin,
+                                      size_t end) {
+  return run_neighbours(CROWDSTEER_COHESION, agents, nb, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_alignment(const crowdsteer_agents *agents,
+                                       const crowdsteer_neighbours *nb,
+                                       const crowdsteer_params *params,
+                                       const crowdsteer_output *out, size_t begin,
+                                       size_t end) {
+  return run_neighbours(CROWDSTEER_ALIGNMENT, agents, nb, params, out, begin, end);
 }
 
 crowdsteer_status crowdsteer_integrate(const crowdsteer_agents *agents,

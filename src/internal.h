@@ -55,17 +55,32 @@ static inline float cs_max_prediction(cs_param p, size_t i) {
   return m < 0x1.fffffep127f ? m : 0x1.fffffep127f;
 }
 
-/* The public crowdsteer_behaviour values, plus a count. */
-typedef enum cs_behaviour {
-  CS_SEEK = CROWDSTEER_SEEK,
-  CS_FLEE = CROWDSTEER_FLEE,
-  CS_ARRIVE = CROWDSTEER_ARRIVE,
-  CS_LEAVE = CROWDSTEER_LEAVE,
-  CS_PURSUIT = CROWDSTEER_PURSUIT,
-  CS_EVADE = CROWDSTEER_EVADE,
-  CS_WANDER = CROWDSTEER_WANDER,
-  CS_BEHAVIOUR_COUNT
-} cs_behaviour;
+/* Which parameters a behaviour reads (cs_behaviour_row.params). */
+enum {
+  CS_USES_MAX_SPEED = 1 << 0,
+  CS_USES_TIME_TO_TARGET = 1 << 1,
+  CS_USES_ARRIVE_RADII = 1 << 2,
+  CS_USES_PANIC_RADIUS = 1 << 3,
+  CS_USES_LEAVE_RADII = 1 << 4,
+  CS_USES_PREDICTION = 1 << 5,
+  CS_USES_WANDER = 1 << 6,
+  CS_USES_INTEGRATOR = 1 << 7
+};
+
+/* One row of the table of behaviours (behaviours.c), indexed by
+ * crowdsteer_behaviour: what validation, dispatch and the step need to know.
+ * Its reference function is row b of cs_backend_scalar (reference.c) and its
+ * kernel per ISA row b of each SIMD backend (kernels.c); the neighbour
+ * behaviours run on the neighbour machinery (neighbours/). */
+typedef struct cs_behaviour_row {
+  const char *name;
+  unsigned inputs; /* CROWDSTEER_INPUT_* */
+  unsigned params; /* CS_USES_* */
+} cs_behaviour_row;
+extern const cs_behaviour_row cs_behaviours[];
+
+/* The row of a behaviour, NULL for a value out of the enum. */
+const cs_behaviour_row *cs_behaviour_row_of(crowdsteer_behaviour behaviour);
 
 /* crowdsteer_step's third way of writing steering, next to the public
  * OVERWRITE and ACCUMULATE: an agent's first behaviour whose weighted
@@ -105,7 +120,8 @@ typedef struct cs_job {
   float dt;
 
   float *wander[3];
-  uint32_t wander_seed, wander_tick;
+  /* cs_random_key(seed, tick, axis) of the call's wander state, per axis. */
+  uint32_t wander_key[3];
 
   float *out[3];
   crowdsteer_write_mode mode;
@@ -137,10 +153,14 @@ typedef struct cs_job {
 
 typedef void (*cs_kernel)(const cs_job *job, size_t begin, size_t end);
 
-/* One backend: kernel[behaviour][dims - 2], integrate[dims - 2]. */
+/* One backend: a kernel per behaviour, indexed by crowdsteer_behaviour
+ * (NULL for the neighbour behaviours), and the integrator; each kernel
+ * handles 2D and 3D. `run` runs a kernel for a single-behaviour call (the
+ * SIMD backends stream a large OVERWRITE output). */
 typedef struct cs_backend {
-  cs_kernel behaviour[CS_BEHAVIOUR_COUNT][2];
-  cs_kernel integrate[2];
+  const cs_kernel *behaviour;
+  cs_kernel integrate;
+  void (*run)(cs_kernel kernel, const cs_job *job, size_t begin, size_t end);
 } cs_backend;
 
 extern const cs_backend cs_backend_scalar;
@@ -167,7 +187,7 @@ typedef struct cs_range {
  * single-behaviour entry points and crowdsteer_step. A behaviour's per-agent
  * data (parameters, agent indices) is checked for the agents of [begin, end)
  * whose select[i] has select_bit (all when select is NULL). */
-crowdsteer_status cs_prepare_behaviour(cs_job *job, cs_behaviour behaviour,
+crowdsteer_status cs_prepare_behaviour(cs_job *job, crowdsteer_behaviour behaviour,
                                        const crowdsteer_agents *agents,
                                        const crowdsteer_target *target,
                                        const crowdsteer_wander_state *wander,
@@ -191,23 +211,25 @@ int cs_aligned(const void *array);
 /* Every element of `a` that `r` covers is finite. */
 int cs_all_finite(const float *a, const cs_range *r);
 
-/* The public entry points with an explicit backend: validation and defaults
- * included. Benchmarks use them to run competitors built outside the table. */
-crowdsteer_status cs_run_targeted(const cs_backend *backend, cs_behaviour behaviour,
-                                  const crowdsteer_agents *agents,
-                                  const crowdsteer_target *target,
-                                  const crowdsteer_params *params,
-                                  const crowdsteer_output *out, size_t begin, size_t end);
-crowdsteer_status cs_run_wander(const cs_backend *backend,
-                                const crowdsteer_agents *agents,
-                                crowdsteer_wander_state *state,
-                                const crowdsteer_params *params,
-                                const crowdsteer_output *out, size_t begin, size_t end);
+/* crowdsteer_run and crowdsteer_integrate with an explicit backend:
+ * validation and defaults included. Benchmarks use them to run competitors
+ * built outside the library's backends. */
+crowdsteer_status cs_run(const cs_backend *backend, const crowdsteer_agents *agents,
+                         const crowdsteer_step_behaviour *behaviour,
+                         const crowdsteer_output *out, size_t begin, size_t end);
 crowdsteer_status cs_run_integrate(const cs_backend *backend,
                                    const crowdsteer_agents *agents,
                                    const crowdsteer_vectors *steering,
                                    const crowdsteer_params *params, size_t begin,
                                    size_t end);
+
+/* A neighbour behaviour's single call (neighbours/neighbours.c), for the
+ * entry points of api.c: validation included, on the active ISA. */
+crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
+                            const crowdsteer_agents *agents,
+                            const crowdsteer_neighbours *nb,
+                            const crowdsteer_params *params, const crowdsteer_output *out,
+                            size_t begin, size_t end);
 
 /* Wander's counter-based generator. A bijective 32-bit mixer (the "lowbias32"
  * constants) keyed by seed, tick and axis once per call, then by the global

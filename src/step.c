@@ -34,7 +34,7 @@ int crowdsteer_step_max_threads(void) {
  * the behaviour count), one for the integrator. */
 typedef struct plan {
   cs_job *behaviour;
-  cs_behaviour kind[CROWDSTEER_STEP_MAX_BEHAVIOURS];
+  crowdsteer_behaviour kind[CROWDSTEER_STEP_MAX_BEHAVIOURS];
   size_t behaviour_count;
   uint32_t all_bits;
   const uint32_t *mask;
@@ -79,8 +79,8 @@ static crowdsteer_status check_behaviour_run(const crowdsteer_agents *agents,
     CS_CHECK(cs_nb_step_check(agents, desc, first, last, step->behaviour_mask, bit));
   } else {
     cs_job scratch;
-    CS_CHECK(cs_prepare_behaviour(&scratch, (cs_behaviour)desc->behaviour, agents,
-                                  &desc->target, desc->wander, &desc->params, first, last,
+    CS_CHECK(cs_prepare_behaviour(&scratch, desc->behaviour, agents, &desc->target,
+                                  desc->wander, &desc->params, first, last,
                                   step->behaviour_mask, bit));
   }
   const cs_range r = {first, last, step->behaviour_mask, bit};
@@ -133,13 +133,16 @@ static crowdsteer_status check_agent_data(const plan *pl, const crowdsteer_agent
 static crowdsteer_status resolve_shared_inputs(cs_job *job, const plan *pl,
                                                const crowdsteer_step_behaviour *desc,
                                                size_t begin, size_t end) {
-  const cs_behaviour kind = (cs_behaviour)desc->behaviour;
-  if (kind == CS_WANDER) return CROWDSTEER_OK;
-  if (desc->params.max_speed == 0.0f && !desc->params.max_speed_per_agent)
+  const cs_behaviour_row *row = cs_behaviour_row_of(desc->behaviour);
+  const unsigned inputs = row->inputs;
+  if ((row->params & CS_USES_MAX_SPEED) && desc->params.max_speed == 0.0f &&
+      !desc->params.max_speed_per_agent)
     job->max_speed = pl->integrator.max_speed;
-  if (desc->target.kind != CROWDSTEER_TARGET_AGENT || begin == end) return CROWDSTEER_OK;
+  if (!(inputs & CROWDSTEER_INPUT_TARGET) ||
+      desc->target.kind != CROWDSTEER_TARGET_AGENT || begin == end)
+    return CROWDSTEER_OK;
   return cs_resolve_target_agent(job, &desc->target,
-                                 kind == CS_PURSUIT || kind == CS_EVADE);
+                                 (inputs & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0);
 }
 
 static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
@@ -172,7 +175,7 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
   for (size_t b = 0; b < step->behaviour_count; b++) {
     const crowdsteer_step_behaviour *desc = &step->behaviours[b];
     cs_job *job = &out->behaviour[b];
-    out->kind[b] = (cs_behaviour)desc->behaviour;
+    out->kind[b] = desc->behaviour;
     /* Here the call's shape and uniform values; per-agent data below. */
     const int neighbour = cs_step_is_neighbour(desc->behaviour);
     if (neighbour) {
@@ -184,7 +187,8 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
       CS_CHECK(cs_prepare_behaviour(job, out->kind[b], agents, &desc->target,
                                     desc->wander, &desc->params, begin, begin, NULL, 0));
     }
-    if (in_place && !neighbour && out->kind[b] != CS_WANDER &&
+    if (in_place &&
+        (crowdsteer_behaviour_inputs(desc->behaviour) & CROWDSTEER_INPUT_TARGET) &&
         desc->target.kind == CROWDSTEER_TARGET_AGENTS) {
       CS_CHECK(check_state_buffer(agents, step->snapshot, begin, end));
       const crowdsteer_agents *s = step->snapshot;
@@ -278,13 +282,13 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
     if (cs_step_is_neighbour((int)pl->kind[b]))
       cs_nb_step_blend(&jobs[b], first, last);
     else
-      backend->behaviour[pl->kind[b]][dims - 2](&jobs[b], first, last);
+      backend->behaviour[pl->kind[b]](&jobs[b], first, last);
   }
   cs_job integrate = pl->integrator;
   for (int k = 0; k < dims; k++)
     integrate.steering[k] = acc[k];
   integrate.out_base = first;
-  backend->integrate[dims - 2](&integrate, first, last);
+  backend->integrate(&integrate, first, last);
 }
 
 /* One tile [first, last), chunk by chunk. Chunks give the same bits: every

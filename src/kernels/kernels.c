@@ -234,12 +234,8 @@ CS_INLINE v3 predict(v3 d, v3 tp, v3 tv, vf max_speed, vf max_prediction, int di
 
 /* ---- one block of n <= W agents starting at i, per behaviour ------------- */
 
-#define LOAD_AGENT                                                                       \
-  v3 p = v3_load(job->pos, i, n, dims);                                                  \
-  v3 v = v3_load(job->vel, i, n, dims)
-
 CS_INLINE void seek_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  LOAD_AGENT;
+  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
   v3 t, unused;
   load_target(job, i, n, kind, 0, &t, &unused, dims);
   write_steering(job, i, n,
@@ -249,7 +245,7 @@ CS_INLINE void seek_block(const cs_job *job, size_t i, size_t n, int kind, int d
 }
 
 CS_INLINE void flee_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  LOAD_AGENT;
+  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
   v3 t, unused;
   load_target(job, i, n, kind, 0, &t, &unused, dims);
   write_steering(job, i, n,
@@ -260,7 +256,7 @@ CS_INLINE void flee_block(const cs_job *job, size_t i, size_t n, int kind, int d
 }
 
 CS_INLINE void arrive_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  LOAD_AGENT;
+  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
   v3 t, unused;
   load_target(job, i, n, kind, 0, &t, &unused, dims);
   v3 d = v3_sub(t, p, dims);
@@ -277,7 +273,7 @@ CS_INLINE void arrive_block(const cs_job *job, size_t i, size_t n, int kind, int
 }
 
 CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  LOAD_AGENT;
+  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
   v3 t, unused;
   load_target(job, i, n, kind, 0, &t, &unused, dims);
   v3 d = v3_sub(p, t, dims);
@@ -293,7 +289,7 @@ CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int 
 }
 
 CS_INLINE void pursuit_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  LOAD_AGENT;
+  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
   v3 tp, tv;
   load_target(job, i, n, kind, 1, &tp, &tv, dims);
   vf max_speed = param_load(job->max_speed, i, n);
@@ -310,7 +306,7 @@ CS_INLINE void pursuit_block(const cs_job *job, size_t i, size_t n, int kind, in
 }
 
 CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  LOAD_AGENT;
+  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
   v3 tp, tv;
   load_target(job, i, n, kind, 1, &tp, &tv, dims);
   vf max_speed = param_load(job->max_speed, i, n);
@@ -353,8 +349,8 @@ CS_INLINE uint32_t wander_lanes(const cs_job *job, size_t i, size_t n, vmask *m)
   return (uint32_t)((1ull << n) - 1u);
 }
 
-CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, const uint32_t key[3],
-                            int dims) {
+CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
+  (void)kind; /* no target */
   vmask wanders;
   const uint32_t lanes = wander_lanes(job, i, n, &wanders);
   if (!lanes) return; /* nobody here wanders: the step's output stays as is */
@@ -366,7 +362,8 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, const uint32_
   vf jitter = param_load(job->jitter, i, n);
   v3 jittered;
   for (int k = 0; k < dims; k++)
-    jittered.c[k] = v_add(w.c[k], v_mul(jitter, random_lanes(key[k], agent_index)));
+    jittered.c[k] =
+        v_add(w.c[k], v_mul(jitter, random_lanes(job->wander_key[k], agent_index)));
   v3 own_heading = v3_heading(v, dims);
   vf l = v3_len(jittered, dims);
   v3 new_w = v3_select(v_gt(l, v_zero()), v3_div(jittered, l, dims), own_heading, dims);
@@ -378,7 +375,9 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, const uint32_
   write_steering(job, i, n, s, dims);
 }
 
-CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) {
+CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int kind,
+                               int dims) {
+  (void)kind; /* no target */
   const float *const steering[3] = {
       job->steering[0] + (i - job->out_base), job->steering[1] + (i - job->out_base),
       dims == 3 ? job->steering[2] + (i - job->out_base) : NULL};
@@ -401,20 +400,75 @@ CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) 
   v3_store(job->pos_rw, i, n, p, dims);
 }
 
-/* ---- loops: full blocks with n == W (constant), then one partial block --- */
+/* ---- loops: full blocks with n == W (a constant), then one partial block - */
 
-#define FOR_BLOCKS(call_with_n)                                                          \
-  do {                                                                                   \
-    size_t i = begin;                                                                    \
-    for (; end - i >= W; i += W) {                                                       \
-      const size_t n = W;                                                                \
-      call_with_n;                                                                       \
-    }                                                                                    \
-    if (i < end) {                                                                       \
-      const size_t n = end - i;                                                          \
-      call_with_n;                                                                       \
-    }                                                                                    \
-  } while (0)
+/* Agents [i, i + n) of one behaviour (or of the integrator), for the target
+ * form `kind` and `dims`: constants once inlined into the loops below. */
+typedef void (*block_fn)(const cs_job *job, size_t i, size_t n, int kind, int dims);
+
+CS_INLINE void run_blocks(block_fn block, const cs_job *job, size_t begin, size_t end,
+                          int kind, int dims) {
+  size_t i = begin;
+  for (; end - i >= W; i += W)
+    block(job, i, W, kind, dims);
+  if (i < end) block(job, i, end - i, kind, dims);
+}
+
+/* A loop per target form and dims, so each is compiled for its constants. */
+CS_INLINE void run_forms(block_fn block, const cs_job *job, size_t begin, size_t end,
+                         int dims) {
+  switch (job->target_kind) {
+  case CROWDSTEER_TARGET_POINT:
+    run_blocks(block, job, begin, end, CROWDSTEER_TARGET_POINT, dims);
+    break;
+  case CROWDSTEER_TARGET_ARRAYS:
+    run_blocks(block, job, begin, end, CROWDSTEER_TARGET_ARRAYS, dims);
+    break;
+  default: run_blocks(block, job, begin, end, CROWDSTEER_TARGET_AGENTS, dims); break;
+  }
+}
+
+CS_INLINE void run_targeted(block_fn block, const cs_job *job, size_t begin, size_t end) {
+  if (job->dims == 2)
+    run_forms(block, job, begin, end, 2);
+  else
+    run_forms(block, job, begin, end, 3);
+}
+
+/* Wander and the integrator have no target: one loop per dims. */
+CS_INLINE void run_untargeted(block_fn block, const cs_job *job, size_t begin,
+                              size_t end) {
+  if (job->dims == 2)
+    run_blocks(block, job, begin, end, CROWDSTEER_TARGET_POINT, 2);
+  else
+    run_blocks(block, job, begin, end, CROWDSTEER_TARGET_POINT, 3);
+}
+
+/* The kernels. Not inlined: run_streamed calls one up to three times. */
+CS_NOINLINE static void seek_kernel(const cs_job *job, size_t begin, size_t end) {
+  run_targeted(seek_block, job, begin, end);
+}
+CS_NOINLINE static void flee_kernel(const cs_job *job, size_t begin, size_t end) {
+  run_targeted(flee_block, job, begin, end);
+}
+CS_NOINLINE static void arrive_kernel(const cs_job *job, size_t begin, size_t end) {
+  run_targeted(arrive_block, job, begin, end);
+}
+CS_NOINLINE static void leave_kernel(const cs_job *job, size_t begin, size_t end) {
+  run_targeted(leave_block, job, begin, end);
+}
+CS_NOINLINE static void pursuit_kernel(const cs_job *job, size_t begin, size_t end) {
+  run_targeted(pursuit_block, job, begin, end);
+}
+CS_NOINLINE static void evade_kernel(const cs_job *job, size_t begin, size_t end) {
+  run_targeted(evade_block, job, begin, end);
+}
+CS_NOINLINE static void wander_kernel(const cs_job *job, size_t begin, size_t end) {
+  run_untargeted(wander_block, job, begin, end);
+}
+static void integrate_kernel(const cs_job *job, size_t begin, size_t end) {
+  run_untargeted(integrate_block, job, begin, end);
+}
 
 /* A large OVERWRITE output is written with non-temporal stores: a normal
  * store first reads the line it writes (write-allocate), which costs a
@@ -423,9 +477,10 @@ CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int dims) 
  * alignment can one range of whole vectors be aligned for all of them;
  * [*first, *last) is that range, the rest is stored normally. Outputs small
  * enough to stay in cache for the integrator keep normal stores. */
-CS_INLINE int stream_split(const cs_job *job, size_t begin, size_t end, int dims,
-                           size_t *first, size_t *last) {
+CS_INLINE int stream_split(const cs_job *job, size_t begin, size_t end, size_t *first,
+                           size_t *last) {
   const uintptr_t vector_bytes = W * sizeof(float);
+  const int dims = job->dims;
   if (job->mode != CROWDSTEER_OVERWRITE ||
       (end - begin) * (size_t)dims * sizeof(float) < CS_STREAM_MIN_BYTES)
     return 0;
@@ -439,93 +494,32 @@ CS_INLINE int stream_split(const cs_job *job, size_t begin, size_t end, int dims
   return 1;
 }
 
-/* Runs `range` (a function of job, begin, end) over [begin, end), streaming
- * the aligned middle of a large output (stream_split). `range` is called up
- * to three times: it must not be inlined (CS_NOINLINE), or every kernel
- * would be compiled three times over. */
-#define RUN_STREAMED(range, job, begin, end, dims)                                       \
-  do {                                                                                   \
-    size_t first, last;                                                                  \
-    if (!stream_split(job, begin, end, dims, &first, &last)) {                           \
-      range(job, begin, end);                                                            \
-      break;                                                                             \
-    }                                                                                    \
-    cs_job streamed = *(job);                                                            \
-    streamed.mode = CS_WRITE_STREAM;                                                     \
-    range(job, begin, first);                                                            \
-    range(&streamed, first, last);                                                       \
-    v_stream_fence();                                                                    \
-    range(job, last, end);                                                               \
-  } while (0)
-
-#define TARGETED_KERNELS(name)                                                           \
-  CS_INLINE void name##_range(const cs_job *job, size_t begin, size_t end, int dims) {   \
-    switch (job->target_kind) {                                                          \
-    case CROWDSTEER_TARGET_POINT:                                                        \
-      FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_POINT, dims));                \
-      break;                                                                             \
-    case CROWDSTEER_TARGET_ARRAYS:                                                       \
-      FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_ARRAYS, dims));               \
-      break;                                                                             \
-    default: FOR_BLOCKS(name##_block(job, i, n, CROWDSTEER_TARGET_AGENTS, dims)); break; \
-    }                                                                                    \
-  }                                                                                      \
-  CS_NOINLINE static void name##_range_2d(const cs_job *job, size_t begin, size_t end) { \
-    name##_range(job, begin, end, 2);                                                    \
-  }                                                                                      \
-  CS_NOINLINE static void name##_range_3d(const cs_job *job, size_t begin, size_t end) { \
-    name##_range(job, begin, end, 3);                                                    \
-  }                                                                                      \
-  static void name##_2d(const cs_job *job, size_t begin, size_t end) {                   \
-    RUN_STREAMED(name##_range_2d, job, begin, end, 2);                                   \
-  }                                                                                      \
-  static void name##_3d(const cs_job *job, size_t begin, size_t end) {                   \
-    RUN_STREAMED(name##_range_3d, job, begin, end, 3);                                   \
+/* Runs a behaviour's kernel over [begin, end) for a single-behaviour call,
+ * streaming the aligned middle of a large output (stream_split). */
+static void run_streamed(cs_kernel kernel, const cs_job *job, size_t begin, size_t end) {
+  size_t first, last;
+  if (!stream_split(job, begin, end, &first, &last)) {
+    kernel(job, begin, end);
+    return;
   }
-
-TARGETED_KERNELS(seek)
-TARGETED_KERNELS(flee)
-TARGETED_KERNELS(arrive)
-TARGETED_KERNELS(leave)
-TARGETED_KERNELS(pursuit)
-TARGETED_KERNELS(evade)
-
-CS_INLINE void wander_range(const cs_job *job, size_t begin, size_t end, int dims) {
-  uint32_t key[3] = {0, 0, 0};
-  for (int k = 0; k < dims; k++)
-    key[k] = cs_random_key(job->wander_seed, job->wander_tick, (uint32_t)k);
-  FOR_BLOCKS(wander_block(job, i, n, key, dims));
-}
-CS_NOINLINE static void wander_range_2d(const cs_job *job, size_t begin, size_t end) {
-  wander_range(job, begin, end, 2);
-}
-CS_NOINLINE static void wander_range_3d(const cs_job *job, size_t begin, size_t end) {
-  wander_range(job, begin, end, 3);
-}
-static void wander_2d(const cs_job *job, size_t begin, size_t end) {
-  RUN_STREAMED(wander_range_2d, job, begin, end, 2);
-}
-static void wander_3d(const cs_job *job, size_t begin, size_t end) {
-  RUN_STREAMED(wander_range_3d, job, begin, end, 3);
+  cs_job streamed = *job;
+  streamed.mode = CS_WRITE_STREAM;
+  kernel(job, begin, first);
+  kernel(&streamed, first, last);
+  v_stream_fence();
+  kernel(job, last, end);
 }
 
-static void integrate_2d(const cs_job *job, size_t begin, size_t end) {
-  FOR_BLOCKS(integrate_block(job, i, n, 2));
-}
-static void integrate_3d(const cs_job *job, size_t begin, size_t end) {
-  FOR_BLOCKS(integrate_block(job, i, n, 3));
-}
-
-const cs_backend CS_BACKEND = {
-    .behaviour =
-        {
-            [CS_SEEK] = {seek_2d, seek_3d},
-            [CS_FLEE] = {flee_2d, flee_3d},
-            [CS_ARRIVE] = {arrive_2d, arrive_3d},
-            [CS_LEAVE] = {leave_2d, leave_3d},
-            [CS_PURSUIT] = {pursuit_2d, pursuit_3d},
-            [CS_EVADE] = {evade_2d, evade_3d},
-            [CS_WANDER] = {wander_2d, wander_3d},
-        },
-    .integrate = {integrate_2d, integrate_3d},
+/* Indexed by crowdsteer_behaviour (see cs_behaviours in behaviours.c). The
+ * neighbour behaviours have their own kernels and job (kernels/neighbours.c). */
+static const cs_kernel kernels[] = {
+    [CROWDSTEER_SEEK] = seek_kernel,       [CROWDSTEER_FLEE] = flee_kernel,
+    [CROWDSTEER_ARRIVE] = arrive_kernel,   [CROWDSTEER_LEAVE] = leave_kernel,
+    [CROWDSTEER_PURSUIT] = pursuit_kernel, [CROWDSTEER_EVADE] = evade_kernel,
+    [CROWDSTEER_WANDER] = wander_kernel,   [CROWDSTEER_SEPARATION] = NULL,
+    [CROWDSTEER_COHESION] = NULL,          [CROWDSTEER_ALIGNMENT] = NULL,
 };
+_Static_assert(sizeof kernels / sizeof kernels[0] == CROWDSTEER_BEHAVIOUR_COUNT,
+               "a row per behaviour of crowdsteer_behaviour");
+
+const cs_backend CS_BACKEND = {kernels, integrate_kernel, run_streamed};

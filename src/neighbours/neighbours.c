@@ -284,8 +284,8 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
   static const crowdsteer_target no_target; /* seek's validation: same parameters */
   cs_job base;
   memset(job, 0, sizeof *job);
-  CS_CHECK(cs_prepare_behaviour(&base, CS_SEEK, agents, &no_target, NULL, params, begin,
-                                end, select, select_bit));
+  CS_CHECK(cs_prepare_behaviour(&base, CROWDSTEER_SEEK, agents, &no_target, NULL, params,
+                                begin, end, select, select_bit));
   job->behaviour = behaviour;
   job->dims = base.dims;
   job->count = base.count;
@@ -323,12 +323,14 @@ cs_nb_kernel cs_nb_active_kernel(void) {
   }
 }
 
-static crowdsteer_status run(cs_nb_behaviour behaviour, const crowdsteer_agents *agents,
-                             const crowdsteer_neighbours *nb,
-                             const crowdsteer_params *params,
-                             const crowdsteer_output *out, size_t begin, size_t end) {
+crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
+                            const crowdsteer_agents *agents,
+                            const crowdsteer_neighbours *nb,
+                            const crowdsteer_params *params, const crowdsteer_output *out,
+                            size_t begin, size_t end) {
+  const cs_nb_behaviour kind = (cs_nb_behaviour)(behaviour - CROWDSTEER_SEPARATION);
   cs_nb_job job;
-  CS_CHECK(cs_nb_prepare(&job, behaviour, agents, nb, params, begin, end, NULL, 0));
+  CS_CHECK(cs_nb_prepare(&job, kind, agents, nb, params, begin, end, NULL, 0));
   cs_job output;
   memset(&output, 0, sizeof output);
   output.dims = job.dims;
@@ -340,15 +342,3 @@ static crowdsteer_status run(cs_nb_behaviour behaviour, const crowdsteer_agents 
   (job.grid ? cs_nb_active_kernel() : cs_nb_kernel_scalar)(&job, begin, end);
   return CROWDSTEER_OK;
 }
-
-#define NEIGHBOUR_ENTRY(name, behaviour)                                                 \
-  crowdsteer_status crowdsteer_##name(                                                   \
-      const crowdsteer_agents *agents, const crowdsteer_neighbours *nb,                  \
-      const crowdsteer_params *params, const crowdsteer_output *out, size_t begin,       \
-      size_t end) {                                                                      \
-    const cs_fpenv host = cs_fpenv_enter();                                              \
-    return cs_fpenv_return(host, run(behaviour, agents, nb, params, out, begin, end));   \
-  }
-NEIGHBOUR_ENTRY(separation, CS_NB_SEPARATION)
-NEIGHBOUR_ENTRY(cohesion, CS_NB_COHESION)
-NEIGHBOUR_ENTRY(alignment, CS_NB_ALIGNMENT)

@@ -156,77 +156,73 @@ REF vec flee_one(vec p, vec v, vec t, float max_speed, float panic_radius, float
   return steer_towards(vec_scale(away, max_speed, dims), v, ttt, dims);
 }
 
-REF void seek_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
+/* Agent i's steering from one behaviour, given its position and velocity. */
+typedef vec (*agent_steering)(const cs_job *job, size_t i, vec p, vec v, int dims);
+
+/* The loop every behaviour shares: the agents of [begin, end) that take part,
+ * each one's steering written as the job says. */
+REF void steer_range(agent_steering steering, const cs_job *job, size_t begin, size_t end,
+                     const int dims) {
   for (size_t i = begin; i < end; i++) {
     if (!agent_active(job, i)) continue; /* its data was not checked */
     vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
-    write_steering(job, i,
-                   seek_one(p, v, target_position(job, i, dims),
-                            cs_param_at(job->max_speed, i),
-                            cs_param_at(job->time_to_target, i), dims),
-                   dims);
+    write_steering(job, i, steering(job, i, p, v, dims), dims);
   }
 }
 
-REF void flee_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
-  for (size_t i = begin; i < end; i++) {
-    if (!agent_active(job, i)) continue; /* its data was not checked */
-    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
-    write_steering(job, i,
-                   flee_one(p, v, target_position(job, i, dims),
-                            cs_param_at(job->max_speed, i),
-                            cs_param_at(job->panic_radius, i),
-                            cs_param_at(job->time_to_target, i), dims),
-                   dims);
-  }
+/* Each behaviour's loop compiled for a constant dims, so the vectors live in
+ * registers: the reference is a fair scalar baseline, not a slow one. */
+REF void steer_all(agent_steering steering, const cs_job *job, size_t begin, size_t end) {
+  if (job->dims == 2)
+    steer_range(steering, job, begin, end, 2);
+  else
+    steer_range(steering, job, begin, end, 3);
+}
+
+REF vec seek_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
+  return seek_one(p, v, target_position(job, i, dims), cs_param_at(job->max_speed, i),
+                  cs_param_at(job->time_to_target, i), dims);
+}
+
+REF vec flee_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
+  return flee_one(p, v, target_position(job, i, dims), cs_param_at(job->max_speed, i),
+                  cs_param_at(job->panic_radius, i), cs_param_at(job->time_to_target, i),
+                  dims);
 }
 
 /* arrive: d = t - p, dist = len(d).
  *   dist <= target_radius : desired = 0
  *   dist <  slowing_radius: desired = (d / dist) * (max_speed * dist / slowing_radius)
  *   otherwise             : desired = (d / dist) * max_speed */
-REF void arrive_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
-  for (size_t i = begin; i < end; i++) {
-    if (!agent_active(job, i)) continue; /* its data was not checked */
-    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
-    vec d = vec_sub(target_position(job, i, dims), p, dims);
-    float dist = len(d, dims);
-    float max_speed = cs_param_at(job->max_speed, i);
-    float slowing_radius = cs_param_at(job->slowing_radius, i);
-    vec desired = zero_vec;
-    if (!(dist <= cs_param_at(job->target_radius, i))) {
-      float speed = dist < slowing_radius ? max_speed * dist / slowing_radius : max_speed;
-      desired = vec_scale(vec_div(d, dist, dims), speed, dims);
-    }
-    write_steering(job, i,
-                   steer_towards(desired, v, cs_param_at(job->time_to_target, i), dims),
-                   dims);
+REF vec arrive_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
+  vec d = vec_sub(target_position(job, i, dims), p, dims);
+  float dist = len(d, dims);
+  float max_speed = cs_param_at(job->max_speed, i);
+  float slowing_radius = cs_param_at(job->slowing_radius, i);
+  vec desired = zero_vec;
+  if (!(dist <= cs_param_at(job->target_radius, i))) {
+    float speed = dist < slowing_radius ? max_speed * dist / slowing_radius : max_speed;
+    desired = vec_scale(vec_div(d, dist, dims), speed, dims);
   }
+  return steer_towards(desired, v, cs_param_at(job->time_to_target, i), dims);
 }
 
 /* leave: d = p - t, dist = len(d). No steering when danger_radius == 0 or
  * dist > danger_radius. Else speed = max_speed when dist < escape_radius,
  * otherwise max_speed - max_speed * dist / danger_radius; the direction is
  * d / dist, or heading(v) when dist == 0. */
-REF void leave_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
-  for (size_t i = begin; i < end; i++) {
-    if (!agent_active(job, i)) continue; /* its data was not checked */
-    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
-    vec d = vec_sub(p, target_position(job, i, dims), dims);
-    float dist = len(d, dims);
-    float max_speed = cs_param_at(job->max_speed, i);
-    float danger_radius = cs_param_at(job->danger_radius, i);
-    vec s = zero_vec;
-    if (danger_radius != 0.0f && !(dist > danger_radius)) {
-      float speed = dist < cs_param_at(job->escape_radius, i)
-                        ? max_speed
-                        : max_speed - max_speed * dist / danger_radius;
-      vec away = dist > 0.0f ? vec_div(d, dist, dims) : heading(v, dims);
-      s = steer_towards(vec_scale(away, speed, dims), v,
-                        cs_param_at(job->time_to_target, i), dims);
-    }
-    write_steering(job, i, s, dims);
-  }
+REF vec leave_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
+  vec d = vec_sub(p, target_position(job, i, dims), dims);
+  float dist = len(d, dims);
+  float max_speed = cs_param_at(job->max_speed, i);
+  float danger_radius = cs_param_at(job->danger_radius, i);
+  if (danger_radius == 0.0f || dist > danger_radius) return zero_vec;
+  float speed = dist < cs_param_at(job->escape_radius, i)
+                    ? max_speed
+                    : max_speed - max_speed * dist / danger_radius;
+  vec away = dist > 0.0f ? vec_div(d, dist, dims) : heading(v, dims);
+  return steer_towards(vec_scale(away, speed, dims), v,
+                       cs_param_at(job->time_to_target, i), dims);
 }
 
 /* Look-ahead for pursuit and evade:
@@ -242,71 +238,52 @@ REF vec predict(vec d, vec tp, vec tv, float max_speed, float max_prediction, in
 /* pursuit: with d = tp - p, a quarry ahead (dot(d, heading(v)) > 0) and
  * coming head-on (dot(heading(v), heading(tv)) < -0.95) is sought directly;
  * otherwise seek the predicted position. */
-REF void pursuit_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
-  for (size_t i = begin; i < end; i++) {
-    if (!agent_active(job, i)) continue; /* its data was not checked */
-    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
-    vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
-    float max_speed = cs_param_at(job->max_speed, i);
-    vec d = vec_sub(tp, p, dims);
-    vec own_heading = heading(v, dims);
-    int head_on = dot(d, own_heading, dims) > 0.0f &&
-                  dot(own_heading, heading(tv, dims), dims) < -0.95f;
-    vec aim = head_on ? tp
-                      : predict(d, tp, tv, max_speed,
-                                cs_max_prediction(job->max_prediction, i), dims);
-    write_steering(
-        job, i, seek_one(p, v, aim, max_speed, cs_param_at(job->time_to_target, i), dims),
-        dims);
-  }
+REF vec pursuit_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
+  vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
+  float max_speed = cs_param_at(job->max_speed, i);
+  vec d = vec_sub(tp, p, dims);
+  vec own_heading = heading(v, dims);
+  int head_on = dot(d, own_heading, dims) > 0.0f &&
+                dot(own_heading, heading(tv, dims), dims) < -0.95f;
+  vec aim = head_on ? tp
+                    : predict(d, tp, tv, max_speed,
+                              cs_max_prediction(job->max_prediction, i), dims);
+  return seek_one(p, v, aim, max_speed, cs_param_at(job->time_to_target, i), dims);
 }
 
 /* evade: flee (with panic_radius) from pursuit's predicted position. */
-REF void evade_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
-  for (size_t i = begin; i < end; i++) {
-    if (!agent_active(job, i)) continue; /* its data was not checked */
-    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
-    vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
-    float max_speed = cs_param_at(job->max_speed, i);
-    vec threat = predict(vec_sub(tp, p, dims), tp, tv, max_speed,
-                         cs_max_prediction(job->max_prediction, i), dims);
-    write_steering(job, i,
-                   flee_one(p, v, threat, max_speed, cs_param_at(job->panic_radius, i),
-                            cs_param_at(job->time_to_target, i), dims),
-                   dims);
-  }
+REF vec evade_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
+  vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
+  float max_speed = cs_param_at(job->max_speed, i);
+  vec threat = predict(vec_sub(tp, p, dims), tp, tv, max_speed,
+                       cs_max_prediction(job->max_prediction, i), dims);
+  return flee_one(p, v, threat, max_speed, cs_param_at(job->panic_radius, i),
+                  cs_param_at(job->time_to_target, i), dims);
 }
 
 /* wander: w = normalize(w + jitter * r), r[k] = random(seed, i, tick, k);
  * if that is zero, w = heading(v). s = heading(v) * wander_distance +
  * w * wander_radius. */
-REF void wander_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
-  uint32_t key[3];
+REF vec wander_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
+  (void)p;
+  vec w = vec_load((const float *const *)job->wander, i, dims);
+  vec jittered = w;
   for (int k = 0; k < dims; k++)
-    key[k] = cs_random_key(job->wander_seed, job->wander_tick, (uint32_t)k);
-  for (size_t i = begin; i < end; i++) {
-    if (!agent_active(job, i)) continue; /* its data was not checked */
-    vec v = vec_load(job->vel, i, dims);
-    vec w = vec_load((const float *const *)job->wander, i, dims);
-    vec jittered = w;
-    for (int k = 0; k < dims; k++)
-      jittered.c[k] =
-          w.c[k] + cs_param_at(job->jitter, i) * cs_random_from_key(key[k], (uint32_t)i);
-    vec own_heading = heading(v, dims);
-    w = len(jittered, dims) > 0.0f ? normalize(jittered, dims) : own_heading;
-    for (int k = 0; k < dims; k++)
-      job->wander[k][i] = w.c[k];
-    vec s = vec_add(vec_scale(own_heading, cs_param_at(job->wander_distance, i), dims),
-                    vec_scale(w, cs_param_at(job->wander_radius, i), dims), dims);
-    write_steering(job, i, s, dims);
-  }
+    jittered.c[k] = w.c[k] + cs_param_at(job->jitter, i) *
+                                 cs_random_from_key(job->wander_key[k], (uint32_t)i);
+  vec own_heading = heading(v, dims);
+  w = len(jittered, dims) > 0.0f ? normalize(jittered, dims) : own_heading;
+  for (int k = 0; k < dims; k++)
+    job->wander[k][i] = w.c[k];
+  return vec_add(vec_scale(own_heading, cs_param_at(job->wander_distance, i), dims),
+                 vec_scale(w, cs_param_at(job->wander_radius, i), dims), dims);
 }
 
 /* integrator: f = truncate(s, max_force); a = f / mass;
  * v' = truncate(v + a * dt, max_speed); p' = p + v' * dt.
  * Like the kernels, a uniform max_force of +inf, mass of 1 and dt of 1 skip
  * their operations, which leave a vector unchanged exactly. */
-REF void integrate_kernel(const cs_job *job, size_t begin, size_t end, const int dims) {
+REF void integrate_range(const cs_job *job, size_t begin, size_t end, const int dims) {
   const int limit_force = job->max_force.array || job->max_force.value <= FLT_MAX;
   const int divide_mass = job->mass.array || job->mass.value != 1.0f;
   const int unit_dt = job->dt == 1.0f;
@@ -326,35 +303,50 @@ REF void integrate_kernel(const cs_job *job, size_t begin, size_t end, const int
   }
 }
 
-/* Each kernel specialised for a constant dims, so the vectors live in
- * registers: the reference is a fair scalar baseline, not a slow one. */
-#define FOR_DIMS(kernel)                                                                 \
-  static void kernel##_2d(const cs_job *job, size_t begin, size_t end) {                 \
-    kernel##_kernel(job, begin, end, 2);                                                 \
-  }                                                                                      \
-  static void kernel##_3d(const cs_job *job, size_t begin, size_t end) {                 \
-    kernel##_kernel(job, begin, end, 3);                                                 \
-  }
-FOR_DIMS(seek)
-FOR_DIMS(flee)
-FOR_DIMS(arrive)
-FOR_DIMS(leave)
-FOR_DIMS(pursuit)
-FOR_DIMS(evade)
-FOR_DIMS(wander)
-FOR_DIMS(integrate)
-#define BOTH_DIMS(kernel)                                                                \
-  { kernel##_2d, kernel##_3d }
-const cs_backend cs_backend_scalar = {
-    .behaviour =
-        {
-            [CS_SEEK] = BOTH_DIMS(seek),
-            [CS_FLEE] = BOTH_DIMS(flee),
-            [CS_ARRIVE] = BOTH_DIMS(arrive),
-            [CS_LEAVE] = BOTH_DIMS(leave),
-            [CS_PURSUIT] = BOTH_DIMS(pursuit),
-            [CS_EVADE] = BOTH_DIMS(evade),
-            [CS_WANDER] = BOTH_DIMS(wander),
-        },
-    .integrate = BOTH_DIMS(integrate),
+/* The reference function of each behaviour: row b of cs_backend_scalar. */
+static void seek(const cs_job *job, size_t begin, size_t end) {
+  steer_all(seek_agent, job, begin, end);
+}
+static void flee(const cs_job *job, size_t begin, size_t end) {
+  steer_all(flee_agent, job, begin, end);
+}
+static void arrive(const cs_job *job, size_t begin, size_t end) {
+  steer_all(arrive_agent, job, begin, end);
+}
+static void leave(const cs_job *job, size_t begin, size_t end) {
+  steer_all(leave_agent, job, begin, end);
+}
+static void pursuit(const cs_job *job, size_t begin, size_t end) {
+  steer_all(pursuit_agent, job, begin, end);
+}
+static void evade(const cs_job *job, size_t begin, size_t end) {
+  steer_all(evade_agent, job, begin, end);
+}
+static void wander(const cs_job *job, size_t begin, size_t end) {
+  steer_all(wander_agent, job, begin, end);
+}
+static void integrate(const cs_job *job, size_t begin, size_t end) {
+  if (job->dims == 2)
+    integrate_range(job, begin, end, 2);
+  else
+    integrate_range(job, begin, end, 3);
+}
+
+/* A single-behaviour call runs the kernel as it is (no streaming stores). */
+static void run_plain(cs_kernel kernel, const cs_job *job, size_t begin, size_t end) {
+  kernel(job, begin, end);
+}
+
+/* Indexed by crowdsteer_behaviour (see cs_behaviours in behaviours.c); the
+ * neighbour behaviours' definition is neighbours/neighbours.c. */
+static const cs_kernel references[] = {
+    [CROWDSTEER_SEEK] = seek,       [CROWDSTEER_FLEE] = flee,
+    [CROWDSTEER_ARRIVE] = arrive,   [CROWDSTEER_LEAVE] = leave,
+    [CROWDSTEER_PURSUIT] = pursuit, [CROWDSTEER_EVADE] = evade,
+    [CROWDSTEER_WANDER] = wander,   [CROWDSTEER_SEPARATION] = NULL,
+    [CROWDSTEER_COHESION] = NULL,   [CROWDSTEER_ALIGNMENT] = NULL,
 };
+_Static_assert(sizeof references / sizeof references[0] == CROWDSTEER_BEHAVIOUR_COUNT,
+               "a row per behaviour of crowdsteer_behaviour");
+
+const cs_backend cs_backend_scalar = {references, integrate, run_plain};
