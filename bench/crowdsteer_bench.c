@@ -1,6 +1,7 @@
 /* The crowdsteer benchmark suite: one table of kernels, registered through
  * the Google Benchmark shim for every ISA this build and CPU can run, the
- * auto-vectorised reference and memory-bandwidth baselines. */
+ * userloop competitor and memory-bandwidth baselines. */
+#include <float.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +13,7 @@
 #include "internal.h"
 #include "neighbours.h"
 #include "shim.h"
-
-/* src/reference/reference.c compiled again with auto-vectorisation and
- * -march=native, its table renamed (see bench/CMakeLists.txt). */
-extern const cs_backend cs_backend_autovec;
+#include "userloop_steering.h"
 
 /* ---- the table of kernels ------------------------------------------------- */
 
@@ -28,11 +26,12 @@ typedef struct bench_case {
   crowdsteer_target_kind form; /* TARGETED only */
 } bench_case;
 
-#define FORMS(name, behaviour)                                                 \
-  {#name, TARGETED, behaviour, CROWDSTEER_TARGET_POINT},                       \
-      {#name "_arrays", TARGETED, behaviour, CROWDSTEER_TARGET_ARRAYS},        \
-      {#name "_agents", TARGETED, behaviour, CROWDSTEER_TARGET_AGENTS},        \
-      {#name "_agent", TARGETED, behaviour, CROWDSTEER_TARGET_AGENT}
+#define FORMS(name, behaviour)                                                           \
+  {#name, TARGETED, behaviour, CROWDSTEER_TARGET_POINT},                                 \
+      {#name "_arrays", TARGETED, behaviour, CROWDSTEER_TARGET_ARRAYS},                  \
+      {#name "_agents", TARGETED, behaviour, CROWDSTEER_TARGET_AGENTS}, {                \
+#name "_agent", TARGETED, behaviour, CROWDSTEER_TARGET_AGENT                         \
+  }
 
 /* Every behaviour in every target form; each is also run as a "_step"
  * (behaviour then integrator), except the integrator itself. */
@@ -96,7 +95,8 @@ static float random_at(uint32_t stream, size_t i, float lo, float hi) {
 }
 
 static void fill(float *a, uint32_t stream, size_t n, float lo, float hi) {
-  for (size_t i = 0; i < n; i++) a[i] = random_at(stream, i, lo, hi);
+  for (size_t i = 0; i < n; i++)
+    a[i] = random_at(stream, i, lo, hi);
 }
 
 /* Positions spread over [-100, 100) around the point target at the origin,
@@ -207,6 +207,66 @@ static crowdsteer_params bench_params(void) {
   return params;
 }
 
+/* ---- the userloop competitor (bench/userloop_steering.c), 2D ------------- */
+
+static userloop_params userloop_constants(void) {
+  const crowdsteer_params p = bench_params();
+  /* time to target and mass 1, no force limit, no look-ahead limit */
+  return (userloop_params){p.max_speed,       p.dt,           p.target_radius,
+                           p.slowing_radius,  p.panic_radius, p.danger_radius,
+                           p.escape_radius,   FLT_MAX,        p.wander_radius,
+                           p.wander_distance, p.jitter};
+}
+
+static userloop_behaviour userloop_behaviour_of(int behaviour) {
+  switch (behaviour) {
+  case CROWDSTEER_SEEK: return USERLOOP_SEEK;
+  case CROWDSTEER_FLEE: return USERLOOP_FLEE;
+  case CROWDSTEER_ARRIVE: return USERLOOP_ARRIVE;
+  case CROWDSTEER_LEAVE: return USERLOOP_LEAVE;
+  case CROWDSTEER_PURSUIT: return USERLOOP_PURSUIT;
+  case CROWDSTEER_EVADE: return USERLOOP_EVADE;
+  default: return USERLOOP_WANDER;
+  }
+}
+
+static userloop_form userloop_form_of(crowdsteer_target_kind kind) {
+  switch (kind) {
+  case CROWDSTEER_TARGET_ARRAYS: return USERLOOP_ARRAYS;
+  case CROWDSTEER_TARGET_AGENTS: return USERLOOP_AGENTS;
+  case CROWDSTEER_TARGET_AGENT: return USERLOOP_AGENT;
+  default: return USERLOOP_POINT;
+  }
+}
+
+/* The same work as run_kernel's, the way a user's loops do it: a "_step"
+ * is one loop (behaviour and integrator, no steering array). */
+static void run_userloop(csb_state *state, const kernel_entry *e, world *w, size_t n) {
+  const userloop_crowd crowd = {n, w->p[0], w->p[1], w->v[0], w->v[1]};
+  const userloop_target target = {
+      0.0f,     0.0f,     0.5f,     -0.25f,   w->tp[0],
+      w->tp[1], w->tv[0], w->tv[1], w->index, (uint32_t)(n / 2)};
+  userloop_wander wander = {w->w[0], w->w[1], 0x12345u, 0};
+  const userloop_params params = userloop_constants();
+  const userloop_behaviour behaviour = userloop_behaviour_of((int)e->c->behaviour);
+  const userloop_form form = userloop_form_of(e->c->form);
+  while (csb_keep_running(state)) {
+    wander.tick = w->tick++;
+    if (e->c->kind == INTEGRATE)
+      userloop_integrate(&crowd, w->s[0], w->s[1], &params);
+    else if (e->step)
+      userloop_steer_step(behaviour, form, &crowd, &target, &wander, &params, w->s[0],
+                          w->s[1]);
+    else
+      userloop_steer(behaviour, form, &crowd, &target, &wander, &params, w->s[0],
+                     w->s[1]);
+    csb_clobber_memory();
+  }
+  const int64_t agents_done = csb_iterations(state) * (int64_t)n;
+  csb_set_items_processed(state, agents_done);
+  csb_set_bytes_processed(state, agents_done * bytes_per_agent(e->c, e->step, 2));
+}
+
 static void run_kernel(csb_state *state, const void *arg) {
   const kernel_entry *e = arg;
   const size_t n = (size_t)csb_range(state, 0);
@@ -218,10 +278,14 @@ static void run_kernel(csb_state *state, const void *arg) {
     }
     return;
   }
+  if (!e->backend) {
+    run_userloop(state, e, w, n);
+    return;
+  }
   int z = dims == 3;
-  crowdsteer_agents agents = {n,         dims,      w->p[0], w->p[1],
-                              z ? w->p[2] : NULL, w->v[0], w->v[1],
-                              z ? w->v[2] : NULL};
+  crowdsteer_agents agents = {
+      n,       dims,    w->p[0],           w->p[1], z ? w->p[2] : NULL,
+      w->v[0], w->v[1], z ? w->v[2] : NULL};
   crowdsteer_vectors steering = {w->s[0], w->s[1], z ? w->s[2] : NULL};
   crowdsteer_output out;
   memset(&out, 0, sizeof out);
@@ -262,7 +326,8 @@ static void run_kernel(csb_state *state, const void *arg) {
     }
     if (status == CROWDSTEER_OK && (e->step || e->c->kind == INTEGRATE))
       status = cs_run_integrate(backend, &agents, &steering, &params, 0, n);
-    if (status != CROWDSTEER_OK) csb_skip_with_error(state, crowdsteer_status_string(status));
+    if (status != CROWDSTEER_OK)
+      csb_skip_with_error(state, crowdsteer_status_string(status));
     csb_clobber_memory();
   }
   const int64_t agents_done = csb_iterations(state) * (int64_t)n;
@@ -310,7 +375,8 @@ static int chase_setup(int chase, size_t n, crowdsteer_step_behaviour *pursue,
   step->integrator.max_speed = 1e-3f;
   *mask = malloc(n * sizeof(uint32_t) + 1);
   if (!*mask) return 0;
-  for (size_t i = 0; i < n; i++) (*mask)[i] = i != n / 2;
+  for (size_t i = 0; i < n; i++)
+    (*mask)[i] = i != n / 2;
   step->behaviour_mask = *mask;
   if (chase == CHASE_AGENT) {
     pursue->target.kind = CROWDSTEER_TARGET_AGENT;
@@ -320,14 +386,48 @@ static int chase_setup(int chase, size_t n, crowdsteer_step_behaviour *pursue,
   *copy = malloc(6 * n * sizeof(float) + 1);
   *same = malloc(n * sizeof(uint32_t) + 1);
   if (!*copy || !*same) return 0;
-  for (size_t i = 0; i < n; i++) (*same)[i] = (uint32_t)(n / 2);
+  for (size_t i = 0; i < n; i++)
+    (*same)[i] = (uint32_t)(n / 2);
   float **axes[6] = {&snapshot->px, &snapshot->py, &snapshot->pz,
                      &snapshot->vx, &snapshot->vy, &snapshot->vz};
-  for (int a = 0; a < 6; a++) *axes[a] = *copy + (size_t)a * n;
+  for (int a = 0; a < 6; a++)
+    *axes[a] = *copy + (size_t)a * n;
   pursue->target.kind = CROWDSTEER_TARGET_AGENTS;
   pursue->target.index = *same;
   step->snapshot = snapshot;
   return 1;
+}
+
+/* seek_fused and mixed3_fused as a user's one loop: the same in-place step
+ * of the same crowd. */
+static void run_userloop_mixed(csb_state *state, const void *arg) {
+  const mixed_entry *e = arg;
+  const size_t n = (size_t)csb_range(state, 0);
+  world *w = world_for(n, 2, e);
+  if (!w) {
+    csb_skip_with_error(state, "out of memory");
+    while (csb_keep_running(state)) {
+    }
+    return;
+  }
+  const userloop_crowd crowd = {n, w->p[0], w->p[1], w->v[0], w->v[1]};
+  const userloop_target origin = {0};
+  userloop_wander wander = {w->w[0], w->w[1], 0x12345u, 0};
+  const userloop_params params = userloop_constants();
+  const userloop_mix mix = {0.0f, 0.0f, 30.0f, 0.0f, 1.0f, 0.75f, 0.5f};
+  while (csb_keep_running(state)) {
+    wander.tick = w->tick++;
+    if (e->behaviours == 1)
+      userloop_steer_step(USERLOOP_SEEK, USERLOOP_POINT, &crowd, &origin, &wander,
+                          &params, w->s[0], w->s[1]);
+    else
+      userloop_mixed3(&crowd, &wander, &mix, &params);
+    csb_clobber_memory();
+  }
+  const int64_t agents_done = csb_iterations(state) * (int64_t)n;
+  const int64_t per_agent = 2 * (e->behaviours >= 3 ? 3 : 2) * 2 * (int64_t)sizeof(float);
+  csb_set_items_processed(state, agents_done);
+  csb_set_bytes_processed(state, agents_done * per_agent);
 }
 
 static void run_mixed(csb_state *state, const void *arg) {
@@ -342,9 +442,9 @@ static void run_mixed(csb_state *state, const void *arg) {
     return;
   }
   int z = dims == 3;
-  crowdsteer_agents agents = {n,         dims,      w->p[0], w->p[1],
-                              z ? w->p[2] : NULL, w->v[0], w->v[1],
-                              z ? w->v[2] : NULL};
+  crowdsteer_agents agents = {
+      n,       dims,    w->p[0],           w->p[1], z ? w->p[2] : NULL,
+      w->v[0], w->v[1], z ? w->v[2] : NULL};
   crowdsteer_wander_state wander;
   memset(&wander, 0, sizeof wander);
   wander.direction = (crowdsteer_vectors){w->w[0], w->w[1], z ? w->w[2] : NULL};
@@ -375,11 +475,14 @@ static void run_mixed(csb_state *state, const void *arg) {
       !chase_setup(e->chase, n, &behaviours[0], &step, &snapshot, &copy, &same, &mask))
     csb_skip_with_error(state, "out of memory");
   while (csb_keep_running(state)) {
-    for (int a = 0; copy && a < 6; a++) /* what an in-place AGENTS step costs the caller */
-      if (a % 3 < dims) memcpy(state_axis(&snapshot, a), state_axis(&agents, a), n * sizeof(float));
+    for (int a = 0; copy && a < 6;
+         a++) /* what an in-place AGENTS step costs the caller */
+      if (a % 3 < dims)
+        memcpy(state_axis(&snapshot, a), state_axis(&agents, a), n * sizeof(float));
     wander.tick = w->tick++;
     crowdsteer_status status = crowdsteer_step(&agents, &step, 0, n);
-    if (status != CROWDSTEER_OK) csb_skip_with_error(state, crowdsteer_status_string(status));
+    if (status != CROWDSTEER_OK)
+      csb_skip_with_error(state, crowdsteer_status_string(status));
     csb_clobber_memory();
   }
   const int64_t agents_done = csb_iterations(state) * (int64_t)n;
@@ -420,7 +523,8 @@ static void run_bandwidth(csb_state *state, const void *arg) {
     arrays[k++] = w->v[d];
     arrays[k++] = w->s[d];
   }
-  for (int j = 0; j < k; j++) dst[j] = w->scratch[j];
+  for (int j = 0; j < k; j++)
+    dst[j] = w->scratch[j];
   uint32_t sink = 0;
   while (csb_keep_running(state)) {
     switch (e->op) {
@@ -432,7 +536,8 @@ static void run_bandwidth(csb_state *state, const void *arg) {
   }
   csb_do_not_optimize(&sink);
   const int64_t agents_done = csb_iterations(state) * (int64_t)n;
-  const int64_t per_agent = (int64_t)k * (int64_t)sizeof(float) * (e->op == BW_READ ? 1 : 2);
+  const int64_t per_agent =
+      (int64_t)k * (int64_t)sizeof(float) * (e->op == BW_READ ? 1 : 2);
   csb_set_items_processed(state, agents_done);
   csb_set_bytes_processed(state, agents_done * per_agent);
 }
@@ -450,7 +555,8 @@ static void run_divider(csb_state *state, const void *arg) {
   const divider_entry *e = arg;
   const long rounds = (long)csb_range(state, 0);
   float sink = 0.0f;
-  while (csb_keep_running(state)) sink += divider_run(e->width, e->op, rounds);
+  while (csb_keep_running(state))
+    sink += divider_run(e->width, e->op, rounds);
   csb_do_not_optimize(&sink);
   csb_set_items_processed(state, csb_iterations(state) * rounds * DIVIDER_CHAINS *
                                      divider_lanes(e->width));
@@ -482,12 +588,11 @@ typedef struct isa_entry {
   const cs_backend *backend;
 } isa_entry;
 
-/* The scalar reference first, then the auto-vectorised reference, then every
- * SIMD ISA compiled in that this CPU runs. */
+/* The scalar reference first, then every SIMD ISA compiled in that this CPU
+ * runs, then the userloop (no backend: bench/userloop_steering.c, 2D). */
 static size_t list_isas(isa_entry *out, char *context, size_t context_size) {
   size_t count = 0;
   out[count++] = (isa_entry){"scalar", cs_backend_for(CROWDSTEER_ISA_SCALAR)};
-  out[count++] = (isa_entry){"autovec", &cs_backend_autovec};
   char skipped[256] = "";
   for (int isa = CROWDSTEER_ISA_SCALAR + 1; isa < CROWDSTEER_ISA_COUNT; isa++) {
     const cs_backend *backend = cs_backend_for((crowdsteer_isa)isa);
@@ -500,6 +605,7 @@ static size_t list_isas(isa_entry *out, char *context, size_t context_size) {
       snprintf(skipped + used, sizeof skipped - used, "%s%s", used ? "," : "", name);
     }
   }
+  out[count++] = (isa_entry){"userloop", NULL};
   size_t used = 0;
   for (size_t k = 0; k < count; k++)
     used += (size_t)snprintf(context + used, context_size - used, "%s%s", k ? "," : "",
@@ -507,13 +613,26 @@ static size_t list_isas(isa_entry *out, char *context, size_t context_size) {
   csb_add_context("crowdsteer_isas", context);
   if (skipped[0]) {
     csb_add_context("crowdsteer_isas_not_supported_by_cpu", skipped);
-    fprintf(stderr, "crowdsteer-bench: compiled in but not supported by this CPU, "
-                    "not registered: %s\n", skipped);
+    fprintf(stderr,
+            "crowdsteer-bench: compiled in but not supported by this CPU, "
+            "not registered: %s\n",
+            skipped);
   }
   return count;
 }
 
 static const char *const bw_names[] = {"bw_read", "bw_copy", "bw_rmw"};
+
+static void register_userloop_mixed(int dims, const int64_t *count) {
+  static mixed_entry entries[2] = {
+      {1, CHASE_NONE, 1, 2, CROWDSTEER_ISA_SCALAR, "userloop"},
+      {3, CHASE_NONE, 1, 2, CROWDSTEER_ISA_SCALAR, "userloop"}};
+  if (dims != 2) return;
+  csb_register_wall_clock("seek_fused/2d/userloop", run_userloop_mixed, &entries[0],
+                          count, 1);
+  csb_register_wall_clock("mixed3_fused/2d/userloop", run_userloop_mixed, &entries[1],
+                          count, 1);
+}
 
 /* Grouped by count, then dims, then kernel, with the ISAs of one kernel next
  * to each other: the ratios within a group are measured minutes apart at
@@ -534,30 +653,41 @@ static void register_all(const int64_t *counts, size_t n_counts) {
     for (size_t c = 0; c < N_CASES; c++)
       for (int step = 0; step <= 1; step++)
         for (size_t k = 0; k < n_isas; k++)
-          entries[used++] = (kernel_entry){&cases[c], step, dims, isas[k].backend,
-                                          isas[k].name};
-  /* crowdsteer_step runs on the dispatched backend: every ISA but autovec. */
+          entries[used++] =
+              (kernel_entry){&cases[c], step, dims, isas[k].backend, isas[k].name};
+  /* crowdsteer_step runs on the dispatched backend: every ISA; the userloop
+   * runs seek_fused and mixed3_fused its own way (2D). */
   enum { MIXED_KINDS = 5 };
   static mixed_entry mixed[2][CROWDSTEER_ISA_COUNT][MIXED_KINDS];
   static const struct {
     const char *name;
     int behaviours, threads, chase;
-  } mixed_kinds[MIXED_KINDS] = {{"seek_fused", 1, 1, CHASE_NONE},
-                                {"mixed3_fused", 3, 1, CHASE_NONE},
-                                {"mixed3_fused_2threads", 3, 2, CHASE_NONE},
-                                {"chase_agent_fused", 1, 1, CHASE_AGENT},
-                                {"chase_agents_snapshot_fused", 1, 1, CHASE_AGENTS_SNAPSHOT}};
+  } mixed_kinds[MIXED_KINDS] = {
+      {"seek_fused", 1, 1, CHASE_NONE},
+      {"mixed3_fused", 3, 1, CHASE_NONE},
+      {"mixed3_fused_2threads", 3, 2, CHASE_NONE},
+      {"chase_agent_fused", 1, 1, CHASE_AGENT},
+      {"chase_agents_snapshot_fused", 1, 1, CHASE_AGENTS_SNAPSHOT}};
   for (size_t ci = 0; ci < n_counts; ci++) {
     for (int dims = 2; dims <= 3; dims++) {
       for (size_t k = 0; k < n_isas; k++) {
         crowdsteer_isa isa;
+        if (!isas[k].backend) {
+          register_userloop_mixed(dims, &counts[ci]);
+          continue;
+        }
         if (crowdsteer_isa_from_name(isas[k].name, &isa) != CROWDSTEER_OK) continue;
         for (int m = 0; m < MIXED_KINDS; m++) {
-          mixed[dims - 2][isa][m] =
-              (mixed_entry){mixed_kinds[m].behaviours, mixed_kinds[m].chase,
-                            mixed_kinds[m].threads, dims, isa, isas[k].name};
-          snprintf(name, sizeof name, "%s/%dd/%s", mixed_kinds[m].name, dims, isas[k].name);
-          csb_register_wall_clock(name, run_mixed, &mixed[dims - 2][isa][m], &counts[ci], 1);
+          mixed[dims - 2][isa][m] = (mixed_entry){mixed_kinds[m].behaviours,
+                                                  mixed_kinds[m].chase,
+                                                  mixed_kinds[m].threads,
+                                                  dims,
+                                                  isa,
+                                                  isas[k].name};
+          snprintf(name, sizeof name, "%s/%dd/%s", mixed_kinds[m].name, dims,
+                   isas[k].name);
+          csb_register_wall_clock(name, run_mixed, &mixed[dims - 2][isa][m], &counts[ci],
+                                  1);
         }
       }
       for (int op = BW_READ; op <= BW_RMW; op++) {
@@ -568,6 +698,7 @@ static void register_all(const int64_t *counts, size_t n_counts) {
       for (size_t k = 0; k < used; k++) {
         const kernel_entry *e = &entries[k];
         if (e->dims != dims || (e->step && e->c->kind == INTEGRATE)) continue;
+        if (!e->backend && dims != 2) continue; /* the userloop is 2D */
         /* Stepping a crowd that chases one of its own, that agent chases
          * itself and brakes to subnormal speeds: chase_*_fused time it. */
         if (e->step && e->c->form == CROWDSTEER_TARGET_AGENT) continue;

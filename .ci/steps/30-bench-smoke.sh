@@ -23,6 +23,6 @@ runs = data["benchmarks"]
 failed = [b["name"] for b in runs if b.get("error_occurred")]
 kernels = {b["name"].split("/")[2] for b in runs}
 assert not failed, "benchmarks failed: %s" % failed
-assert {"scalar", "autovec", "native"} <= kernels, kernels
+assert {"scalar", "userloop", "native"} <= kernels, kernels
 print("bench smoke: %d benchmarks ran (%s)" % (len(runs), ", ".join(sorted(kernels))))
 PY
