@@ -23,7 +23,7 @@ typedef struct bench_case {
   const char *name; /* behaviour part of the benchmark name */
   case_kind kind;
   crowdsteer_behaviour behaviour; /* TARGETED only */
-  crowdsteer_target_kind form; /* TARGETED only */
+  crowdsteer_target_kind form;    /* TARGETED only */
 } bench_case;
 
 #define FORMS(name, behaviour)                                                           \
@@ -283,9 +283,15 @@ static void run_kernel(csb_state *state, const void *arg) {
     return;
   }
   int z = dims == 3;
-  crowdsteer_agents agents = {
-      n,       dims,    w->p[0],           w->p[1], z ? w->p[2] : NULL,
-      w->v[0], w->v[1], z ? w->v[2] : NULL};
+  crowdsteer_agents agents = {n,
+                              dims,
+                              w->p[0],
+                              w->p[1],
+                              z ? w->p[2] : NULL,
+                              w->v[0],
+                              w->v[1],
+                              z ? w->v[2] : NULL,
+                              NULL};
   crowdsteer_vectors steering = {w->s[0], w->s[1], z ? w->s[2] : NULL};
   crowdsteer_output out;
   memset(&out, 0, sizeof out);
@@ -442,9 +448,15 @@ static void run_mixed(csb_state *state, const void *arg) {
     return;
   }
   int z = dims == 3;
-  crowdsteer_agents agents = {
-      n,       dims,    w->p[0],           w->p[1], z ? w->p[2] : NULL,
-      w->v[0], w->v[1], z ? w->v[2] : NULL};
+  crowdsteer_agents agents = {n,
+                              dims,
+                              w->p[0],
+                              w->p[1],
+                              z ? w->p[2] : NULL,
+                              w->v[0],
+                              w->v[1],
+                              z ? w->v[2] : NULL,
+                              NULL};
   crowdsteer_wander_state wander;
   memset(&wander, 0, sizeof wander);
   wander.direction = (crowdsteer_vectors){w->w[0], w->w[1], z ? w->w[2] : NULL};

@@ -895,7 +895,7 @@ int pic_render_crowd(size_t agents, int steps, int size, pic_image *out) {
     speed[i] = uniform(&seed, 1.0f, 4.0f); /* heterogeneous crowd */
     index[i] = (uint32_t)(edge[2] + (size_t)(splitmix(&seed) % (edge[3] - edge[2])));
   }
-  crowdsteer_agents a = {n, 2, px, py, NULL, vx, vy, NULL};
+  crowdsteer_agents a = {n, 2, px, py, NULL, vx, vy, NULL, NULL};
   crowdsteer_vectors s = {sx, sy, NULL};
   crowdsteer_output o, acc;
   memset(&o, 0, sizeof o);

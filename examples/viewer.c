@@ -106,7 +106,7 @@ static void crowd_free(crowd *c) {
 static crowdsteer_status steer(crowd *c, int b, const crowdsteer_target *t,
                                crowdsteer_wander_state *ws, const crowdsteer_params *prm,
                                size_t begin, size_t end) {
-  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL};
+  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, NULL};
   crowdsteer_output o;
   memset(&o, 0, sizeof o);
   o.steering.x = c->sx;
@@ -160,7 +160,7 @@ static crowdsteer_status on_threads(neighbour_call call, const crowdsteer_agents
  * otherwise separation is added to it. */
 static crowdsteer_status steer_neighbours(crowd *c, int boids,
                                           const crowdsteer_params *prm) {
-  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL};
+  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, NULL};
   crowdsteer_grid_desc desc;
   memset(&desc, 0, sizeof desc);
   desc.cell_size = boids ? FLOCK_RADIUS : SEPARATION_RADIUS;
@@ -487,7 +487,7 @@ int main(int argc, char **argv) {
       }
       if (st == CROWDSTEER_OK && (separation || behaviour == B_BOIDS))
         st = steer_neighbours(&c, behaviour == B_BOIDS, &prm);
-      crowdsteer_agents a = {c.n, 2, c.px, c.py, NULL, c.vx, c.vy, NULL};
+      crowdsteer_agents a = {c.n, 2, c.px, c.py, NULL, c.vx, c.vy, NULL, NULL};
       crowdsteer_vectors s = {c.sx, c.sy, NULL};
       if (st == CROWDSTEER_OK) st = crowdsteer_integrate(&a, &s, &prm, 0, c.n);
       if (st != CROWDSTEER_OK) {

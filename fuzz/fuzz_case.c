@@ -170,6 +170,7 @@ typedef struct world {
   size_t count;
   float *f[F_COUNT];
   uint32_t *index;
+  uint32_t *id; /* stable agent ids (used when the case says so) */
 } world;
 
 static void world_alloc(world *w, size_t count) {
@@ -179,7 +180,8 @@ static void world_alloc(world *w, size_t count) {
     if (!w->f[f] && count) abort();
   }
   w->index = (uint32_t *)malloc(count * sizeof(uint32_t));
-  if (!w->index && count) abort();
+  w->id = (uint32_t *)malloc(count * sizeof(uint32_t));
+  if ((!w->index || !w->id) && count) abort();
 }
 
 static void world_copy(world *dst, const world *src) {
@@ -187,12 +189,14 @@ static void world_copy(world *dst, const world *src) {
   for (int f = 0; f < F_COUNT; f++)
     if (src->count) memcpy(dst->f[f], src->f[f], src->count * sizeof(float));
   if (src->count) memcpy(dst->index, src->index, src->count * sizeof(uint32_t));
+  if (src->count) memcpy(dst->id, src->id, src->count * sizeof(uint32_t));
 }
 
 static void world_free(world *w) {
   for (int f = 0; f < F_COUNT; f++)
     free(w->f[f]);
   free(w->index);
+  free(w->id);
 }
 
 /* ---- the call --------------------------------------------------------------*/
@@ -239,7 +243,12 @@ typedef struct fuzz_case {
   int host_mode;      /* 0 .. CS_FUZZ_HOST_MODES - 1, for the call under test */
   int misalign_field; /* -1, a field, or F_COUNT for the indices */
   unsigned misalign_bytes;
+  int id_mode; /* agents' ids: enum id_mode */
 } fuzz_case;
+
+/* No ids (the index is the id), distinct ids, shared ids, or distinct ids
+ * moved off their alignment (ALIGNMENT for the calls that read them). */
+enum id_mode { IDS_NONE, IDS_DISTINCT, IDS_SHARED, IDS_MISALIGNED, ID_MODES };
 
 static int is_null(const fuzz_case *c, int bit) { return (c->nulls >> bit) & 1u; }
 
@@ -281,7 +290,11 @@ static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t
                               call_array(c, w, F_PZ),
                               call_array(c, w, F_VX),
                               call_array(c, w, F_VY),
-                              call_array(c, w, F_VZ)};
+                              call_array(c, w, F_VZ),
+                              c->id_mode == IDS_NONE ? NULL
+                              : c->id_mode == IDS_MISALIGNED
+                                  ? (const uint32_t *)((const char *)w->id + 2)
+                                  : w->id};
   crowdsteer_target target;
   memset(&target, 0, sizeof target);
   target.kind = (crowdsteer_target_kind)c->target_kind;
@@ -471,6 +484,13 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
   c->host_mode = rd_u8(r) % 8 % CS_FUZZ_HOST_MODES;
   c->misalign_field = rd_u8(r) % 8 == 0 ? rd_u8(r) % (F_COUNT + 1) : -1;
   c->misalign_bytes = 1u + rd_u8(r) % 3u;
+  /* Later still: the agents' ids (older inputs end before them and read
+   * the reader's filler bytes, so they decode to the same call as before
+   * plus ids). */
+  c->id_mode = rd_u8(r) % ID_MODES;
+  for (size_t i = 0; i < c->count; i++)
+    w->id[i] = c->id_mode == IDS_SHARED ? (uint32_t)(i % 3u)
+                                        : (uint32_t)i * 0x9E3779B1u ^ c->seed;
 }
 
 /* ---- the oracle: which statuses docs/behaviours.md §9 allows ------------- */
@@ -663,7 +683,9 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
     }
     if (!ok) req |= ERR(CROWDSTEER_ERROR_PARAMETER);
   }
-  /* An array the call uses must be aligned to 4 bytes. */
+  /* An array the call uses must be aligned to 4 bytes (ids: wander's). */
+  if (nonempty && c->id_mode == IDS_MISALIGNED && c->entry == E_WANDER)
+    req |= ERR(CROWDSTEER_ERROR_ALIGNMENT);
   if (nonempty && c->misalign_field >= 0) {
     const int use = uses_array(c, c->misalign_field);
     if (use == 1) req |= ERR(CROWDSTEER_ERROR_ALIGNMENT);
@@ -705,14 +727,14 @@ static void fail_header(const fuzz_case *c, int isa, const char *what) {
   fprintf(stderr,
           "crowdsteer fuzz: %s: %s on %s, dims %d, count %zu, range [%zu, %zu), "
           "target kind %d (agent %u), mode %d, nulls 0x%x, per-agent 0x%x, host mode %d, "
-          "misaligned %s by %u\n",
+          "misaligned %s by %u, ids %d\n",
           what, entry_names[c->entry], crowdsteer_isa_name((crowdsteer_isa)isa), c->dims,
           c->count, c->begin, c->end, c->target_kind, (unsigned)c->agent, c->mode,
           (unsigned)c->nulls, (unsigned)c->per_agent, c->host_mode,
           c->misalign_field < 0         ? "nothing"
           : c->misalign_field < F_COUNT ? field_names[c->misalign_field]
                                         : "index",
-          c->misalign_bytes);
+          c->misalign_bytes, c->id_mode);
 }
 
 /* Every byte outside what the call may write (all of them when `written` is

@@ -553,7 +553,7 @@ typedef struct call_view {
 } call_view;
 
 static crowdsteer_agents state_of(size_t count, int dims, float *const a[6]) {
-  crowdsteer_agents s = {count, dims, a[0], a[1], a[2], a[3], a[4], a[5]};
+  crowdsteer_agents s = {count, dims, a[0], a[1], a[2], a[3], a[4], a[5], NULL};
   return s;
 }
 

@@ -129,6 +129,20 @@ typedef struct crowdsteer_agents {
   int dims;            /**< 2 or 3 */
   float *px, *py, *pz; /**< positions */
   float *vx, *vy, *vz; /**< velocities */
+  /** Optional stable agent ids, `count` of them, or NULL: agent i's id is
+   *  then i, its index in the batch (the results are exactly those without
+   *  this field). The id is what the semantics call "the agent" wherever an
+   *  agent's identity matters: wander's random stream, and the tie-breaks
+   *  of the neighbour behaviours (nearest-k among equal distances,
+   *  coincident agents). So a batch reordered (sorted by cell for
+   *  locality) or split across processes, each agent keeping its id, gives
+   *  every agent the same bits. Ids should be distinct; agents sharing an
+   *  id get finite results whose tie-breaks between them may depend on the
+   *  order. Read by wander and by the neighbour behaviours (and by a step
+   *  that runs them) for the range; never by the other behaviours, the
+   *  integrator, or a step's output or snapshot buffer. Target indices
+   *  (CROWDSTEER_TARGET_AGENTS, _AGENT) stay indices in the batch. */
+  const uint32_t *id;
 } crowdsteer_agents;
 
 /** Per-agent vectors in structure-of-arrays form, `count` elements each
@@ -317,7 +331,7 @@ CROWDSTEER_API crowdsteer_status crowdsteer_evade(const crowdsteer_agents *agent
 
 /** Wander: w = normalize(w + jitter * r) (heading(v) if that is zero),
  *  s = heading(v) * wander_distance + w * wander_radius, with r from
- *  crowdsteer_random(seed, agent index, tick, axis). Updates `state`. */
+ *  crowdsteer_random(seed, agent id, tick, axis). Updates `state`. */
 CROWDSTEER_API crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agents,
                                                    crowdsteer_wander_state *state,
                                                    const crowdsteer_params *params,
@@ -394,15 +408,16 @@ CROWDSTEER_API crowdsteer_status crowdsteer_grid_build(crowdsteer_grid *grid,
 CROWDSTEER_API size_t crowdsteer_grid_bytes(const crowdsteer_grid *grid);
 
 /** Largest neighbour set: beyond it only the nearest count (ties broken by
- *  the lower agent index). */
+ *  the lower agent id). */
 #define CROWDSTEER_MAX_NEIGHBOURS 16384u
 
 /**
  * Who an agent sees. Zero-initialise, then set grid (or group) and radius.
  * Agent i's neighbours are the agents q != i with len(p_q - p_i) < radius,
  * that pass the group filter and the field of view, and of those the
- * max_neighbours nearest (ties by lower index). Per-agent arrays replace
- * the uniform field for every agent and are taken literally.
+ * max_neighbours nearest (ties by lower id: crowdsteer_agents.id, or the
+ * index). Per-agent arrays replace the uniform field for every agent and
+ * are taken literally.
  */
 typedef struct crowdsteer_neighbours {
   /** The index built from the agents' state; NULL examines every pair
@@ -437,14 +452,16 @@ typedef struct crowdsteer_neighbours {
 /* The neighbour behaviours below write steering like every other behaviour
  * (crowdsteer_output), for agents [begin, end). With a grid, every position
  * and velocity they use, agent i's own included, is the grid's copy (the
- * agents' arrays are not read; count and dims must match the build); without
- * one they read the agents. An agent with no neighbour gets zero steering.
+ * agents' position and velocity arrays are not read; count and dims must
+ * match the build; ids, if any, are read from the agents: give the ids of
+ * the batch the grid was built from); without one they read the agents. An
+ * agent with no neighbour gets zero steering.
  * Sums over neighbours are exact (64-bit integer sums of contributions
  * rounded to multiples of 2^-24), so the visiting order never matters. */
 
 /** Separation: s = max_speed * sum over neighbours of d * (1/dist - 1/radius),
- *  d = p_i - p_q (coincident agents push apart along x). Reads max_speed
- *  from params. */
+ *  d = p_i - p_q (coincident agents push apart along x: -x for the agent of
+ *  lower id, +x for the other). Reads max_speed from params. */
 CROWDSTEER_API crowdsteer_status crowdsteer_separation(const crowdsteer_agents *agents,
                                                        const crowdsteer_neighbours *nb,
                                                        const crowdsteer_params *params,
@@ -625,9 +642,10 @@ CROWDSTEER_API crowdsteer_status crowdsteer_run(
  *  OpenMP. Thread-safe. */
 CROWDSTEER_API int crowdsteer_step_max_threads(void);
 
-/** Wander's random number for (seed, agent index, tick, axis 0..2): a
- *  multiple of 2^-23 in [-1, 1), the same on every ISA. */
-CROWDSTEER_API float crowdsteer_random(uint32_t seed, uint32_t agent_index, uint32_t tick,
+/** Wander's random number for (seed, agent id, tick, axis 0..2): a
+ *  multiple of 2^-23 in [-1, 1), the same on every ISA. The agent id is
+ *  crowdsteer_agents.id[i], or the index i in the batch without ids. */
+CROWDSTEER_API float crowdsteer_random(uint32_t seed, uint32_t agent_id, uint32_t tick,
                                        uint32_t axis);
 
 /** Instruction sets a backend can use. */

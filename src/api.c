@@ -16,10 +16,9 @@ const char *crowdsteer_version_string(void) {
       CROWDSTEER_VERSION_PATCH);
 }
 
-float crowdsteer_random(uint32_t seed, uint32_t agent_index, uint32_t tick,
-                        uint32_t axis) {
+float crowdsteer_random(uint32_t seed, uint32_t agent_id, uint32_t tick, uint32_t axis) {
   const cs_fpenv host = cs_fpenv_enter();
-  const float r = cs_random_from_key(cs_random_key(seed, tick, axis), agent_index);
+  const float r = cs_random_from_key(cs_random_key(seed, tick, axis), agent_id);
   cs_fpenv_leave(host);
   return r;
 }
@@ -281,12 +280,15 @@ static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *gi
 /* Wander's state: its direction arrays and the call's random keys. */
 static crowdsteer_status resolve_wander(cs_job *job,
                                         const crowdsteer_wander_state *wander,
-                                        size_t begin, size_t end) {
+                                        const uint32_t *agent_id, size_t begin,
+                                        size_t end) {
   if (!wander) return CROWDSTEER_ERROR_NULL_POINTER;
   copy_axes_rw(job->wander, &wander->direction, job->dims);
   if (begin < end) CS_CHECK(vectors_usable((const float *const *)job->wander, job->dims));
   for (int k = 0; k < job->dims; k++)
     job->wander_key[k] = cs_random_key(wander->seed, wander->tick, (uint32_t)k);
+  job->agent_id = agent_id; /* wander is the one behaviour here reading ids */
+  if (begin < end && agent_id && !cs_aligned(agent_id)) return CROWDSTEER_ERROR_ALIGNMENT;
   return CROWDSTEER_OK;
 }
 
@@ -304,7 +306,7 @@ crowdsteer_status cs_prepare_behaviour(cs_job *job, crowdsteer_behaviour behavio
   if (!row || (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
     return CROWDSTEER_ERROR_PARAMETER; /* neighbours: see cs_nb_prepare */
   if (row->inputs & CROWDSTEER_INPUT_WANDER)
-    CS_CHECK(resolve_wander(job, wander, begin, end));
+    CS_CHECK(resolve_wander(job, wander, agents->id, begin, end));
   if (row->inputs & CROWDSTEER_INPUT_TARGET)
     CS_CHECK(resolve_target(job, target,
                             (row->inputs & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0,

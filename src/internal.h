@@ -48,6 +48,11 @@ static inline float cs_param_at(cs_param p, size_t i) {
   return p.array ? p.array[i] : p.value;
 }
 
+/* Agent i's id: ids[i], or i itself without ids (crowdsteer_agents.id). */
+static inline uint32_t cs_agent_id(const uint32_t *ids, size_t i) {
+  return ids ? ids[i] : (uint32_t)i;
+}
+
 /* Pursuit's and evade's look-ahead limit of agent i: +inf is read as the
  * largest float, which is no limit for any T a finite state gives. */
 static inline float cs_max_prediction(cs_param p, size_t i) {
@@ -122,6 +127,9 @@ typedef struct cs_job {
   float *wander[3];
   /* cs_random_key(seed, tick, axis) of the call's wander state, per axis. */
   uint32_t wander_key[3];
+  /* Wander's random stream is keyed by agent_id[i] (crowdsteer_agents.id),
+   * or by i when it is NULL. */
+  const uint32_t *agent_id;
 
   float *out[3];
   crowdsteer_write_mode mode;
@@ -232,9 +240,9 @@ crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
                             size_t begin, size_t end);
 
 /* Wander's counter-based generator. A bijective 32-bit mixer (the "lowbias32"
- * constants) keyed by seed, tick and axis once per call, then by the global
- * agent index once per agent and axis. Kernels reimplement this with vector
- * integer ops and must match it exactly. */
+ * constants) keyed by seed, tick and axis once per call, then by the agent's
+ * id (its global index without ids) once per agent and axis. Kernels reimplement this
+ * with vector integer ops and must match it exactly. */
 #define CS_GOLDEN 0x9E3779B9u
 static inline uint32_t cs_mix32(uint32_t x) {
   x ^= x >> 16;
@@ -250,8 +258,8 @@ static inline uint32_t cs_random_key(uint32_t seed, uint32_t tick, uint32_t axis
 }
 
 /* 24 random bits scaled to a multiple of 2^-23 in [-1, 1); every step exact. */
-static inline float cs_random_from_key(uint32_t key, uint32_t agent_index) {
-  uint32_t h = cs_mix32(key ^ agent_index);
+static inline float cs_random_from_key(uint32_t key, uint32_t agent_id) {
+  uint32_t h = cs_mix32(key ^ agent_id);
   return (float)(int32_t)(h >> 8) * 0x1p-23f - 1.0f;
 }
 

@@ -319,8 +319,8 @@ CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int 
 }
 
 /* cs_random_from_key, lanes-wide. */
-CS_INLINE vf random_lanes(uint32_t key, vi agent_index) {
-  vi h = i_xor(i_set1(key), agent_index);
+CS_INLINE vf random_lanes(uint32_t key, vi agent_id) {
+  vi h = i_xor(i_set1(key), agent_id);
   h = i_xor(h, i_shr(h, 16));
   h = i_mul(h, i_set1(0x7feb352du));
   h = i_xor(h, i_shr(h, 15));
@@ -358,12 +358,14 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, int kind, int
   v3 w;
   for (int k = 0; k < dims; k++)
     w.c[k] = v_load_lanes(job->wander[k] + i, wanders, lanes);
-  vi agent_index = i_add(i_set1((uint32_t)i), i_iota());
+  /* The random stream is the agent's id's (its index without ids). */
+  vi agent_id = job->agent_id ? i_load_n(job->agent_id + i, n)
+                              : i_add(i_set1((uint32_t)i), i_iota());
   vf jitter = param_load(job->jitter, i, n);
   v3 jittered;
   for (int k = 0; k < dims; k++)
     jittered.c[k] =
-        v_add(w.c[k], v_mul(jitter, random_lanes(job->wander_key[k], agent_index)));
+        v_add(w.c[k], v_mul(jitter, random_lanes(job->wander_key[k], agent_id)));
   v3 own_heading = v3_heading(v, dims);
   vf l = v3_len(jittered, dims);
   v3 new_w = v3_select(v_gt(l, v_zero()), v3_div(jittered, l, dims), own_heading, dims);

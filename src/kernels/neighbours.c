@@ -53,14 +53,15 @@ CS_INLINE void lane_sums_flush(lane_sums *acc, cs_nb_sum *sum, int dims, int spl
 }
 
 /* Coincident neighbours of a separating agent push along x, away from the
- * lower index: few enough to add one by one. */
+ * lower id: few enough to add one by one. */
 CS_NOINLINE static void add_coincident(const cs_nb_agent *a, vi index, vmask lanes,
                                        cs_nb_sum *sum) {
   uint32_t qi[W];
   i_store(qi, index);
   for (unsigned bits = m_bits(lanes); bits; bits &= bits - 1) {
     const uint32_t q = qi[__builtin_ctz(bits)];
-    sum->s[0] += a->index < q ? -((int64_t)1 << 24) : ((int64_t)1 << 24);
+    sum->s[0] +=
+        a->id < cs_agent_id(a->ids, q) ? -((int64_t)1 << 24) : ((int64_t)1 << 24);
     sum->n++;
   }
 }

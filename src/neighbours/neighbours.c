@@ -88,11 +88,11 @@ static inline void load_slot(const cs_nb_rows *rows, size_t slot, int dims, floa
 }
 
 /* 64-bit ordering key of a neighbour: distance first (a non-negative float
- * orders like its bits), then agent index. */
-static inline uint64_t nearness(float dist, uint32_t index) {
+ * orders like its bits), then agent id. */
+static inline uint64_t nearness(float dist, uint32_t id) {
   uint32_t bits;
   memcpy(&bits, &dist, sizeof bits);
-  return (uint64_t)bits << 32 | index;
+  return (uint64_t)bits << 32 | id;
 }
 
 enum scan_mode { SUM_ALL, HISTOGRAM, SUM_UP_TO };
@@ -115,10 +115,12 @@ scan(const cs_nb_job *job, const cs_nb_agent *a, const cs_nb_rows *rows,
         cs_nb_add(sum, c, dims);
         continue;
       }
-      const uint64_t key = nearness(dist, qi);
+      const uint64_t key = nearness(dist, cs_agent_id(a->ids, qi));
       if (mode == HISTOGRAM) {
         if ((key & known) == prefix) hist[(key >> shift) & 255u]++;
-      } else if (key <= prefix) {
+      } else if (key < prefix || (key == prefix && sum->n < job->cap)) {
+        /* Distinct ids make keys distinct: cap - 1 below the cap-th, which
+         * is added; agents sharing an id never push the set beyond cap. */
         cs_nb_add(sum, c, dims);
       }
     }
@@ -245,14 +247,15 @@ static crowdsteer_status resolve_neighbours(cs_nb_job *job,
   /* The per-agent arrays this range reads, as 32-bit elements: aligned. */
   if (r->begin < r->end) {
     const int masked = nb->neighbour_mask_per_agent != NULL || nb->neighbour_mask != 0;
-    const void *const used[4] = {
+    const void *const used[5] = {
         nb->radius_per_agent,
         nb->field_of_view ? (const void *)nb->cos_field_of_view_per_agent : NULL,
-        nb->neighbour_mask_per_agent, !nb->grid && masked ? nb->group : NULL};
-    for (int a = 0; a < 4; a++)
+        nb->neighbour_mask_per_agent, !nb->grid && masked ? nb->group : NULL, agents->id};
+    for (int a = 0; a < 5; a++)
       if (used[a] && !cs_aligned(used[a])) return CROWDSTEER_ERROR_ALIGNMENT;
   }
   job->grid = nb->grid;
+  job->id = agents->id;
   int has_group = nb->group != NULL;
   if (nb->grid) {
     if (!nb->grid->built || nb->grid->count != agents->count ||

@@ -91,6 +91,7 @@ typedef struct cs_nb_job {
   /* Without a grid, where the agents are read from. */
   const float *pos[3], *vel[3];
   const uint32_t *group; /* NULL: no group filter possible */
+  const uint32_t *id;    /* the agents' ids for tie-breaks, NULL: indices */
   cs_param radius;       /* after the default */
   int use_fov;
   cs_param cos_fov;
@@ -123,6 +124,10 @@ typedef struct cs_nb_job {
 /* One agent's view of the world for a query, with its parameters. */
 typedef struct cs_nb_agent {
   uint32_t index;
+  /* Tie-breaks compare ids: this agent's, and ids[q] for a candidate of
+   * index q (q itself when ids is NULL). */
+  uint32_t id;
+  const uint32_t *ids;
   float p[3], v[3];
   float radius, inv_radius; /* 1 / radius, once per agent */
   float heading[3];
@@ -163,6 +168,8 @@ static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t
                                     const float p[3], const float v[3]) {
   const int dims = job->dims;
   a->index = (uint32_t)i;
+  a->ids = job->id;
+  a->id = cs_agent_id(job->id, i);
   for (int k = 0; k < 3; k++) {
     a->p[k] = k < dims ? p[k] : 0.0f;
     a->v[k] = k < dims ? v[k] : 0.0f;
@@ -217,7 +224,7 @@ static inline int cs_nb_pair(const cs_nb_agent *a, cs_nb_behaviour behaviour, in
     } else {
       for (int k = 0; k < dims; k++)
         c[k] = 0.0f;
-      c[0] = a->index < qi ? -1.0f : 1.0f;
+      c[0] = a->id < cs_agent_id(a->ids, qi) ? -1.0f : 1.0f;
     }
   } else if (behaviour == CS_NB_COHESION) {
     for (int k = 0; k < dims; k++)
@@ -296,7 +303,7 @@ typedef struct cs_nb_rows {
 void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows);
 
 /* Sums the contributions of the `cap` nearest of the candidates in `rows`
- * (ties by lower index), when more than `cap` qualify; see neighbours.c. */
+ * (ties by lower id), when more than `cap` qualify; see neighbours.c. */
 void cs_nb_sum_nearest(const cs_nb_job *job, const cs_nb_agent *a, const cs_nb_rows *rows,
                        cs_nb_sum *sum);
 

@@ -261,7 +261,7 @@ REF vec evade_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
                   cs_param_at(job->time_to_target, i), dims);
 }
 
-/* wander: w = normalize(w + jitter * r), r[k] = random(seed, i, tick, k);
+/* wander: w = normalize(w + jitter * r), r[k] = random(seed, id of i, tick, k);
  * if that is zero, w = heading(v). s = heading(v) * wander_distance +
  * w * wander_radius. */
 REF vec wander_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
@@ -270,7 +270,8 @@ REF vec wander_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
   vec jittered = w;
   for (int k = 0; k < dims; k++)
     jittered.c[k] = w.c[k] + cs_param_at(job->jitter, i) *
-                                 cs_random_from_key(job->wander_key[k], (uint32_t)i);
+                                 cs_random_from_key(job->wander_key[k],
+                                                    cs_agent_id(job->agent_id, i));
   vec own_heading = heading(v, dims);
   w = len(jittered, dims) > 0.0f ? normalize(jittered, dims) : own_heading;
   for (int k = 0; k < dims; k++)

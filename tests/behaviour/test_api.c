@@ -68,7 +68,7 @@ static void test_isa_names(void) {
 static void seek_probe(float out[2]) {
   float px[3] = {0, 1, 2}, py[3] = {0, 1, 2}, vx[3] = {1, 0, -1}, vy[3] = {0, 1, 0};
   float ox[3], oy[3];
-  crowdsteer_agents a = {3, 2, px, py, NULL, vx, vy, NULL};
+  crowdsteer_agents a = {3, 2, px, py, NULL, vx, vy, NULL, NULL};
   crowdsteer_target t;
   memset(&t, 0, sizeof t);
   t.point[0] = 3, t.point[1] = 4;

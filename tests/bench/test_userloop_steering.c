@@ -96,7 +96,7 @@ static void expect_state(const char *what, const crowd *got, const crowd *want) 
 }
 
 static crowdsteer_agents agents_of(crowd *c) {
-  crowdsteer_agents a = {N, 2, c->px, c->py, NULL, c->vx, c->vy, NULL};
+  crowdsteer_agents a = {N, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, NULL};
   return a;
 }
 

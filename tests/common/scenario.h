@@ -156,7 +156,7 @@ static inline void scenario_make(scenario *s, size_t count, int dims, uint64_t s
 
 static inline crowdsteer_agents scenario_agents(const scenario *s) {
   crowdsteer_agents a = {s->count, s->dims, s->p[0], s->p[1], s->p[2],
-                         s->v[0],  s->v[1], s->v[2]};
+                         s->v[0],  s->v[1], s->v[2], NULL};
   return a;
 }
 

@@ -151,7 +151,7 @@ static void check_huge_thread_counts(void) {
 static void check_tiny_distance(void) {
   float px[2] = {1e-30f, 0.0f}, py[2] = {0.0f, 0.0f};
   float vx[2] = {0.5f, 0.5f}, vy[2] = {0.25f, 0.25f}, sx[2], sy[2];
-  crowdsteer_agents agents = {2, 2, px, py, NULL, vx, vy, NULL};
+  crowdsteer_agents agents = {2, 2, px, py, NULL, vx, vy, NULL, NULL};
   crowdsteer_target threat;
   memset(&threat, 0, sizeof threat);
   crowdsteer_output out;

@@ -353,6 +353,7 @@ static const char *const agent_field_names[6] = {"px", "py", "pz", "vx", "vy", "
 typedef struct {
   PyObject_HEAD crowdsteer_agents c;
   PyObject *arrays[6]; /* px py pz vx vy vz; z entries NULL in 2D */
+  PyObject *id;        /* uint32 stable ids, or NULL */
 } AgentsObject;
 
 static PyTypeObject Agents_Type;
@@ -371,6 +372,9 @@ static int agents_ready(AgentsObject *a, const char *name, enum access access) {
                      (Py_ssize_t)a->c.count, access))
       return -1;
   }
+  if (a->id && !array_data(a->id, NAME(NAME(NULL, name), "id"), NPY_UINT32,
+                           (Py_ssize_t)a->c.count, READS))
+    return -1;
   return 0;
 }
 
@@ -385,11 +389,14 @@ static AgentsObject *as_agents(PyObject *obj, const char *name, enum access acce
 }
 
 static PyObject *Agents_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"px", "py", "vx", "vy", "pz", "vz", NULL};
+  static char *kwlist[] = {"px", "py", "vx", "vy", "pz", "vz", "id", NULL};
   PyObject *given[6] = {NULL}; /* in kwlist order */
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO|OO:Agents", kwlist, &given[0],
-                                   &given[1], &given[3], &given[4], &given[2], &given[5]))
+  PyObject *id = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO|OOO:Agents", kwlist, &given[0],
+                                   &given[1], &given[3], &given[4], &given[2], &given[5],
+                                   &id))
     return NULL;
+  if (id == Py_None) id = NULL;
   /* given[] is now in field order px py pz vx vy vz. */
   for (int f = 2; f < 6; f += 3)
     if (given[f] == Py_None) given[f] = NULL;
@@ -411,8 +418,13 @@ static PyObject *Agents_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     count = length;
   }
+  if (id && !array_data(id, NAME(NULL, "id"), NPY_UINT32, count, READS)) return NULL;
   AgentsObject *self = (AgentsObject *)type->tp_alloc(type, 0);
   if (!self) return NULL;
+  if (id) {
+    self->id = Py_NewRef(id);
+    self->c.id = (const uint32_t *)PyArray_DATA((PyArrayObject *)id);
+  }
   self->c.count = (size_t)count;
   self->c.dims = given[2] ? 3 : 2;
   for (int f = 0; f < 6; f++) {
@@ -425,12 +437,18 @@ static PyObject *Agents_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
 
 static void Agents_dealloc(AgentsObject *self) {
   release(self->arrays, 6);
+  Py_CLEAR(self->id);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static PyObject *Agents_field(AgentsObject *self, void *closure) {
   PyObject *a = self->arrays[(intptr_t)closure];
   return Py_NewRef(a ? a : Py_None);
+}
+
+static PyObject *Agents_id(AgentsObject *self, void *closure) {
+  (void)closure;
+  return Py_NewRef(self->id ? self->id : Py_None);
 }
 
 static PyObject *Agents_count(AgentsObject *self, void *closure) {
@@ -462,6 +480,7 @@ static PyGetSetDef Agents_getset[] = {
     {"vx", (getter)Agents_field, NULL, "velocities, x", (void *)3},
     {"vy", (getter)Agents_field, NULL, "velocities, y", (void *)4},
     {"vz", (getter)Agents_field, NULL, "velocities, z (None in 2D)", (void *)5},
+    {"id", (getter)Agents_id, NULL, "stable agent ids, uint32 (None: the index)", NULL},
     {"count", (getter)Agents_count, NULL, "number of agents (the arrays' length)", NULL},
     {"dims", (getter)Agents_dims, NULL, "2 or 3", NULL},
     {NULL}};
@@ -475,9 +494,11 @@ static PyTypeObject Agents_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crowdsteer.Agents",
     .tp_basicsize = sizeof(AgentsObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Agents(px, py, vx, vy, pz=None, vz=None)\n--\n\n"
+    .tp_doc = "Agents(px, py, vx, vy, pz=None, vz=None, id=None)\n--\n\n"
               "A batch of agents: positions and velocities as float32 arrays of one "
-              "length (the count), used in place. 3D when pz and vz are given.",
+              "length (the count), used in place. 3D when pz and vz are given. id: "
+              "stable agent ids (uint32, one per agent) for wander's random stream "
+              "and the neighbour tie-breaks; None: the index is the id.",
     .tp_new = Agents_new,
     .tp_dealloc = (destructor)Agents_dealloc,
     .tp_getset = Agents_getset,
