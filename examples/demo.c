@@ -991,21 +991,25 @@ static void report_throughput(const scenario *sc, double wall_seconds) {
   printf("%.2f s wall for the whole loop\n", wall_seconds);
 }
 
+/* The state an agent carries from step to step: position, velocity and
+ * wander direction (z NULL in 2D). */
+enum { STATE_ARRAYS = 9 };
+static void state_arrays(const scenario *sc, float *arrays[STATE_ARRAYS]) {
+  const crowdsteer_agents *a = &sc->agents;
+  const crowdsteer_vectors *w = &sc->wander.direction;
+  float *list[STATE_ARRAYS] = {a->px, a->py, a->pz, a->vx, a->vy,
+                               a->vz, w->x,  w->y,  w->z};
+  memcpy(arrays, list, sizeof list);
+}
+
 /* FNV-1a over the bits of the final state, so runs can be compared: both
  * modes, any tile size and any thread count must print the same hash. */
 static uint64_t state_hash(const scenario *sc) {
+  float *arrays[STATE_ARRAYS];
+  state_arrays(sc, arrays);
   const crowdsteer_agents *a = &sc->agents;
-  const float *arrays[9] = {a->px,
-                            a->py,
-                            a->pz,
-                            a->vx,
-                            a->vy,
-                            a->vz,
-                            sc->wander.direction.x,
-                            sc->wander.direction.y,
-                            sc->wander.direction.z};
   uint64_t hash = 0xCBF29CE484222325u;
-  for (int k = 0; k < 9; k++) {
+  for (int k = 0; k < STATE_ARRAYS; k++) {
     if (!arrays[k]) continue;
     for (size_t i = 0; i < a->count; i++) {
       uint32_t bits;
@@ -1096,6 +1100,8 @@ static void print_supported_isas(void) {
   printf(")\n");
 }
 
+/* examples/mpi compiles this file in, with its own main. */
+#ifndef CROWDSTEER_DEMO_NO_MAIN
 int main(int argc, char **argv) {
   demo_options opts;
   int exit_code = parse_options(argc, argv, &opts);
@@ -1139,3 +1145,4 @@ int main(int argc, char **argv) {
   scenario_free(&sc);
   return exit_code;
 }
+#endif
