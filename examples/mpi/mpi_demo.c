@@ -147,8 +147,10 @@ static void unpack(local *l, size_t i, const uint32_t *in) {
 
 /* ---- timing and counters ------------------------------------------------------ */
 
-/* Waiting is the time from a rank's end of compute until every rank's
- * (one all-reduce): load imbalance and, oversubscribed, time slicing. */
+/* Waiting: a barrier before each exchange (and the step's all-reduce of
+ * its status), so that the exchanges' times hold their own cost and not
+ * that of a late partner: load imbalance and, oversubscribed, time
+ * slicing. */
 enum { T_COMPUTE, T_WAIT, T_GHOSTS, T_TARGETS, T_MIGRATION, TIMERS };
 static const char *const timer_names[TIMERS] = {"compute (grid + step)",
                                                 "waiting for all ranks", "ghost exchange",
@@ -611,6 +613,19 @@ static uint32_t agent_target_bits(const scenario *sc) {
   return bits;
 }
 
+/* Adds the time since `since` to timer k; returns now. */
+static double lap(counters *n, int k, double since) {
+  const double now = MPI_Wtime();
+  n->seconds[k] += now - since;
+  return now;
+}
+
+static void wait_for_all(counters *n) {
+  const double start = MPI_Wtime();
+  MPI_Barrier(MPI_COMM_WORLD);
+  n->seconds[T_WAIT] += MPI_Wtime() - start;
+}
+
 /* The demo's steps, distributed; 0 when every step succeeded. */
 static int run_steps(scenario *sc, local *l, const decomposition *d, counters *n) {
   crowdsteer_grid *grid = NULL;
@@ -622,14 +637,14 @@ static int run_steps(scenario *sc, local *l, const decomposition *d, counters *n
   const uint32_t bits = agent_target_bits(sc);
   int failed = 0;
   for (unsigned s = 0; s < sc->opts.steps; s++) {
-    static const int phase_timer[TIMERS] = {T_GHOSTS, T_TARGETS, T_COMPUTE, T_WAIT,
-                                            T_MIGRATION};
-    double t[TIMERS + 1];
-    t[0] = MPI_Wtime();
+    wait_for_all(n);
+    double t = MPI_Wtime();
     exchange_ghosts(l, d, n);
-    t[1] = MPI_Wtime();
+    lap(n, T_GHOSTS, t);
+    wait_for_all(n);
+    t = MPI_Wtime();
     fetch_targets(l, slot_of, bits, d->ranks, n);
-    t[2] = MPI_Wtime();
+    t = lap(n, T_TARGETS, t);
     n->own += (double)l->own;
     const crowdsteer_status status = compute(sc, l, grid);
     if (status != CROWDSTEER_OK) {
@@ -637,22 +652,20 @@ static int run_steps(scenario *sc, local *l, const decomposition *d, counters *n
               crowdsteer_status_string(status));
       failed = 1;
     }
-    t[3] = MPI_Wtime();
+    t = lap(n, T_COMPUTE, t);
     int any = failed;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any) {
       failed = 1;
       break;
     }
-    t[4] = MPI_Wtime();
+    t = lap(n, T_WAIT, t);
     sc->wander.tick++; /* global, as every parameter */
     sc->step++;
     place_markers(sc);
     drive(l, sc);
     migrate(l, d, n);
-    t[5] = MPI_Wtime();
-    for (int k = 0; k < TIMERS; k++) /* the phases in their order of the step */
-      n->seconds[phase_timer[k]] += t[k + 1] - t[k];
+    lap(n, T_MIGRATION, t);
   }
   free(slot_of);
   crowdsteer_grid_destroy(grid);
