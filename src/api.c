@@ -2,6 +2,7 @@
  * documented defaults, and hand a resolved job to the active backend. */
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
@@ -93,23 +94,24 @@ static int indices_ok(const uint32_t *index, size_t count, const cs_range *r) {
 int cs_aligned(const void *array) { return ((uintptr_t)array & 3u) == 0; }
 
 /* Resolves one parameter: uniform value (0 means `default_value`) or a
- * per-agent array, and checks the values in effect over the range (an
- * array only once it is known to be aligned: it is read as floats). */
+ * per-agent array. A uniform value is checked here, an array is checked to
+ * be aligned (it is read as floats); its values are checked by
+ * check_param_array, over the agents that use it. */
 static crowdsteer_status resolve_param(cs_param *out, float uniform,
                                        const float *per_agent, float default_value,
                                        value_rule rule, const cs_range *r) {
   out->array = per_agent;
   out->value = uniform == 0.0f ? default_value : uniform;
-  int ok;
   if (!per_agent)
-    ok = value_ok(out->value, rule);
-  else if (r->begin == r->end)
-    ok = 1;
-  else if (!cs_aligned(per_agent))
-    return CROWDSTEER_ERROR_ALIGNMENT;
-  else
-    ok = array_ok(per_agent, r, rule);
-  return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
+    return value_ok(out->value, rule) ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
+  if (r->begin < r->end && !cs_aligned(per_agent)) return CROWDSTEER_ERROR_ALIGNMENT;
+  return CROWDSTEER_OK;
+}
+
+static crowdsteer_status check_param_array(cs_param p, value_rule rule,
+                                           const cs_range *r) {
+  if (!p.array || r->begin == r->end) return CROWDSTEER_OK;
+  return array_ok(p.array, r, rule) ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
 }
 
 /* The arrays of a vector a non-empty range uses: present, then aligned. */
@@ -133,166 +135,228 @@ static void copy_axes_rw(float *dst[3], const crowdsteer_vectors *v, int dims) {
   dst[2] = dims == 3 ? v->z : NULL;
 }
 
-/* Checks and copies the agent view; begin == end needs no arrays. */
-static crowdsteer_status resolve_agents(cs_job *job, const crowdsteer_agents *agents,
-                                        size_t begin, size_t end) {
+/* Checks the agent view and copies its arrays; begin == end needs none. */
+static crowdsteer_status resolve_agents(int *dims, size_t *count, const float *pos[3],
+                                        const float *vel[3],
+                                        const crowdsteer_agents *agents, size_t begin,
+                                        size_t end) {
   if (!agents) return CROWDSTEER_ERROR_NULL_POINTER;
   if (agents->dims != 2 && agents->dims != 3) return CROWDSTEER_ERROR_DIMS;
   if (begin > end || end > agents->count) return CROWDSTEER_ERROR_RANGE;
-  job->dims = agents->dims;
-  job->count = agents->count;
+  *dims = agents->dims;
+  *count = agents->count;
   crowdsteer_vectors p = {agents->px, agents->py, agents->pz};
   crowdsteer_vectors v = {agents->vx, agents->vy, agents->vz};
-  copy_axes(job->pos, &p, job->dims);
-  copy_axes(job->vel, &v, job->dims);
-  memcpy(job->gather_pos, job->pos, sizeof job->pos);
-  memcpy(job->gather_vel, job->vel, sizeof job->vel);
+  copy_axes(pos, &p, *dims);
+  copy_axes(vel, &v, *dims);
   if (begin == end) return CROWDSTEER_OK;
-  CS_CHECK(vectors_usable(job->pos, job->dims));
-  return vectors_usable(job->vel, job->dims);
+  CS_CHECK(vectors_usable(pos, *dims));
+  return vectors_usable(vel, *dims);
 }
 
-static crowdsteer_status resolve_target(cs_job *job, const crowdsteer_target *target,
-                                        int needs_velocity, size_t count,
-                                        const cs_range *r) {
+static crowdsteer_status resolve_target(cs_inputs *in, const crowdsteer_target *target,
+                                        int needs_velocity, const cs_range *r) {
   if (!target) return CROWDSTEER_ERROR_NULL_POINTER;
-  job->target_kind = target->kind;
+  in->target_kind = target->kind;
   switch (target->kind) {
   case CROWDSTEER_TARGET_POINT: {
     /* A shared point is a parameter of the call, so it must be finite. */
     int ok = 1;
-    for (int k = 0; k < job->dims; k++) {
-      job->target_point[k] = target->point[k];
-      job->target_point_velocity[k] = needs_velocity ? target->point_velocity[k] : 0.0f;
-      ok &= value_ok(job->target_point[k], FINITE) &
-            value_ok(job->target_point_velocity[k], FINITE);
+    for (int k = 0; k < in->dims; k++) {
+      in->target_point[k] = target->point[k];
+      in->target_point_velocity[k] = needs_velocity ? target->point_velocity[k] : 0.0f;
+      ok &= finite(in->target_point[k]) & finite(in->target_point_velocity[k]);
     }
     return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
   }
   case CROWDSTEER_TARGET_ARRAYS:
-    copy_axes(job->target_pos, &target->position, job->dims);
-    if (needs_velocity) copy_axes(job->target_vel, &target->velocity, job->dims);
+    copy_axes(in->target_pos, &target->position, in->dims);
+    if (needs_velocity) copy_axes(in->target_vel, &target->velocity, in->dims);
     if (r->begin == r->end) return CROWDSTEER_OK;
-    CS_CHECK(vectors_usable(job->target_pos, job->dims));
-    return needs_velocity ? vectors_usable(job->target_vel, job->dims) : CROWDSTEER_OK;
-  case CROWDSTEER_TARGET_AGENTS: {
-    job->target_index = target->index;
+    CS_CHECK(vectors_usable(in->target_pos, in->dims));
+    return needs_velocity ? vectors_usable(in->target_vel, in->dims) : CROWDSTEER_OK;
+  case CROWDSTEER_TARGET_AGENTS: /* the indices' values: cs_check_agent_data */
+    in->target_index = target->index;
     if (r->begin == r->end) return CROWDSTEER_OK;
     if (!target->index) return CROWDSTEER_ERROR_NULL_POINTER;
-    if (!cs_aligned(target->index)) return CROWDSTEER_ERROR_ALIGNMENT;
-    return indices_ok(target->index, count, r) ? CROWDSTEER_OK
-                                               : CROWDSTEER_ERROR_AGENT_INDEX;
-  }
+    return cs_aligned(target->index) ? CROWDSTEER_OK : CROWDSTEER_ERROR_ALIGNMENT;
   case CROWDSTEER_TARGET_AGENT:
-    job->target_kind = CROWDSTEER_TARGET_POINT;
+    in->target_kind = CROWDSTEER_TARGET_POINT;
     if (r->begin == r->end) return CROWDSTEER_OK; /* nothing reads it */
-    return cs_resolve_target_agent(job, target, needs_velocity);
+    return cs_resolve_target_agent(in, target, needs_velocity);
   }
   return CROWDSTEER_ERROR_PARAMETER;
 }
 
 /* One index for the whole call: checked once, and its state copied once,
  * so the kernels run the POINT form (the same bits as gathering it). */
-crowdsteer_status cs_resolve_target_agent(cs_job *job, const crowdsteer_target *target,
+crowdsteer_status cs_resolve_target_agent(cs_inputs *in, const crowdsteer_target *target,
                                           int needs_velocity) {
-  if (target->agent >= job->count) return CROWDSTEER_ERROR_AGENT_INDEX;
-  job->target_kind = CROWDSTEER_TARGET_POINT;
-  for (int k = 0; k < job->dims; k++) {
-    job->target_point[k] = job->gather_pos[k][target->agent];
-    job->target_point_velocity[k] =
-        needs_velocity ? job->gather_vel[k][target->agent] : 0.0f;
+  if (target->agent >= in->count) return CROWDSTEER_ERROR_AGENT_INDEX;
+  in->target_kind = CROWDSTEER_TARGET_POINT;
+  for (int k = 0; k < in->dims; k++) {
+    in->target_point[k] = in->gather_pos[k][target->agent];
+    in->target_point_velocity[k] =
+        needs_velocity ? in->gather_vel[k][target->agent] : 0.0f;
   }
   return CROWDSTEER_OK;
 }
 
 int cs_all_finite(const float *a, const cs_range *r) { return array_ok(a, r, FINITE); }
 
-static crowdsteer_status resolve_output(cs_job *job, const crowdsteer_output *out,
-                                        size_t begin, size_t end) {
+crowdsteer_status cs_prepare_output(cs_policy *policy, int dims,
+                                    const crowdsteer_output *out, size_t begin,
+                                    size_t end) {
+  memset(policy, 0, sizeof *policy);
   if (!out) return CROWDSTEER_ERROR_NULL_POINTER;
-  copy_axes_rw(job->out, &out->steering, job->dims);
-  job->mode = out->mode;
-  if (begin < end) CS_CHECK(vectors_usable((const float *const *)job->out, job->dims));
+  copy_axes_rw(policy->out, &out->steering, dims);
+  if (begin < end) CS_CHECK(vectors_usable((const float *const *)policy->out, dims));
   if (out->mode == CROWDSTEER_OVERWRITE) return CROWDSTEER_OK;
   if (out->mode != CROWDSTEER_ACCUMULATE) return CROWDSTEER_ERROR_PARAMETER;
+  policy->mode = CS_WRITE_ACCUMULATE;
   const cs_range r = {begin, end, NULL, 0}; /* a uniform weight of 0 means 1 */
-  return resolve_param(&job->weight, out->weight, out->weight_per_agent, 1.0f, FINITE,
-                       &r);
+  CS_CHECK(resolve_param(&policy->weight, out->weight, out->weight_per_agent, 1.0f,
+                         FINITE, &r));
+  return check_param_array(policy->weight, FINITE, &r);
 }
 
-crowdsteer_status cs_prepare_output(cs_job *job, const crowdsteer_output *out,
-                                    size_t begin, size_t end) {
-  return resolve_output(job, out, begin, end);
+/* A behaviour parameter: where crowdsteer_params holds it, where cs_inputs
+ * keeps it, its default and its rule, and the CS_USES_* bit of the
+ * behaviours that read it. */
+typedef struct param_spec {
+  unsigned used_by;
+  size_t uniform, per_agent, slot;
+  float default_value;
+  value_rule rule;
+} param_spec;
+
+static const param_spec behaviour_params[] = {
+    {CS_USES_MAX_SPEED, offsetof(crowdsteer_params, max_speed),
+     offsetof(crowdsteer_params, max_speed_per_agent), offsetof(cs_inputs, max_speed),
+     1.0f, NON_NEGATIVE_FINITE},
+    {CS_USES_TIME_TO_TARGET, offsetof(crowdsteer_params, time_to_target),
+     offsetof(crowdsteer_params, time_to_target_per_agent),
+     offsetof(cs_inputs, time_to_target), 1.0f, POSITIVE},
+    {CS_USES_ARRIVE_RADII, offsetof(crowdsteer_params, target_radius),
+     offsetof(crowdsteer_params, target_radius_per_agent),
+     offsetof(cs_inputs, target_radius), 0.0f, NON_NEGATIVE},
+    {CS_USES_ARRIVE_RADII, offsetof(crowdsteer_params, slowing_radius),
+     offsetof(crowdsteer_params, slowing_radius_per_agent),
+     offsetof(cs_inputs, slowing_radius), 0.0f, NON_NEGATIVE},
+    {CS_USES_PANIC_RADIUS, offsetof(crowdsteer_params, panic_radius),
+     offsetof(crowdsteer_params, panic_radius_per_agent),
+     offsetof(cs_inputs, panic_radius), INFINITY, NON_NEGATIVE},
+    {CS_USES_LEAVE_RADII, offsetof(crowdsteer_params, danger_radius),
+     offsetof(crowdsteer_params, danger_radius_per_agent),
+     offsetof(cs_inputs, danger_radius), 0.0f, NON_NEGATIVE},
+    {CS_USES_LEAVE_RADII, offsetof(crowdsteer_params, escape_radius),
+     offsetof(crowdsteer_params, escape_radius_per_agent),
+     offsetof(cs_inputs, escape_radius), 0.0f, NON_NEGATIVE},
+    {CS_USES_PREDICTION, offsetof(crowdsteer_params, max_prediction),
+     offsetof(crowdsteer_params, max_prediction_per_agent),
+     offsetof(cs_inputs, max_prediction), INFINITY, NON_NEGATIVE},
+    {CS_USES_WANDER, offsetof(crowdsteer_params, wander_radius),
+     offsetof(crowdsteer_params, wander_radius_per_agent),
+     offsetof(cs_inputs, wander_radius), 0.0f, NON_NEGATIVE_FINITE},
+    {CS_USES_WANDER, offsetof(crowdsteer_params, wander_distance),
+     offsetof(crowdsteer_params, wander_distance_per_agent),
+     offsetof(cs_inputs, wander_distance), 0.0f, NON_NEGATIVE_FINITE},
+    {CS_USES_WANDER, offsetof(crowdsteer_params, jitter),
+     offsetof(crowdsteer_params, jitter_per_agent), offsetof(cs_inputs, jitter), 0.0f,
+     NON_NEGATIVE_FINITE},
+};
+enum { BEHAVIOUR_PARAMS = sizeof behaviour_params / sizeof behaviour_params[0] };
+
+static cs_param *param_slot(cs_inputs *in, const param_spec *spec) {
+  return (cs_param *)(void *)((char *)in + spec->slot);
 }
 
-static crowdsteer_status resolve_params(cs_job *job, const crowdsteer_params *given,
+static cs_param param_in(const cs_inputs *in, const param_spec *spec) {
+  return *(const cs_param *)(const void *)((const char *)in + spec->slot);
+}
+
+static crowdsteer_status resolve_params(cs_inputs *in, const crowdsteer_params *given,
                                         unsigned uses, const cs_range *r) {
   static const crowdsteer_params defaults;
-  const crowdsteer_params *p = given ? given : &defaults;
-  const float inf = (float)INFINITY;
-  int ok = 1;
-  if (uses & (CS_USES_MAX_SPEED | CS_USES_INTEGRATOR))
-    CS_CHECK(resolve_param(&job->max_speed, p->max_speed, p->max_speed_per_agent, 1.0f,
-                           NON_NEGATIVE_FINITE, r));
-  if (uses & CS_USES_TIME_TO_TARGET)
-    CS_CHECK(resolve_param(&job->time_to_target, p->time_to_target,
-                           p->time_to_target_per_agent, 1.0f, POSITIVE, r));
-  if (uses & CS_USES_ARRIVE_RADII) {
-    CS_CHECK(resolve_param(&job->target_radius, p->target_radius,
-                           p->target_radius_per_agent, 0.0f, NON_NEGATIVE, r));
-    CS_CHECK(resolve_param(&job->slowing_radius, p->slowing_radius,
-                           p->slowing_radius_per_agent, 0.0f, NON_NEGATIVE, r));
+  const char *p = (const char *)(given ? given : &defaults);
+  for (int s = 0; s < BEHAVIOUR_PARAMS; s++) {
+    const param_spec *spec = &behaviour_params[s];
+    if (!(uses & spec->used_by)) continue;
+    float uniform;
+    const float *per_agent;
+    memcpy(&uniform, p + spec->uniform, sizeof uniform);
+    memcpy(&per_agent, p + spec->per_agent, sizeof per_agent);
+    CS_CHECK(resolve_param(param_slot(in, spec), uniform, per_agent, spec->default_value,
+                           spec->rule, r));
   }
-  if (uses & CS_USES_PANIC_RADIUS)
-    CS_CHECK(resolve_param(&job->panic_radius, p->panic_radius, p->panic_radius_per_agent,
-                           inf, NON_NEGATIVE, r));
-  if (uses & CS_USES_LEAVE_RADII) {
-    CS_CHECK(resolve_param(&job->danger_radius, p->danger_radius,
-                           p->danger_radius_per_agent, 0.0f, NON_NEGATIVE, r));
-    CS_CHECK(resolve_param(&job->escape_radius, p->escape_radius,
-                           p->escape_radius_per_agent, 0.0f, NON_NEGATIVE, r));
-  }
-  if (uses & CS_USES_PREDICTION) {
-    CS_CHECK(resolve_param(&job->max_prediction, p->max_prediction,
-                           p->max_prediction_per_agent, inf, NON_NEGATIVE, r));
-    /* The largest float behaves as "no limit" for any T a finite state gives,
-     * and keeps tv * T finite when max_speed + len(tv) is denormal. */
-    if (job->max_prediction.value > FLT_MAX) job->max_prediction.value = FLT_MAX;
-  }
-  if (uses & CS_USES_WANDER) {
-    CS_CHECK(resolve_param(&job->wander_radius, p->wander_radius,
-                           p->wander_radius_per_agent, 0.0f, NON_NEGATIVE_FINITE, r));
-    CS_CHECK(resolve_param(&job->wander_distance, p->wander_distance,
-                           p->wander_distance_per_agent, 0.0f, NON_NEGATIVE_FINITE, r));
-    CS_CHECK(resolve_param(&job->jitter, p->jitter, p->jitter_per_agent, 0.0f,
-                           NON_NEGATIVE_FINITE, r));
-  }
-  if (uses & CS_USES_INTEGRATOR) {
-    CS_CHECK(resolve_param(&job->max_force, p->max_force, p->max_force_per_agent, inf,
-                           NON_NEGATIVE, r));
-    CS_CHECK(resolve_param(&job->mass, p->mass, p->mass_per_agent, 1.0f, POSITIVE, r));
-    job->dt = p->dt == 0.0f ? 1.0f : p->dt;
-    ok &= value_ok(job->dt, NON_NEGATIVE_FINITE);
-  }
-  return ok ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
+  /* The largest float behaves as "no limit" for any T a finite state gives,
+   * and keeps tv * T finite when max_speed + len(tv) is denormal. */
+  if (in->max_prediction.value > FLT_MAX) in->max_prediction.value = FLT_MAX;
+  return CROWDSTEER_OK;
 }
 
 /* Wander's state: its direction arrays and the call's random keys. */
-static crowdsteer_status resolve_wander(cs_job *job,
+static crowdsteer_status resolve_wander(cs_inputs *in,
                                         const crowdsteer_wander_state *wander,
                                         const uint32_t *agent_id, size_t begin,
                                         size_t end) {
   if (!wander) return CROWDSTEER_ERROR_NULL_POINTER;
-  copy_axes_rw(job->wander, &wander->direction, job->dims);
-  if (begin < end) CS_CHECK(vectors_usable((const float *const *)job->wander, job->dims));
-  for (int k = 0; k < job->dims; k++)
-    job->wander_key[k] = cs_random_key(wander->seed, wander->tick, (uint32_t)k);
-  job->agent_id = agent_id; /* wander is the one behaviour here reading ids */
+  copy_axes_rw(in->wander, &wander->direction, in->dims);
+  if (begin < end) CS_CHECK(vectors_usable((const float *const *)in->wander, in->dims));
+  for (int k = 0; k < in->dims; k++)
+    in->wander_key[k] = cs_random_key(wander->seed, wander->tick, (uint32_t)k);
+  in->agent_id = agent_id; /* wander is the one behaviour here reading ids */
   if (begin < end && agent_id && !cs_aligned(agent_id)) return CROWDSTEER_ERROR_ALIGNMENT;
   return CROWDSTEER_OK;
 }
 
-crowdsteer_status cs_prepare_behaviour(cs_job *job, crowdsteer_behaviour behaviour,
+crowdsteer_status cs_resolve_behaviour(cs_inputs *in, crowdsteer_behaviour behaviour,
+                                       const crowdsteer_agents *agents,
+                                       const crowdsteer_target *target,
+                                       const crowdsteer_wander_state *wander,
+                                       const crowdsteer_params *params, size_t begin,
+                                       size_t end) {
+  const cs_range r = {begin, end, NULL, 0};
+  memset(in, 0, sizeof *in);
+  CS_CHECK(resolve_agents(&in->dims, &in->count, in->pos, in->vel, agents, begin, end));
+  memcpy(in->gather_pos, in->pos, sizeof in->pos);
+  memcpy(in->gather_vel, in->vel, sizeof in->vel);
+  const cs_behaviour_row *row = cs_behaviour_row_of(behaviour);
+  if (!row || (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
+    return CROWDSTEER_ERROR_PARAMETER; /* neighbours: see cs_nb_prepare */
+  if (row->inputs & CROWDSTEER_INPUT_WANDER)
+    CS_CHECK(resolve_wander(in, wander, agents->id, begin, end));
+  if (row->inputs & CROWDSTEER_INPUT_TARGET)
+    CS_CHECK(resolve_target(in, target,
+                            (row->inputs & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0, &r));
+  return resolve_params(in, params, row->params, &r);
+}
+
+int cs_has_agent_data(const cs_inputs *in, crowdsteer_behaviour behaviour) {
+  const unsigned uses = cs_behaviour_row_of(behaviour)->params;
+  int any = in->target_kind == CROWDSTEER_TARGET_AGENTS && in->target_index;
+  for (int s = 0; s < BEHAVIOUR_PARAMS; s++)
+    any |= (uses & behaviour_params[s].used_by) &&
+           param_in(in, &behaviour_params[s]).array != NULL;
+  return any;
+}
+
+crowdsteer_status cs_check_agent_data(const cs_inputs *in, crowdsteer_behaviour behaviour,
+                                      const cs_range *r) {
+  if (r->begin == r->end) return CROWDSTEER_OK;
+  const unsigned uses = cs_behaviour_row_of(behaviour)->params;
+  if (in->target_kind == CROWDSTEER_TARGET_AGENTS && in->target_index &&
+      !indices_ok(in->target_index, in->count, r))
+    return CROWDSTEER_ERROR_AGENT_INDEX;
+  for (int s = 0; s < BEHAVIOUR_PARAMS; s++) {
+    const param_spec *spec = &behaviour_params[s];
+    if (uses & spec->used_by)
+      CS_CHECK(check_param_array(param_in(in, spec), spec->rule, r));
+  }
+  return CROWDSTEER_OK;
+}
+
+crowdsteer_status cs_prepare_behaviour(cs_inputs *in, crowdsteer_behaviour behaviour,
                                        const crowdsteer_agents *agents,
                                        const crowdsteer_target *target,
                                        const crowdsteer_wander_state *wander,
@@ -300,31 +364,35 @@ crowdsteer_status cs_prepare_behaviour(cs_job *job, crowdsteer_behaviour behavio
                                        size_t end, const uint32_t *select,
                                        uint32_t select_bit) {
   const cs_range r = {begin, end, select, select_bit};
-  memset(job, 0, sizeof *job);
-  CS_CHECK(resolve_agents(job, agents, begin, end));
-  const cs_behaviour_row *row = cs_behaviour_row_of(behaviour);
-  if (!row || (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
-    return CROWDSTEER_ERROR_PARAMETER; /* neighbours: see cs_nb_prepare */
-  if (row->inputs & CROWDSTEER_INPUT_WANDER)
-    CS_CHECK(resolve_wander(job, wander, agents->id, begin, end));
-  if (row->inputs & CROWDSTEER_INPUT_TARGET)
-    CS_CHECK(resolve_target(job, target,
-                            (row->inputs & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0,
-                            agents->count, &r));
-  return resolve_params(job, params, row->params, &r);
+  CS_CHECK(
+      cs_resolve_behaviour(in, behaviour, agents, target, wander, params, begin, end));
+  return cs_check_agent_data(in, behaviour, &r);
 }
 
-crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *agents,
+crowdsteer_status cs_prepare_integrator(cs_integrator *job,
+                                        const crowdsteer_agents *agents,
                                         const crowdsteer_params *params, size_t begin,
                                         size_t end) {
+  static const crowdsteer_params defaults;
+  const crowdsteer_params *p = params ? params : &defaults;
   memset(job, 0, sizeof *job);
-  CS_CHECK(resolve_agents(job, agents, begin, end));
-  crowdsteer_vectors p = {agents->px, agents->py, agents->pz};
-  crowdsteer_vectors v = {agents->vx, agents->vy, agents->vz};
-  copy_axes_rw(job->pos_rw, &p, job->dims);
-  copy_axes_rw(job->vel_rw, &v, job->dims);
+  CS_CHECK(
+      resolve_agents(&job->dims, &job->count, job->pos, job->vel, agents, begin, end));
+  crowdsteer_vectors pos = {agents->px, agents->py, agents->pz};
+  crowdsteer_vectors vel = {agents->vx, agents->vy, agents->vz};
+  copy_axes_rw(job->pos_rw, &pos, job->dims);
+  copy_axes_rw(job->vel_rw, &vel, job->dims);
   const cs_range r = {begin, end, NULL, 0};
-  return resolve_params(job, params, CS_USES_INTEGRATOR, &r);
+  CS_CHECK(resolve_param(&job->max_speed, p->max_speed, p->max_speed_per_agent, 1.0f,
+                         NON_NEGATIVE_FINITE, &r));
+  CS_CHECK(check_param_array(job->max_speed, NON_NEGATIVE_FINITE, &r));
+  CS_CHECK(resolve_param(&job->max_force, p->max_force, p->max_force_per_agent, INFINITY,
+                         NON_NEGATIVE, &r));
+  CS_CHECK(check_param_array(job->max_force, NON_NEGATIVE, &r));
+  CS_CHECK(resolve_param(&job->mass, p->mass, p->mass_per_agent, 1.0f, POSITIVE, &r));
+  CS_CHECK(check_param_array(job->mass, POSITIVE, &r));
+  job->dt = p->dt == 0.0f ? 1.0f : p->dt;
+  return non_negative_finite(job->dt) ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
 }
 
 /* What one single-behaviour call is given: the named entry points fill in
@@ -345,9 +413,10 @@ static crowdsteer_status run_here(const cs_backend *backend,
   if (row && (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
     return cs_nb_run(c->behaviour, agents, c->neighbours, c->params, out, begin, end);
   cs_job job;
-  CS_CHECK(cs_prepare_behaviour(&job, c->behaviour, agents, c->target, c->wander,
+  memset(&job, 0, sizeof job);
+  CS_CHECK(cs_prepare_behaviour(&job.in, c->behaviour, agents, c->target, c->wander,
                                 c->params, begin, end, NULL, 0));
-  CS_CHECK(resolve_output(&job, out, begin, end));
+  CS_CHECK(cs_prepare_output(&job.policy, job.in.dims, out, begin, end));
   if (begin < end) backend->run(backend->behaviour[c->behaviour], &job, begin, end);
   return CROWDSTEER_OK;
 }
@@ -375,7 +444,7 @@ static crowdsteer_status integrate_here(const cs_backend *backend,
                                         const crowdsteer_vectors *steering,
                                         const crowdsteer_params *params, size_t begin,
                                         size_t end) {
-  cs_job job;
+  cs_integrator job;
   CS_CHECK(cs_prepare_integrator(&job, agents, params, begin, end));
   if (!steering) return CROWDSTEER_ERROR_NULL_POINTER;
   copy_axes(job.steering, steering, job.dims);

@@ -87,17 +87,9 @@ extern const cs_behaviour_row cs_behaviours[];
 /* The row of a behaviour, NULL for a value out of the enum. */
 const cs_behaviour_row *cs_behaviour_row_of(crowdsteer_behaviour behaviour);
 
-/* crowdsteer_step's third way of writing steering, next to the public
- * OVERWRITE and ACCUMULATE: an agent's first behaviour whose weighted
- * steering is longer than priority_threshold wins. */
-#define CS_WRITE_PRIORITY ((crowdsteer_write_mode)2)
-/* OVERWRITE through non-temporal stores, for the vector-aligned middle of a
- * large output (see kernels.c, stream_split). */
-#define CS_WRITE_STREAM ((crowdsteer_write_mode)3)
-
-/* Everything a kernel needs, validated and with defaults applied. Arrays are
- * indexed by global agent index; unused axes (z in 2D) are NULL. */
-typedef struct cs_job {
+/* A behaviour's inputs, validated and with defaults applied: what it reads.
+ * Arrays are indexed by global agent index; unused axes (z in 2D) are NULL. */
+typedef struct cs_inputs {
   int dims;
   size_t count;
   const float *pos[3];
@@ -114,15 +106,13 @@ typedef struct cs_job {
   const float *gather_pos[3];
   const float *gather_vel[3];
 
-  cs_param max_speed, max_force, mass;
+  cs_param max_speed, time_to_target;
   cs_param target_radius, slowing_radius, panic_radius;
   cs_param danger_radius, escape_radius;
-  cs_param wander_radius, wander_distance;
-  cs_param time_to_target, jitter;
+  cs_param wander_radius, wander_distance, jitter;
   /* Finite even when the caller asks for +inf, so tv * T never makes NaN
    * (per-agent elements are clamped where they are read: cs_max_prediction). */
   cs_param max_prediction;
-  float dt;
 
   float *wander[3];
   /* cs_random_key(seed, tick, axis) of the call's wander state, per axis. */
@@ -130,36 +120,67 @@ typedef struct cs_job {
   /* Wander's random stream is keyed by agent_id[i] (crowdsteer_agents.id),
    * or by i when it is NULL. */
   const uint32_t *agent_id;
+} cs_inputs;
 
-  float *out[3];
-  crowdsteer_write_mode mode;
+/* How steering is written. A single call overwrites or accumulates (the
+ * public crowdsteer_write_mode); crowdsteer_step accumulates (blend) or
+ * gives each agent to its first behaviour whose weighted steering is longer
+ * than priority_threshold (priority); a large overwrite streams its
+ * vector-aligned middle (kernels.c, stream_split). */
+typedef enum cs_write_mode {
+  CS_WRITE_OVERWRITE,
+  CS_WRITE_ACCUMULATE,
+  CS_WRITE_PRIORITY,
+  CS_WRITE_STREAM
+} cs_write_mode;
+
+/* Where and for which agents a behaviour's steering goes: the call's output
+ * or, in a step, the tile's accumulator and the step's policy. */
+typedef struct cs_policy {
+  cs_write_mode mode;
   cs_param weight;
-  /* Steering of agent i lives at out[k][i - out_base] (and the integrator
-   * reads steering[k][i - out_base]): a mixed step points them at a
-   * tile-sized scratch buffer. 0 for the public entry points. */
+  /* Steering of agent i lives at out[k][i - out_base]: a mixed step points
+   * it at a chunk-sized accumulator. 0 for a single call. */
+  float *out[3];
   size_t out_base;
   /* Mixed steps: agent i takes part only if lane_select[i] & lane_bit
    * (all agents when lane_select is NULL); a behaviour still computes every
-   * lane but writes only those. */
+   * lane but writes only those, and reads no input of the others. */
   const uint32_t *lane_select;
   uint32_t lane_bit;
   /* CS_WRITE_PRIORITY: decided[i - out_base] becomes 1 once a behaviour won. */
   float *decided;
   float priority_threshold;
+} cs_policy;
 
-  /* Integrator: reads pos/vel and steering, writes pos_rw/vel_rw (the same
-   * arrays, except for an out-of-place crowdsteer_step). */
-  float *pos_rw[3];
-  float *vel_rw[3];
-  const float *steering[3];
-
-  /* Mixed steps, neighbour behaviours: the steering of agent i, computed
-   * before the tiles, at precomputed[k][i - precomputed_base]. */
+/* One behaviour's work: its inputs and where its steering goes. In a step,
+ * a neighbour behaviour's steering is computed before the tiles and read
+ * from precomputed[k][i - precomputed_base] (see step_neighbours.h). */
+typedef struct cs_job {
+  cs_inputs in;
+  cs_policy policy;
   const float *precomputed[3];
   size_t precomputed_base;
 } cs_job;
 
+/* The integrator's inputs: it reads pos/vel and the steering of agent i at
+ * steering[k][i - steering_base], writes pos_rw/vel_rw (the same arrays,
+ * except for an out-of-place crowdsteer_step). */
+typedef struct cs_integrator {
+  int dims;
+  size_t count;
+  const float *pos[3];
+  const float *vel[3];
+  float *pos_rw[3];
+  float *vel_rw[3];
+  const float *steering[3];
+  size_t steering_base;
+  cs_param max_speed, max_force, mass;
+  float dt;
+} cs_integrator;
+
 typedef void (*cs_kernel)(const cs_job *job, size_t begin, size_t end);
+typedef void (*cs_integrator_kernel)(const cs_integrator *job, size_t begin, size_t end);
 
 /* One backend: a kernel per behaviour, indexed by crowdsteer_behaviour
  * (NULL for the neighbour behaviours), and the integrator; each kernel
@@ -167,7 +188,7 @@ typedef void (*cs_kernel)(const cs_job *job, size_t begin, size_t end);
  * SIMD backends stream a large OVERWRITE output). */
 typedef struct cs_backend {
   const cs_kernel *behaviour;
-  cs_kernel integrate;
+  cs_integrator_kernel integrate;
   void (*run)(cs_kernel kernel, const cs_job *job, size_t begin, size_t end);
 } cs_backend;
 
@@ -190,29 +211,45 @@ typedef struct cs_range {
   uint32_t bit;
 } cs_range;
 
-/* Validation and defaults of one behaviour (everything but its output) and
- * of the integrator (everything but its steering input); shared by the
- * single-behaviour entry points and crowdsteer_step. A behaviour's per-agent
- * data (parameters, agent indices) is checked for the agents of [begin, end)
- * whose select[i] has select_bit (all when select is NULL). */
-crowdsteer_status cs_prepare_behaviour(cs_job *job, crowdsteer_behaviour behaviour,
+/* Validation and defaults of one behaviour, once per call, except for the
+ * values of its per-agent data: the arrays it reads are present and aligned
+ * (for a non-empty [begin, end)), its uniform values are in range, an AGENT
+ * target is read (from in->gather_*, the agents). Shared by the
+ * single-behaviour entry points and crowdsteer_step. */
+crowdsteer_status cs_resolve_behaviour(cs_inputs *in, crowdsteer_behaviour behaviour,
+                                       const crowdsteer_agents *agents,
+                                       const crowdsteer_target *target,
+                                       const crowdsteer_wander_state *wander,
+                                       const crowdsteer_params *params, size_t begin,
+                                       size_t end);
+/* The values of a resolved behaviour's per-agent data (parameter arrays,
+ * agent indices) for the agents `r` covers; and whether it has any. */
+crowdsteer_status cs_check_agent_data(const cs_inputs *in, crowdsteer_behaviour behaviour,
+                                      const cs_range *r);
+int cs_has_agent_data(const cs_inputs *in, crowdsteer_behaviour behaviour);
+/* Both, for the agents of [begin, end) whose select[i] has select_bit (all
+ * when select is NULL). */
+crowdsteer_status cs_prepare_behaviour(cs_inputs *in, crowdsteer_behaviour behaviour,
                                        const crowdsteer_agents *agents,
                                        const crowdsteer_target *target,
                                        const crowdsteer_wander_state *wander,
                                        const crowdsteer_params *params, size_t begin,
                                        size_t end, const uint32_t *select,
                                        uint32_t select_bit);
-/* Resolves a CROWDSTEER_TARGET_AGENT target into the job as a POINT target
- * holding that agent's state, read now from job->gather_* (so a mixed step
- * reads it before any tile writes): checks the index against count. */
-crowdsteer_status cs_resolve_target_agent(cs_job *job, const crowdsteer_target *target,
+/* Resolves a CROWDSTEER_TARGET_AGENT target into the inputs as a POINT
+ * target holding that agent's state, read now from in->gather_* (so a mixed
+ * step reads it before any tile writes): checks the index against count. */
+crowdsteer_status cs_resolve_target_agent(cs_inputs *in, const crowdsteer_target *target,
                                           int needs_velocity);
-crowdsteer_status cs_prepare_integrator(cs_job *job, const crowdsteer_agents *agents,
+/* Validation and defaults of the integrator (all but its steering input). */
+crowdsteer_status cs_prepare_integrator(cs_integrator *job,
+                                        const crowdsteer_agents *agents,
                                         const crowdsteer_params *params, size_t begin,
                                         size_t end);
-/* Validation of a behaviour's output (job->dims must be set). */
-crowdsteer_status cs_prepare_output(cs_job *job, const crowdsteer_output *out,
-                                    size_t begin, size_t end);
+/* Validation of a single call's output. */
+crowdsteer_status cs_prepare_output(cs_policy *policy, int dims,
+                                    const crowdsteer_output *out, size_t begin,
+                                    size_t end);
 /* Whether an array is aligned to 4 bytes, as every float (and uint32_t)
  * array a call uses must be: it is read and written as such. */
 int cs_aligned(const void *array);

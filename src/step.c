@@ -38,7 +38,7 @@ typedef struct plan {
   size_t behaviour_count;
   uint32_t all_bits;
   const uint32_t *mask;
-  cs_job integrator;
+  cs_integrator integrator;
   size_t tile;
 } plan;
 
@@ -68,22 +68,16 @@ static crowdsteer_status check_state_buffer(const crowdsteer_agents *agents,
   return CROWDSTEER_OK;
 }
 
-/* Behaviour b's per-agent data (parameters, target indices, weights, and
- * its arrays being present) for the agents of [first, last) that use it. */
-static crowdsteer_status check_behaviour_run(const crowdsteer_agents *agents,
+/* The per-agent data of behaviour b (parameter arrays, target indices,
+ * weights) for the agents of [first, last) that use it. Everything else was
+ * validated once, by resolve_behaviour. */
+static crowdsteer_status check_behaviour_run(const plan *pl,
                                              const crowdsteer_step_desc *step, size_t b,
                                              size_t first, size_t last) {
   const crowdsteer_step_behaviour *desc = &step->behaviours[b];
-  const uint32_t bit = 1u << b;
-  if (cs_step_is_neighbour(desc->behaviour)) {
-    CS_CHECK(cs_nb_step_check(agents, desc, first, last, step->behaviour_mask, bit));
-  } else {
-    cs_job scratch;
-    CS_CHECK(cs_prepare_behaviour(&scratch, desc->behaviour, agents, &desc->target,
-                                  desc->wander, &desc->params, first, last,
-                                  step->behaviour_mask, bit));
-  }
-  const cs_range r = {first, last, step->behaviour_mask, bit};
+  const cs_range r = {first, last, step->behaviour_mask, 1u << b};
+  if (!cs_step_is_neighbour(desc->behaviour))
+    CS_CHECK(cs_check_agent_data(&pl->behaviour[b].in, pl->kind[b], &r));
   if (desc->weight_per_agent && !cs_aligned(desc->weight_per_agent))
     return CROWDSTEER_ERROR_ALIGNMENT;
   if (desc->weight_per_agent && !cs_all_finite(desc->weight_per_agent, &r))
@@ -91,18 +85,28 @@ static crowdsteer_status check_behaviour_run(const crowdsteer_agents *agents,
   return CROWDSTEER_OK;
 }
 
+/* Whether behaviour b has per-agent data whose values need a pass. */
+static int has_agent_data(const plan *pl, const crowdsteer_step_desc *step, size_t b) {
+  if (step->behaviours[b].weight_per_agent) return 1;
+  return !cs_step_is_neighbour(pl->kind[b]) &&
+         cs_has_agent_data(&pl->behaviour[b].in, pl->kind[b]);
+}
+
 /* Checks each behaviour's per-agent data exactly for the agents that use it.
  * Runs of tiles in which no agent uses a behaviour are not read at all, so a
  * crowd grouped by behaviour pays for each behaviour's data only where it is
- * used (the step itself skips the same tiles). */
-static crowdsteer_status check_agent_data(const plan *pl, const crowdsteer_agents *agents,
+ * used (the step itself skips the same chunks). Without per-agent data to
+ * check, the mask is not read here. */
+static crowdsteer_status check_agent_data(const plan *pl,
                                           const crowdsteer_step_desc *step, size_t begin,
                                           size_t end) {
-  if (begin == end) return CROWDSTEER_OK;
-  if (pl->mask && !cs_aligned(pl->mask)) return CROWDSTEER_ERROR_ALIGNMENT;
+  uint32_t checked = 0;
+  for (size_t b = 0; b < pl->behaviour_count; b++)
+    if (has_agent_data(pl, step, b)) checked |= 1u << b;
+  if (begin == end || !checked) return CROWDSTEER_OK;
   if (!pl->mask) {
     for (size_t b = 0; b < pl->behaviour_count; b++)
-      CS_CHECK(check_behaviour_run(agents, step, b, begin, end));
+      if (checked & (1u << b)) CS_CHECK(check_behaviour_run(pl, step, b, begin, end));
     return CROWDSTEER_OK;
   }
   enum { NO_RUN = 0 }; /* run_start holds first + 1, so 0 means "no run open" */
@@ -113,36 +117,91 @@ static crowdsteer_status check_agent_data(const plan *pl, const crowdsteer_agent
     for (size_t i = first; i < last; i++)
       used |= pl->mask[i];
     for (size_t b = 0; b < pl->behaviour_count; b++) {
+      if (!(checked & (1u << b))) continue;
       if (used & (1u << b)) {
         if (run_start[b] == NO_RUN) run_start[b] = first + 1;
       } else if (run_start[b] != NO_RUN) {
-        CS_CHECK(check_behaviour_run(agents, step, b, run_start[b] - 1, first));
+        CS_CHECK(check_behaviour_run(pl, step, b, run_start[b] - 1, first));
         run_start[b] = NO_RUN;
       }
     }
   }
   for (size_t b = 0; b < pl->behaviour_count; b++)
     if (run_start[b] != NO_RUN)
-      CS_CHECK(check_behaviour_run(agents, step, b, run_start[b] - 1, end));
+      CS_CHECK(check_behaviour_run(pl, step, b, run_start[b] - 1, end));
   return CROWDSTEER_OK;
 }
 
-/* What a behaviour shares with the whole step: an AGENT target's state,
- * read here before any tile writes (in place too, so no snapshot), and a
- * max_speed left at 0 that becomes the integrator's. */
-static crowdsteer_status resolve_shared_inputs(cs_job *job, const plan *pl,
-                                               const crowdsteer_step_behaviour *desc,
-                                               size_t begin, size_t end) {
+/* Whether some agent of [begin, end) selects behaviour bit `bit`. */
+static int selected(const uint32_t *mask, uint32_t bit, size_t begin, size_t end) {
+  if (!mask) return begin < end;
+  uint32_t any = 0;
+  for (size_t i = begin; i < end; i++)
+    any |= mask[i];
+  return (any & bit) != 0;
+}
+
+/* Behaviour b's validation, once: its inputs resolved over [begin, end) (a
+ * neighbour behaviour checked whole). The arrays of a behaviour no agent
+ * selects are not required: then only its shape and uniform values count. */
+static crowdsteer_status resolve_behaviour(cs_job *job, const crowdsteer_agents *agents,
+                                           const crowdsteer_step_desc *step, size_t b,
+                                           size_t begin, size_t end) {
+  const crowdsteer_step_behaviour *desc = &step->behaviours[b];
+  const uint32_t bit = 1u << b;
+  memset(job, 0, sizeof *job);
+  if (cs_step_is_neighbour(desc->behaviour)) {
+    job->in.dims = agents->dims;
+    job->in.count = agents->count;
+    crowdsteer_status st =
+        cs_nb_step_check(agents, desc, begin, end, step->behaviour_mask, bit);
+    if (st != CROWDSTEER_OK && !selected(step->behaviour_mask, bit, begin, end))
+      st = cs_nb_step_check(agents, desc, begin, begin, NULL, 0);
+    return st;
+  }
+  crowdsteer_status st =
+      cs_resolve_behaviour(&job->in, desc->behaviour, agents, &desc->target, desc->wander,
+                           &desc->params, begin, end);
+  if (st != CROWDSTEER_OK && !selected(step->behaviour_mask, bit, begin, end))
+    st = cs_resolve_behaviour(&job->in, desc->behaviour, agents, &desc->target,
+                              desc->wander, &desc->params, begin, begin);
+  return st;
+}
+
+/* What a behaviour shares with the whole step: an in-place step's snapshot
+ * for AGENTS targets, a max_speed left at 0 that becomes the integrator's,
+ * and the step's policy (blend or priority, its weight and mask bit). */
+static crowdsteer_status share_step_inputs(cs_job *job, const plan *pl,
+                                           const crowdsteer_agents *agents,
+                                           const crowdsteer_step_desc *step, size_t b,
+                                           size_t begin, size_t end) {
+  const crowdsteer_step_behaviour *desc = &step->behaviours[b];
   const cs_behaviour_row *row = cs_behaviour_row_of(desc->behaviour);
-  const unsigned inputs = row->inputs;
+  if (step->output == NULL && (row->inputs & CROWDSTEER_INPUT_TARGET) &&
+      desc->target.kind == CROWDSTEER_TARGET_AGENTS) {
+    CS_CHECK(check_state_buffer(agents, step->snapshot, begin, end));
+    const crowdsteer_agents *s = step->snapshot;
+    const float *pos[3] = {s->px, s->py, agents->dims == 3 ? s->pz : NULL};
+    const float *vel[3] = {s->vx, s->vy, agents->dims == 3 ? s->vz : NULL};
+    memcpy(job->in.gather_pos, pos, sizeof pos);
+    memcpy(job->in.gather_vel, vel, sizeof vel);
+  }
   if ((row->params & CS_USES_MAX_SPEED) && desc->params.max_speed == 0.0f &&
       !desc->params.max_speed_per_agent)
-    job->max_speed = pl->integrator.max_speed;
-  if (!(inputs & CROWDSTEER_INPUT_TARGET) ||
-      desc->target.kind != CROWDSTEER_TARGET_AGENT || begin == end)
-    return CROWDSTEER_OK;
-  return cs_resolve_target_agent(job, &desc->target,
-                                 (inputs & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0);
+    job->in.max_speed = pl->integrator.max_speed;
+  cs_policy *policy = &job->policy;
+  policy->mode =
+      step->combine == CROWDSTEER_BLEND ? CS_WRITE_ACCUMULATE : CS_WRITE_PRIORITY;
+  policy->weight.value = desc->weight == 0.0f ? 1.0f : desc->weight;
+  policy->weight.array = desc->weight_per_agent;
+  policy->lane_select = step->behaviour_mask;
+  policy->lane_bit = 1u << b;
+  policy->priority_threshold = step->priority_threshold;
+  /* Only the weight in effect is checked (per-agent ones with the data). */
+  if (!desc->weight_per_agent &&
+      !(policy->weight.value >= -FLT_MAX && policy->weight.value <= FLT_MAX))
+    return CROWDSTEER_ERROR_PARAMETER;
+  return CROWDSTEER_OK;
 }
 
 static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
@@ -158,8 +217,7 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
     return CROWDSTEER_ERROR_PARAMETER;
   CS_CHECK(
       cs_prepare_integrator(&out->integrator, agents, &step->integrator, begin, end));
-  const int in_place = step->output == NULL;
-  if (!in_place) {
+  if (step->output) {
     CS_CHECK(check_state_buffer(agents, step->output, begin, end));
     const crowdsteer_agents *o = step->output;
     float *pos[3] = {o->px, o->py, agents->dims == 3 ? o->pz : NULL};
@@ -172,45 +230,14 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
       step->behaviour_count == 32 ? 0xFFFFFFFFu : (1u << step->behaviour_count) - 1u;
   out->mask = step->behaviour_mask;
   out->tile = step->tile_size ? step->tile_size : DEFAULT_TILE;
+  if (out->mask && begin < end && !cs_aligned(out->mask))
+    return CROWDSTEER_ERROR_ALIGNMENT;
   for (size_t b = 0; b < step->behaviour_count; b++) {
-    const crowdsteer_step_behaviour *desc = &step->behaviours[b];
-    cs_job *job = &out->behaviour[b];
-    out->kind[b] = desc->behaviour;
-    /* Here the call's shape and uniform values; per-agent data below. */
-    const int neighbour = cs_step_is_neighbour(desc->behaviour);
-    if (neighbour) {
-      memset(job, 0, sizeof *job);
-      job->dims = agents->dims;
-      job->count = agents->count;
-      CS_CHECK(cs_nb_step_check(agents, desc, begin, begin, NULL, 0));
-    } else {
-      CS_CHECK(cs_prepare_behaviour(job, out->kind[b], agents, &desc->target,
-                                    desc->wander, &desc->params, begin, begin, NULL, 0));
-    }
-    if (in_place &&
-        (crowdsteer_behaviour_inputs(desc->behaviour) & CROWDSTEER_INPUT_TARGET) &&
-        desc->target.kind == CROWDSTEER_TARGET_AGENTS) {
-      CS_CHECK(check_state_buffer(agents, step->snapshot, begin, end));
-      const crowdsteer_agents *s = step->snapshot;
-      const float *pos[3] = {s->px, s->py, agents->dims == 3 ? s->pz : NULL};
-      const float *vel[3] = {s->vx, s->vy, agents->dims == 3 ? s->vz : NULL};
-      memcpy(job->gather_pos, pos, sizeof pos);
-      memcpy(job->gather_vel, vel, sizeof vel);
-    }
-    CS_CHECK(resolve_shared_inputs(job, out, desc, begin, end));
-    job->mode =
-        step->combine == CROWDSTEER_BLEND ? CROWDSTEER_ACCUMULATE : CS_WRITE_PRIORITY;
-    job->weight.value = desc->weight == 0.0f ? 1.0f : desc->weight;
-    job->weight.array = desc->weight_per_agent;
-    /* Only the weight in effect is checked (per-agent ones with the data). */
-    if (!desc->weight_per_agent &&
-        !(job->weight.value >= -FLT_MAX && job->weight.value <= FLT_MAX))
-      return CROWDSTEER_ERROR_PARAMETER;
-    job->lane_select = step->behaviour_mask;
-    job->lane_bit = 1u << b;
-    job->priority_threshold = step->priority_threshold;
+    out->kind[b] = step->behaviours[b].behaviour;
+    CS_CHECK(resolve_behaviour(&out->behaviour[b], agents, step, b, begin, end));
+    CS_CHECK(share_step_inputs(&out->behaviour[b], out, agents, step, b, begin, end));
   }
-  return check_agent_data(out, agents, step, begin, end);
+  return check_agent_data(out, step, begin, end);
 }
 
 /* Asks for elements [first, last) of an array to be brought into the cache,
@@ -236,7 +263,7 @@ static void prefetch_range(const void *array, size_t element_size, size_t first,
 /* The state of agents [first, last), which a large crowd has to fetch from
  * memory: agents, masks, wander state and an out-of-place step's output. */
 static void prefetch_agents(const plan *pl, size_t first, size_t last) {
-  const cs_job *in = &pl->integrator;
+  const cs_integrator *in = &pl->integrator;
   const int dims = in->dims;
   if (last > in->count) last = in->count;
   if (first >= last) return;
@@ -251,7 +278,7 @@ static void prefetch_agents(const plan *pl, size_t first, size_t last) {
   prefetch_range(pl->mask, sizeof(uint32_t), first, last, 0);
   for (size_t b = 0; b < pl->behaviour_count; b++)
     for (int k = 0; k < dims; k++)
-      prefetch_range(pl->behaviour[b].wander[k], sizeof(float), first, last, 1);
+      prefetch_range(pl->behaviour[b].in.wander[k], sizeof(float), first, last, 1);
 }
 
 /* Agents [first, last) of one chunk: each behaviour some of them use into
@@ -265,7 +292,7 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
   const int dims = pl->integrator.dims;
   for (int k = 0; k < dims; k++)
     memset(acc[k], 0, n * sizeof(float));
-  if (jobs[0].mode == CS_WRITE_PRIORITY) memset(decided, 0, n * sizeof(float));
+  if (jobs[0].policy.mode == CS_WRITE_PRIORITY) memset(decided, 0, n * sizeof(float));
   uint32_t used = pl->all_bits;
   if (pl->mask) {
     uint32_t any = 0;
@@ -276,18 +303,18 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
   for (size_t b = 0; b < pl->behaviour_count; b++) {
     if (!(used & (1u << b))) continue; /* no agent of this chunk uses it */
     for (int k = 0; k < dims; k++)
-      jobs[b].out[k] = acc[k];
-    jobs[b].out_base = first;
-    jobs[b].decided = decided;
+      jobs[b].policy.out[k] = acc[k];
+    jobs[b].policy.out_base = first;
+    jobs[b].policy.decided = decided;
     if (cs_step_is_neighbour((int)pl->kind[b]))
       cs_nb_step_blend(&jobs[b], first, last);
     else
       backend->behaviour[pl->kind[b]](&jobs[b], first, last);
   }
-  cs_job integrate = pl->integrator;
+  cs_integrator integrate = pl->integrator;
   for (int k = 0; k < dims; k++)
     integrate.steering[k] = acc[k];
-  integrate.out_base = first;
+  integrate.steering_base = first;
   backend->integrate(&integrate, first, last);
 }
 

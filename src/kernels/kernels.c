@@ -135,14 +135,14 @@ CS_INLINE v3 steer_towards(v3 desired, v3 v, cs_param time_to_target, size_t i, 
 
 /* cs_max_prediction, lanes-wide (a uniform value is clamped already). */
 CS_INLINE vf max_prediction_load(const cs_job *job, size_t i, size_t n) {
-  if (!job->max_prediction.array) return v_set1(job->max_prediction.value);
-  vf m = v_load_n(job->max_prediction.array + i, n), largest = v_set1(FLT_MAX);
+  if (!job->in.max_prediction.array) return v_set1(job->in.max_prediction.value);
+  vf m = v_load_n(job->in.max_prediction.array + i, n), largest = v_set1(FLT_MAX);
   return v_select(v_lt(m, largest), m, largest);
 }
 
-/* Lanes of agents that take part (see cs_job.lane_select). */
+/* Lanes of agents that take part (see cs_policy.lane_select). */
 CS_INLINE vmask active_lanes(const cs_job *job, size_t i, size_t n) {
-  return m_bit_set(i_load_n(job->lane_select + i, n), job->lane_bit);
+  return m_bit_set(i_load_n(job->policy.lane_select + i, n), job->policy.lane_bit);
 }
 
 /* The target of agents [i, i + n) in the form `kind` (a constant after
@@ -150,51 +150,53 @@ CS_INLINE vmask active_lanes(const cs_job *job, size_t i, size_t n) {
 CS_INLINE void load_target(const cs_job *job, size_t i, size_t n, int kind,
                            int with_velocity, v3 *tp, v3 *tv, int dims) {
   if (kind == CROWDSTEER_TARGET_POINT) {
-    *tp = v3_splat(job->target_point, dims);
-    if (with_velocity) *tv = v3_splat(job->target_point_velocity, dims);
+    *tp = v3_splat(job->in.target_point, dims);
+    if (with_velocity) *tv = v3_splat(job->in.target_point_velocity, dims);
   } else if (kind == CROWDSTEER_TARGET_ARRAYS) {
-    *tp = v3_load(job->target_pos, i, n, dims);
-    if (with_velocity) *tv = v3_load(job->target_vel, i, n, dims);
+    *tp = v3_load(job->in.target_pos, i, n, dims);
+    if (with_velocity) *tv = v3_load(job->in.target_vel, i, n, dims);
   } else {
     /* Tail lanes gather agent 0, which exists whenever the range is not empty;
      * so do agents a mixed step leaves out, whose index was not checked. */
-    vi idx = i_load_n(job->target_index + i, n);
-    if (job->lane_select) idx = i_select(active_lanes(job, i, n), idx, i_set1(0));
-    int small_indices = job->count <= (size_t)INT32_MAX;
-    *tp = v3_gather(job->gather_pos, idx, small_indices, dims);
-    if (with_velocity) *tv = v3_gather(job->gather_vel, idx, small_indices, dims);
+    vi idx = i_load_n(job->in.target_index + i, n);
+    if (job->policy.lane_select) idx = i_select(active_lanes(job, i, n), idx, i_set1(0));
+    int small_indices = job->in.count <= (size_t)INT32_MAX;
+    *tp = v3_gather(job->in.gather_pos, idx, small_indices, dims);
+    if (with_velocity) *tv = v3_gather(job->in.gather_vel, idx, small_indices, dims);
   }
 }
 
 /* reference.c's write_steering, lanes-wide. */
 CS_INLINE void write_steering(const cs_job *job, size_t i, size_t n, v3 s, int dims) {
-  float *const out[3] = {job->out[0] + (i - job->out_base),
-                         job->out[1] + (i - job->out_base),
-                         dims == 3 ? job->out[2] + (i - job->out_base) : NULL};
-  if (job->mode == CROWDSTEER_OVERWRITE) {
+  float *const out[3] = {job->policy.out[0] + (i - job->policy.out_base),
+                         job->policy.out[1] + (i - job->policy.out_base),
+                         dims == 3 ? job->policy.out[2] + (i - job->policy.out_base)
+                                   : NULL};
+  if (job->policy.mode == CS_WRITE_OVERWRITE) {
     v3_store(out, 0, n, s, dims);
     return;
   }
-  if (job->mode == CS_WRITE_STREAM) { /* full, aligned vectors only */
+  if (job->policy.mode == CS_WRITE_STREAM) { /* full, aligned vectors only */
     for (int k = 0; k < dims; k++)
       v_stream(out[k], s.c[k]);
     return;
   }
   v3 old = v3_load((const float *const *)out, 0, n, dims);
-  vf weight = param_load(job->weight, i, n);
-  if (job->mode == CROWDSTEER_ACCUMULATE) {
+  vf weight = param_load(job->policy.weight, i, n);
+  if (job->policy.mode == CS_WRITE_ACCUMULATE) {
     v3 sum = v3_add(old, v3_scale(s, weight, dims), dims);
-    if (job->lane_select) sum = v3_select(active_lanes(job, i, n), sum, old, dims);
+    if (job->policy.lane_select) sum = v3_select(active_lanes(job, i, n), sum, old, dims);
     v3_store(out, 0, n, sum, dims);
     return;
   }
-  float *decided_at = job->decided + (i - job->out_base);
+  float *decided_at = job->policy.decided + (i - job->policy.out_base);
   vf decided = v_load_n(decided_at, n);
   vmask open = v_le(decided, v_zero());
-  if (job->lane_select) open = m_and(open, active_lanes(job, i, n));
+  if (job->policy.lane_select) open = m_and(open, active_lanes(job, i, n));
   v3 weighted = v3_scale(s, weight, dims);
   v3_store(out, 0, n, v3_select(open, weighted, old, dims), dims);
-  vmask wins = m_and(open, v_gt(v3_len(weighted, dims), v_set1(job->priority_threshold)));
+  vmask wins =
+      m_and(open, v_gt(v3_len(weighted, dims), v_set1(job->policy.priority_threshold)));
   v_store_n(decided_at, v_select(wins, v_set1(1.0f), decided), n);
 }
 
@@ -235,64 +237,65 @@ CS_INLINE v3 predict(v3 d, v3 tp, v3 tv, vf max_speed, vf max_prediction, int di
 /* ---- one block of n <= W agents starting at i, per behaviour ------------- */
 
 CS_INLINE void seek_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
+  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
   v3 t, unused;
   load_target(job, i, n, kind, 0, &t, &unused, dims);
   write_steering(job, i, n,
-                 seek_one(p, v, t, param_load(job->max_speed, i, n), job->time_to_target,
-                          i, n, dims),
+                 seek_one(p, v, t, param_load(job->in.max_speed, i, n),
+                          job->in.time_to_target, i, n, dims),
                  dims);
 }
 
 CS_INLINE void flee_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
+  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
   v3 t, unused;
   load_target(job, i, n, kind, 0, &t, &unused, dims);
   write_steering(job, i, n,
-                 flee_one(p, v, t, param_load(job->max_speed, i, n),
-                          param_load(job->panic_radius, i, n), job->time_to_target, i, n,
-                          dims),
+                 flee_one(p, v, t, param_load(job->in.max_speed, i, n),
+                          param_load(job->in.panic_radius, i, n), job->in.time_to_target,
+                          i, n, dims),
                  dims);
 }
 
 CS_INLINE void arrive_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
+  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
   v3 t, unused;
   load_target(job, i, n, kind, 0, &t, &unused, dims);
   v3 d = v3_sub(t, p, dims);
   vf dist = v3_len(d, dims);
-  vf max_speed = param_load(job->max_speed, i, n);
-  vf slowing_radius = param_load(job->slowing_radius, i, n);
+  vf max_speed = param_load(job->in.max_speed, i, n);
+  vf slowing_radius = param_load(job->in.slowing_radius, i, n);
   vf speed = v_select(v_lt(dist, slowing_radius),
                       v_div(v_mul(max_speed, dist), slowing_radius), max_speed);
   v3 desired = v3_scale(v3_div(d, dist, dims), speed, dims);
-  desired = v3_select(v_le(dist, param_load(job->target_radius, i, n)), v3_zero(dims),
+  desired = v3_select(v_le(dist, param_load(job->in.target_radius, i, n)), v3_zero(dims),
                       desired, dims);
-  write_steering(job, i, n, steer_towards(desired, v, job->time_to_target, i, n, dims),
+  write_steering(job, i, n, steer_towards(desired, v, job->in.time_to_target, i, n, dims),
                  dims);
 }
 
 CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
+  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
   v3 t, unused;
   load_target(job, i, n, kind, 0, &t, &unused, dims);
   v3 d = v3_sub(p, t, dims);
   vf dist = v3_len(d, dims);
-  vf max_speed = param_load(job->max_speed, i, n);
-  vf danger_radius = param_load(job->danger_radius, i, n);
-  vf speed = v_select(v_lt(dist, param_load(job->escape_radius, i, n)), max_speed,
+  vf max_speed = param_load(job->in.max_speed, i, n);
+  vf danger_radius = param_load(job->in.danger_radius, i, n);
+  vf speed = v_select(v_lt(dist, param_load(job->in.escape_radius, i, n)), max_speed,
                       v_sub(max_speed, v_div(v_mul(max_speed, dist), danger_radius)));
   v3 away = away_from(d, dist, v, dims);
-  v3 s = steer_towards(v3_scale(away, speed, dims), v, job->time_to_target, i, n, dims);
+  v3 s =
+      steer_towards(v3_scale(away, speed, dims), v, job->in.time_to_target, i, n, dims);
   vmask active = m_and(v_ne(danger_radius, v_zero()), m_not(v_gt(dist, danger_radius)));
   write_steering(job, i, n, v3_select(active, s, v3_zero(dims), dims), dims);
 }
 
 CS_INLINE void pursuit_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
+  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
   v3 tp, tv;
   load_target(job, i, n, kind, 1, &tp, &tv, dims);
-  vf max_speed = param_load(job->max_speed, i, n);
+  vf max_speed = param_load(job->in.max_speed, i, n);
   v3 d = v3_sub(tp, p, dims);
   v3 own_heading = v3_heading(v, dims);
   vmask head_on =
@@ -302,19 +305,20 @@ CS_INLINE void pursuit_block(const cs_job *job, size_t i, size_t n, int kind, in
                      predict(d, tp, tv, max_speed, max_prediction_load(job, i, n), dims),
                      dims);
   write_steering(job, i, n,
-                 seek_one(p, v, aim, max_speed, job->time_to_target, i, n, dims), dims);
+                 seek_one(p, v, aim, max_speed, job->in.time_to_target, i, n, dims),
+                 dims);
 }
 
 CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->pos, i, n, dims), v = v3_load(job->vel, i, n, dims);
+  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
   v3 tp, tv;
   load_target(job, i, n, kind, 1, &tp, &tv, dims);
-  vf max_speed = param_load(job->max_speed, i, n);
+  vf max_speed = param_load(job->in.max_speed, i, n);
   v3 threat = predict(v3_sub(tp, p, dims), tp, tv, max_speed,
                       max_prediction_load(job, i, n), dims);
   write_steering(job, i, n,
-                 flee_one(p, v, threat, max_speed, param_load(job->panic_radius, i, n),
-                          job->time_to_target, i, n, dims),
+                 flee_one(p, v, threat, max_speed, param_load(job->in.panic_radius, i, n),
+                          job->in.time_to_target, i, n, dims),
                  dims);
 }
 
@@ -334,7 +338,7 @@ CS_INLINE vf random_lanes(uint32_t key, vi agent_id) {
  * selection (its host may be updating it meanwhile). The lanes of agents
  * [i, i + n) that wander, as a mask and as bits. */
 CS_INLINE uint32_t wander_lanes(const cs_job *job, size_t i, size_t n, vmask *m) {
-  if (job->lane_select) {
+  if (job->policy.lane_select) {
     *m = active_lanes(job, i, n);
     return m_lane_bits(*m);
   }
@@ -354,35 +358,34 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, int kind, int
   vmask wanders;
   const uint32_t lanes = wander_lanes(job, i, n, &wanders);
   if (!lanes) return; /* nobody here wanders: the step's output stays as is */
-  v3 v = v3_load(job->vel, i, n, dims);
+  v3 v = v3_load(job->in.vel, i, n, dims);
   v3 w;
   for (int k = 0; k < dims; k++)
-    w.c[k] = v_load_lanes(job->wander[k] + i, wanders, lanes);
+    w.c[k] = v_load_lanes(job->in.wander[k] + i, wanders, lanes);
   /* The random stream is the agent's id's (its index without ids). */
-  vi agent_id = job->agent_id ? i_load_n(job->agent_id + i, n)
-                              : i_add(i_set1((uint32_t)i), i_iota());
-  vf jitter = param_load(job->jitter, i, n);
+  vi agent_id = job->in.agent_id ? i_load_n(job->in.agent_id + i, n)
+                                 : i_add(i_set1((uint32_t)i), i_iota());
+  vf jitter = param_load(job->in.jitter, i, n);
   v3 jittered;
   for (int k = 0; k < dims; k++)
     jittered.c[k] =
-        v_add(w.c[k], v_mul(jitter, random_lanes(job->wander_key[k], agent_id)));
+        v_add(w.c[k], v_mul(jitter, random_lanes(job->in.wander_key[k], agent_id)));
   v3 own_heading = v3_heading(v, dims);
   vf l = v3_len(jittered, dims);
   v3 new_w = v3_select(v_gt(l, v_zero()), v3_div(jittered, l, dims), own_heading, dims);
   for (int k = 0; k < dims; k++)
-    v_store_lanes(job->wander[k] + i, new_w.c[k], wanders, lanes);
+    v_store_lanes(job->in.wander[k] + i, new_w.c[k], wanders, lanes);
   w = new_w;
-  v3 s = v3_add(v3_scale(own_heading, param_load(job->wander_distance, i, n), dims),
-                v3_scale(w, param_load(job->wander_radius, i, n), dims), dims);
+  v3 s = v3_add(v3_scale(own_heading, param_load(job->in.wander_distance, i, n), dims),
+                v3_scale(w, param_load(job->in.wander_radius, i, n), dims), dims);
   write_steering(job, i, n, s, dims);
 }
 
-CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int kind,
-                               int dims) {
-  (void)kind; /* no target */
+CS_INLINE void integrate_block(const cs_integrator *job, size_t i, size_t n, int dims) {
   const float *const steering[3] = {
-      job->steering[0] + (i - job->out_base), job->steering[1] + (i - job->out_base),
-      dims == 3 ? job->steering[2] + (i - job->out_base) : NULL};
+      job->steering[0] + (i - job->steering_base),
+      job->steering[1] + (i - job->steering_base),
+      dims == 3 ? job->steering[2] + (i - job->steering_base) : NULL};
   v3 s = v3_load(steering, 0, n, dims);
   v3 v = v3_load(job->vel, i, n, dims);
   v3 p = v3_load(job->pos, i, n, dims);
@@ -404,7 +407,7 @@ CS_INLINE void integrate_block(const cs_job *job, size_t i, size_t n, int kind,
 
 /* ---- loops: full blocks with n == W (a constant), then one partial block - */
 
-/* Agents [i, i + n) of one behaviour (or of the integrator), for the target
+/* Agents [i, i + n) of one behaviour, for the target
  * form `kind` and `dims`: constants once inlined into the loops below. */
 typedef void (*block_fn)(const cs_job *job, size_t i, size_t n, int kind, int dims);
 
@@ -419,7 +422,7 @@ CS_INLINE void run_blocks(block_fn block, const cs_job *job, size_t begin, size_
 /* A loop per target form and dims, so each is compiled for its constants. */
 CS_INLINE void run_forms(block_fn block, const cs_job *job, size_t begin, size_t end,
                          int dims) {
-  switch (job->target_kind) {
+  switch (job->in.target_kind) {
   case CROWDSTEER_TARGET_POINT:
     run_blocks(block, job, begin, end, CROWDSTEER_TARGET_POINT, dims);
     break;
@@ -431,16 +434,16 @@ CS_INLINE void run_forms(block_fn block, const cs_job *job, size_t begin, size_t
 }
 
 CS_INLINE void run_targeted(block_fn block, const cs_job *job, size_t begin, size_t end) {
-  if (job->dims == 2)
+  if (job->in.dims == 2)
     run_forms(block, job, begin, end, 2);
   else
     run_forms(block, job, begin, end, 3);
 }
 
-/* Wander and the integrator have no target: one loop per dims. */
+/* Wander has no target: one loop per dims. */
 CS_INLINE void run_untargeted(block_fn block, const cs_job *job, size_t begin,
                               size_t end) {
-  if (job->dims == 2)
+  if (job->in.dims == 2)
     run_blocks(block, job, begin, end, CROWDSTEER_TARGET_POINT, 2);
   else
     run_blocks(block, job, begin, end, CROWDSTEER_TARGET_POINT, 3);
@@ -468,8 +471,19 @@ CS_NOINLINE static void evade_kernel(const cs_job *job, size_t begin, size_t end
 CS_NOINLINE static void wander_kernel(const cs_job *job, size_t begin, size_t end) {
   run_untargeted(wander_block, job, begin, end);
 }
-static void integrate_kernel(const cs_job *job, size_t begin, size_t end) {
-  run_untargeted(integrate_block, job, begin, end);
+CS_INLINE void integrate_range(const cs_integrator *job, size_t begin, size_t end,
+                               int dims) {
+  size_t i = begin;
+  for (; end - i >= W; i += W)
+    integrate_block(job, i, W, dims);
+  if (i < end) integrate_block(job, i, end - i, dims);
+}
+
+static void integrate_kernel(const cs_integrator *job, size_t begin, size_t end) {
+  if (job->dims == 2)
+    integrate_range(job, begin, end, 2);
+  else
+    integrate_range(job, begin, end, 3);
 }
 
 /* A large OVERWRITE output is written with non-temporal stores: a normal
@@ -482,14 +496,14 @@ static void integrate_kernel(const cs_job *job, size_t begin, size_t end) {
 CS_INLINE int stream_split(const cs_job *job, size_t begin, size_t end, size_t *first,
                            size_t *last) {
   const uintptr_t vector_bytes = W * sizeof(float);
-  const int dims = job->dims;
-  if (job->mode != CROWDSTEER_OVERWRITE ||
+  const int dims = job->in.dims;
+  if (job->policy.mode != CS_WRITE_OVERWRITE ||
       (end - begin) * (size_t)dims * sizeof(float) < CS_STREAM_MIN_BYTES)
     return 0;
-  const uintptr_t offset = (uintptr_t)(job->out[0] + begin) % vector_bytes;
+  const uintptr_t offset = (uintptr_t)(job->policy.out[0] + begin) % vector_bytes;
   if (offset % sizeof(float) != 0) return 0;
   for (int k = 1; k < dims; k++)
-    if ((uintptr_t)(job->out[k] + begin) % vector_bytes != offset) return 0;
+    if ((uintptr_t)(job->policy.out[k] + begin) % vector_bytes != offset) return 0;
   *first = begin + (offset ? (vector_bytes - offset) / sizeof(float) : 0);
   if (*first >= end) return 0;
   *last = *first + (end - *first) / W * W;
@@ -505,7 +519,7 @@ static void run_streamed(cs_kernel kernel, const cs_job *job, size_t begin, size
     return;
   }
   cs_job streamed = *job;
-  streamed.mode = CS_WRITE_STREAM;
+  streamed.policy.mode = CS_WRITE_STREAM;
   kernel(job, begin, first);
   kernel(&streamed, first, last);
   v_stream_fence();

@@ -285,7 +285,7 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
                                 const crowdsteer_params *params, size_t begin, size_t end,
                                 const uint32_t *select, uint32_t select_bit) {
   static const crowdsteer_target no_target; /* seek's validation: same parameters */
-  cs_job base;
+  cs_inputs base;
   memset(job, 0, sizeof *job);
   CS_CHECK(cs_prepare_behaviour(&base, CROWDSTEER_SEEK, agents, &no_target, NULL, params,
                                 begin, end, select, select_bit));
@@ -334,12 +334,11 @@ crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
   const cs_nb_behaviour kind = (cs_nb_behaviour)(behaviour - CROWDSTEER_SEPARATION);
   cs_nb_job job;
   CS_CHECK(cs_nb_prepare(&job, kind, agents, nb, params, begin, end, NULL, 0));
-  cs_job output;
-  memset(&output, 0, sizeof output);
-  output.dims = job.dims;
-  CS_CHECK(cs_prepare_output(&output, out, begin, end));
+  cs_policy output;
+  CS_CHECK(cs_prepare_output(&output, job.dims, out, begin, end));
   memcpy(job.out, output.out, sizeof job.out);
-  job.mode = output.mode;
+  job.mode =
+      output.mode == CS_WRITE_ACCUMULATE ? CROWDSTEER_ACCUMULATE : CROWDSTEER_OVERWRITE;
   job.weight = output.weight;
   if (begin == end) return CROWDSTEER_OK;
   (job.grid ? cs_nb_active_kernel() : cs_nb_kernel_scalar)(&job, begin, end);

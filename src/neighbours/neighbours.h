@@ -102,7 +102,7 @@ typedef struct cs_nb_job {
   cs_param max_speed;
   cs_param time_to_target; /* uniform or per agent, like max_speed */
   /* Output, as crowdsteer_output (OVERWRITE or ACCUMULATE), indexed
-   * out[k][i - out_base]; lane_select/lane_bit as in cs_job. */
+   * out[k][i - out_base]; lane_select/lane_bit as in cs_policy. */
   float *out[3];
   crowdsteer_write_mode mode;
   cs_param weight;

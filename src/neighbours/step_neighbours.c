@@ -127,7 +127,7 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
     /* As for every step behaviour, a max_speed left at 0 is the integrator's
      * (make_plan put it in the behaviour's job). */
     if (desc->params.max_speed == 0.0f && !desc->params.max_speed_per_agent)
-      job.max_speed = jobs[b].max_speed;
+      job.max_speed = jobs[b].in.max_speed;
     job.lane_select = step->behaviour_mask;
     job.lane_bit = 1u << b;
     neighbour_pass(&job, begin, end, scratch, threads);
@@ -139,28 +139,29 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
 }
 
 void cs_nb_step_blend(const cs_job *job, size_t from, size_t to) {
-  const int dims = job->dims;
+  const int dims = job->in.dims;
   for (size_t i = from; i < to; i++) {
-    if (job->lane_select && !(job->lane_select[i] & job->lane_bit)) continue;
-    const size_t slot = i - job->out_base;
-    const float weight = cs_param_at(job->weight, i);
+    if (job->policy.lane_select && !(job->policy.lane_select[i] & job->policy.lane_bit))
+      continue;
+    const size_t slot = i - job->policy.out_base;
+    const float weight = cs_param_at(job->policy.weight, i);
     float s[3] = {0.0f, 0.0f, 0.0f};
     for (int k = 0; k < dims; k++)
       s[k] = job->precomputed[k][i - job->precomputed_base];
-    if (job->mode == CROWDSTEER_ACCUMULATE) {
+    if (job->policy.mode == CS_WRITE_ACCUMULATE) {
       for (int k = 0; k < dims; k++)
-        job->out[k][slot] = job->out[k][slot] + weight * s[k];
+        job->policy.out[k][slot] = job->policy.out[k][slot] + weight * s[k];
       continue;
     }
-    if (job->decided[slot] != 0.0f) continue;
+    if (job->policy.decided[slot] != 0.0f) continue;
     float weighted[3] = {0.0f, 0.0f, 0.0f};
     for (int k = 0; k < dims; k++) {
       weighted[k] = s[k] * weight;
-      job->out[k][slot] = weighted[k];
+      job->policy.out[k][slot] = weighted[k];
     }
     float length2 = weighted[0] * weighted[0];
     for (int k = 1; k < dims; k++)
       length2 += weighted[k] * weighted[k];
-    if (sqrtf(length2) > job->priority_threshold) job->decided[slot] = 1.0f;
+    if (sqrtf(length2) > job->policy.priority_threshold) job->policy.decided[slot] = 1.0f;
   }
 }

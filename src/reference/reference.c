@@ -89,33 +89,33 @@ REF vec steer_towards(vec desired, vec v, float time_to_target, int dims) {
 }
 
 REF vec target_position(const cs_job *job, size_t i, int dims) {
-  switch (job->target_kind) {
+  switch (job->in.target_kind) {
   case CROWDSTEER_TARGET_POINT: {
     vec t = zero_vec;
     for (int k = 0; k < dims; k++)
-      t.c[k] = job->target_point[k];
+      t.c[k] = job->in.target_point[k];
     return t;
   }
-  case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_pos, i, dims);
-  default: return vec_load(job->gather_pos, job->target_index[i], dims);
+  case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->in.target_pos, i, dims);
+  default: return vec_load(job->in.gather_pos, job->in.target_index[i], dims);
   }
 }
 
 REF vec target_velocity(const cs_job *job, size_t i, int dims) {
-  switch (job->target_kind) {
+  switch (job->in.target_kind) {
   case CROWDSTEER_TARGET_POINT: {
     vec t = zero_vec;
     for (int k = 0; k < dims; k++)
-      t.c[k] = job->target_point_velocity[k];
+      t.c[k] = job->in.target_point_velocity[k];
     return t;
   }
-  case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->target_vel, i, dims);
-  default: return vec_load(job->gather_vel, job->target_index[i], dims);
+  case CROWDSTEER_TARGET_ARRAYS: return vec_load(job->in.target_vel, i, dims);
+  default: return vec_load(job->in.gather_vel, job->in.target_index[i], dims);
   }
 }
 
 REF int agent_active(const cs_job *job, size_t i) {
-  return !job->lane_select || (job->lane_select[i] & job->lane_bit);
+  return !job->policy.lane_select || (job->policy.lane_select[i] & job->policy.lane_bit);
 }
 
 /* OVERWRITE: out = s. ACCUMULATE: out = out + weight * s. PRIORITY (mixed
@@ -123,19 +123,20 @@ REF int agent_active(const cs_job *job, size_t i) {
  * len(weight * s) > priority_threshold. (Agents a mixed step leaves out of a
  * behaviour are skipped by its loop: out stays as is.) */
 REF void write_steering(const cs_job *job, size_t i, vec s, int dims) {
-  const size_t slot = i - job->out_base;
-  if (job->mode == CROWDSTEER_OVERWRITE) {
+  const size_t slot = i - job->policy.out_base;
+  if (job->policy.mode == CS_WRITE_OVERWRITE) {
     for (int k = 0; k < dims; k++)
-      job->out[k][slot] = s.c[k];
-  } else if (job->mode == CROWDSTEER_ACCUMULATE) {
-    float weight = cs_param_at(job->weight, i);
+      job->policy.out[k][slot] = s.c[k];
+  } else if (job->policy.mode == CS_WRITE_ACCUMULATE) {
+    float weight = cs_param_at(job->policy.weight, i);
     for (int k = 0; k < dims; k++)
-      job->out[k][slot] = job->out[k][slot] + weight * s.c[k];
-  } else if (job->decided[slot] == 0.0f) {
-    vec weighted = vec_scale(s, cs_param_at(job->weight, i), dims);
+      job->policy.out[k][slot] = job->policy.out[k][slot] + weight * s.c[k];
+  } else if (job->policy.decided[slot] == 0.0f) {
+    vec weighted = vec_scale(s, cs_param_at(job->policy.weight, i), dims);
     for (int k = 0; k < dims; k++)
-      job->out[k][slot] = weighted.c[k];
-    if (len(weighted, dims) > job->priority_threshold) job->decided[slot] = 1.0f;
+      job->policy.out[k][slot] = weighted.c[k];
+    if (len(weighted, dims) > job->policy.priority_threshold)
+      job->policy.decided[slot] = 1.0f;
   }
 }
 
@@ -165,7 +166,7 @@ REF void steer_range(agent_steering steering, const cs_job *job, size_t begin, s
                      const int dims) {
   for (size_t i = begin; i < end; i++) {
     if (!agent_active(job, i)) continue; /* its data was not checked */
-    vec p = vec_load(job->pos, i, dims), v = vec_load(job->vel, i, dims);
+    vec p = vec_load(job->in.pos, i, dims), v = vec_load(job->in.vel, i, dims);
     write_steering(job, i, steering(job, i, p, v, dims), dims);
   }
 }
@@ -173,21 +174,21 @@ REF void steer_range(agent_steering steering, const cs_job *job, size_t begin, s
 /* Each behaviour's loop compiled for a constant dims, so the vectors live in
  * registers: the reference is a fair scalar baseline, not a slow one. */
 REF void steer_all(agent_steering steering, const cs_job *job, size_t begin, size_t end) {
-  if (job->dims == 2)
+  if (job->in.dims == 2)
     steer_range(steering, job, begin, end, 2);
   else
     steer_range(steering, job, begin, end, 3);
 }
 
 REF vec seek_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
-  return seek_one(p, v, target_position(job, i, dims), cs_param_at(job->max_speed, i),
-                  cs_param_at(job->time_to_target, i), dims);
+  return seek_one(p, v, target_position(job, i, dims), cs_param_at(job->in.max_speed, i),
+                  cs_param_at(job->in.time_to_target, i), dims);
 }
 
 REF vec flee_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
-  return flee_one(p, v, target_position(job, i, dims), cs_param_at(job->max_speed, i),
-                  cs_param_at(job->panic_radius, i), cs_param_at(job->time_to_target, i),
-                  dims);
+  return flee_one(p, v, target_position(job, i, dims), cs_param_at(job->in.max_speed, i),
+                  cs_param_at(job->in.panic_radius, i),
+                  cs_param_at(job->in.time_to_target, i), dims);
 }
 
 /* arrive: d = t - p, dist = len(d).
@@ -197,14 +198,14 @@ REF vec flee_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
 REF vec arrive_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
   vec d = vec_sub(target_position(job, i, dims), p, dims);
   float dist = len(d, dims);
-  float max_speed = cs_param_at(job->max_speed, i);
-  float slowing_radius = cs_param_at(job->slowing_radius, i);
+  float max_speed = cs_param_at(job->in.max_speed, i);
+  float slowing_radius = cs_param_at(job->in.slowing_radius, i);
   vec desired = zero_vec;
-  if (!(dist <= cs_param_at(job->target_radius, i))) {
+  if (!(dist <= cs_param_at(job->in.target_radius, i))) {
     float speed = dist < slowing_radius ? max_speed * dist / slowing_radius : max_speed;
     desired = vec_scale(vec_div(d, dist, dims), speed, dims);
   }
-  return steer_towards(desired, v, cs_param_at(job->time_to_target, i), dims);
+  return steer_towards(desired, v, cs_param_at(job->in.time_to_target, i), dims);
 }
 
 /* leave: d = p - t, dist = len(d). No steering when danger_radius == 0 or
@@ -214,15 +215,15 @@ REF vec arrive_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
 REF vec leave_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
   vec d = vec_sub(p, target_position(job, i, dims), dims);
   float dist = len(d, dims);
-  float max_speed = cs_param_at(job->max_speed, i);
-  float danger_radius = cs_param_at(job->danger_radius, i);
+  float max_speed = cs_param_at(job->in.max_speed, i);
+  float danger_radius = cs_param_at(job->in.danger_radius, i);
   if (danger_radius == 0.0f || dist > danger_radius) return zero_vec;
-  float speed = dist < cs_param_at(job->escape_radius, i)
+  float speed = dist < cs_param_at(job->in.escape_radius, i)
                     ? max_speed
                     : max_speed - max_speed * dist / danger_radius;
   vec away = dist > 0.0f ? vec_div(d, dist, dims) : heading(v, dims);
   return steer_towards(vec_scale(away, speed, dims), v,
-                       cs_param_at(job->time_to_target, i), dims);
+                       cs_param_at(job->in.time_to_target, i), dims);
 }
 
 /* Look-ahead for pursuit and evade:
@@ -240,25 +241,25 @@ REF vec predict(vec d, vec tp, vec tv, float max_speed, float max_prediction, in
  * otherwise seek the predicted position. */
 REF vec pursuit_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
   vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
-  float max_speed = cs_param_at(job->max_speed, i);
+  float max_speed = cs_param_at(job->in.max_speed, i);
   vec d = vec_sub(tp, p, dims);
   vec own_heading = heading(v, dims);
   int head_on = dot(d, own_heading, dims) > 0.0f &&
                 dot(own_heading, heading(tv, dims), dims) < -0.95f;
   vec aim = head_on ? tp
                     : predict(d, tp, tv, max_speed,
-                              cs_max_prediction(job->max_prediction, i), dims);
-  return seek_one(p, v, aim, max_speed, cs_param_at(job->time_to_target, i), dims);
+                              cs_max_prediction(job->in.max_prediction, i), dims);
+  return seek_one(p, v, aim, max_speed, cs_param_at(job->in.time_to_target, i), dims);
 }
 
 /* evade: flee (with panic_radius) from pursuit's predicted position. */
 REF vec evade_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
   vec tp = target_position(job, i, dims), tv = target_velocity(job, i, dims);
-  float max_speed = cs_param_at(job->max_speed, i);
+  float max_speed = cs_param_at(job->in.max_speed, i);
   vec threat = predict(vec_sub(tp, p, dims), tp, tv, max_speed,
-                       cs_max_prediction(job->max_prediction, i), dims);
-  return flee_one(p, v, threat, max_speed, cs_param_at(job->panic_radius, i),
-                  cs_param_at(job->time_to_target, i), dims);
+                       cs_max_prediction(job->in.max_prediction, i), dims);
+  return flee_one(p, v, threat, max_speed, cs_param_at(job->in.panic_radius, i),
+                  cs_param_at(job->in.time_to_target, i), dims);
 }
 
 /* wander: w = normalize(w + jitter * r), r[k] = random(seed, id of i, tick, k);
@@ -266,30 +267,31 @@ REF vec evade_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
  * w * wander_radius. */
 REF vec wander_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
   (void)p;
-  vec w = vec_load((const float *const *)job->wander, i, dims);
+  vec w = vec_load((const float *const *)job->in.wander, i, dims);
   vec jittered = w;
   for (int k = 0; k < dims; k++)
-    jittered.c[k] = w.c[k] + cs_param_at(job->jitter, i) *
-                                 cs_random_from_key(job->wander_key[k],
-                                                    cs_agent_id(job->agent_id, i));
+    jittered.c[k] = w.c[k] + cs_param_at(job->in.jitter, i) *
+                                 cs_random_from_key(job->in.wander_key[k],
+                                                    cs_agent_id(job->in.agent_id, i));
   vec own_heading = heading(v, dims);
   w = len(jittered, dims) > 0.0f ? normalize(jittered, dims) : own_heading;
   for (int k = 0; k < dims; k++)
-    job->wander[k][i] = w.c[k];
-  return vec_add(vec_scale(own_heading, cs_param_at(job->wander_distance, i), dims),
-                 vec_scale(w, cs_param_at(job->wander_radius, i), dims), dims);
+    job->in.wander[k][i] = w.c[k];
+  return vec_add(vec_scale(own_heading, cs_param_at(job->in.wander_distance, i), dims),
+                 vec_scale(w, cs_param_at(job->in.wander_radius, i), dims), dims);
 }
 
 /* integrator: f = truncate(s, max_force); a = f / mass;
  * v' = truncate(v + a * dt, max_speed); p' = p + v' * dt.
  * Like the kernels, a uniform max_force of +inf, mass of 1 and dt of 1 skip
  * their operations, which leave a vector unchanged exactly. */
-REF void integrate_range(const cs_job *job, size_t begin, size_t end, const int dims) {
+REF void integrate_range(const cs_integrator *job, size_t begin, size_t end,
+                         const int dims) {
   const int limit_force = job->max_force.array || job->max_force.value <= FLT_MAX;
   const int divide_mass = job->mass.array || job->mass.value != 1.0f;
   const int unit_dt = job->dt == 1.0f;
   for (size_t i = begin; i < end; i++) {
-    vec s = vec_load(job->steering, i - job->out_base, dims);
+    vec s = vec_load(job->steering, i - job->steering_base, dims);
     vec v = vec_load(job->vel, i, dims);
     vec p = vec_load(job->pos, i, dims);
     vec f = limit_force ? truncate(s, cs_param_at(job->max_force, i), dims) : s;
@@ -326,7 +328,7 @@ static void evade(const cs_job *job, size_t begin, size_t end) {
 static void wander(const cs_job *job, size_t begin, size_t end) {
   steer_all(wander_agent, job, begin, end);
 }
-static void integrate(const cs_job *job, size_t begin, size_t end) {
+static void integrate(const cs_integrator *job, size_t begin, size_t end) {
   if (job->dims == 2)
     integrate_range(job, begin, end, 2);
   else
