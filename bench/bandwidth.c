@@ -36,7 +36,8 @@ void bw_copy(float *const *dst, float *const *src, int k, size_t n) {
     for (int j = 0; j < k; j++) {
       float *restrict d = dst[j] + base;
       const float *restrict s = src[j] + base;
-      for (size_t i = 0; i < len; i++) d[i] = s[i];
+      for (size_t i = 0; i < len; i++)
+        d[i] = s[i];
     }
   }
 }
@@ -46,7 +47,8 @@ void bw_rmw(float *const *a, int k, size_t n, float scale, float offset) {
     size_t len = n - base < CHUNK ? n - base : CHUNK;
     for (int j = 0; j < k; j++) {
       float *restrict x = a[j] + base;
-      for (size_t i = 0; i < len; i++) x[i] = x[i] * scale + offset;
+      for (size_t i = 0; i < len; i++)
+        x[i] = x[i] * scale + offset;
     }
   }
 }

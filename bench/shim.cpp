@@ -27,16 +27,15 @@ void csb_add_context(const char *key, const char *value) {
   benchmark::AddCustomContext(key, value);
 }
 
-static benchmark::internal::Benchmark *register_function(const char *name,
-                                                         csb_function function,
-                                                         const void *arg,
-                                                         const int64_t *args,
-                                                         size_t n_args) {
-  benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(
-      name, [function, arg](benchmark::State &state) {
+static benchmark::internal::Benchmark *
+register_function(const char *name, csb_function function, const void *arg,
+                  const int64_t *args, size_t n_args) {
+  benchmark::internal::Benchmark *b =
+      benchmark::RegisterBenchmark(name, [function, arg](benchmark::State &state) {
         function(reinterpret_cast<csb_state *>(&state), arg);
       });
-  for (size_t k = 0; k < n_args; k++) b->Arg(args[k]);
+  for (size_t k = 0; k < n_args; k++)
+    b->Arg(args[k]);
   return b;
 }
 

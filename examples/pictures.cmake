@@ -24,7 +24,7 @@ if(TARGET SDL2::SDL2)
   add_executable(crowdsteer-viewer ${_cs_pic_dir}/viewer.c ${_cs_pic_dir}/pictures.c)
   target_include_directories(crowdsteer-viewer PRIVATE ${_cs_pic_dir})
   target_link_libraries(crowdsteer-viewer PRIVATE crowdsteer::crowdsteer SDL2::SDL2)
-  target_compile_options(crowdsteer-viewer PRIVATE -ffp-contract=off -Wall -Wextra)
+  target_compile_options(crowdsteer-viewer PRIVATE -ffp-contract=off ${CROWDSTEER_WARNING_FLAGS})
   # Our own main(): no SDL2main needed on any platform.
   target_compile_definitions(crowdsteer-viewer PRIVATE SDL_MAIN_HANDLED)
   if(PNG_FOUND)

@@ -25,8 +25,8 @@ typedef struct pic_image {
 #define PIC_FIGURE_HEIGHT PIC_PANEL
 
 typedef enum pic_figure {
-  PIC_SEEK_ARRIVE = 0, /* seek overshoots, arrive slows inside its radius */
-  PIC_FLEE_LEAVE = 1,  /* flee vs leave from a passing threat */
+  PIC_SEEK_ARRIVE = 0,  /* seek overshoots, arrive slows inside its radius */
+  PIC_FLEE_LEAVE = 1,   /* flee vs leave from a passing threat */
   PIC_PURSUIT_SEEK = 2, /* pursuit intercepts, seek trails the same quarry */
   PIC_EVADE_WANDER = 3, /* sheep evade wolves (agent targets); wanderers */
   PIC_FLOCKING = 4,     /* separation packs a crowd; boids align */
@@ -66,8 +66,8 @@ const uint8_t *pic_font_glyph(char c);
 /* Draws text at (x, y) (top-left), each font pixel as a scale x scale
  * block, advancing (PIC_FONT_W + 1) * scale per character; '\n' starts a
  * new line. Clipped to the image. */
-void pic_draw_text(pic_image *img, int x, int y, const char *text, int scale,
-                   uint8_t r, uint8_t g, uint8_t b);
+void pic_draw_text(pic_image *img, int x, int y, const char *text, int scale, uint8_t r,
+                   uint8_t g, uint8_t b);
 
 /* The demo's --pictures DIR: writes every figure and the million-agent
  * crowd as PNGs into dir (created if missing). Returns 0 on success. */

@@ -38,8 +38,8 @@ static inline uint32_t rng_below(rng *r, uint32_t n) {
 /* A magnitude from 1e-6 to 1e18 (the state range of behaviours.md §10),
  * mostly moderate so the interesting branches are common. */
 static inline float rng_scale(rng *r) {
-  static const float scales[] = {1e-6f, 1e-2f, 1.0f, 1.0f, 10.0f, 10.0f,
-                                 100.0f, 1e4f, 1e9f, 1e18f};
+  static const float scales[] = {1e-6f, 1e-2f,  1.0f, 1.0f, 10.0f,
+                                 10.0f, 100.0f, 1e4f, 1e9f, 1e18f};
   return scales[rng_below(r, sizeof scales / sizeof scales[0])];
 }
 
@@ -112,10 +112,12 @@ static inline void scenario_make(scenario *s, size_t count, int dims, uint64_t s
     }
     switch (rng_below(&r, 8)) { /* edge cases, one agent in eight */
     case 0:
-      for (int k = 0; k < 3; k++) s->tp[k][i] = s->p[k][i]; /* on the target */
+      for (int k = 0; k < 3; k++)
+        s->tp[k][i] = s->p[k][i]; /* on the target */
       break;
     case 1:
-      for (int k = 0; k < 3; k++) s->v[k][i] = 0.0f; /* at rest */
+      for (int k = 0; k < 3; k++)
+        s->v[k][i] = 0.0f; /* at rest */
       break;
     case 2:
       for (int k = 0; k < 3; k++) { /* head-on: quarry ahead, coming back */
@@ -124,7 +126,8 @@ static inline void scenario_make(scenario *s, size_t count, int dims, uint64_t s
       }
       break;
     case 3:
-      for (int k = 0; k < 3; k++) s->wander[k][i] = 0.0f, s->tv[k][i] = 0.0f;
+      for (int k = 0; k < 3; k++)
+        s->wander[k][i] = 0.0f, s->tv[k][i] = 0.0f;
       break;
     default: break;
     }
@@ -134,8 +137,10 @@ static inline void scenario_make(scenario *s, size_t count, int dims, uint64_t s
     s->mass[i] = rng_range(&r, 0.25f, 4.0f);
     s->target_radius[i] = rng_range(&r, 0.0f, 0.2f) * reach;
     s->slowing_radius[i] = rng_range(&r, 0.0f, 2.0f) * reach;
-    s->panic_radius[i] = rng_below(&r, 4) == 0 ? (float)INFINITY : rng_range(&r, 0.0f, 2.0f) * reach;
-    s->danger_radius[i] = rng_below(&r, 8) == 0 ? 0.0f : rng_range(&r, 0.0f, 2.0f) * reach;
+    s->panic_radius[i] =
+        rng_below(&r, 4) == 0 ? (float)INFINITY : rng_range(&r, 0.0f, 2.0f) * reach;
+    s->danger_radius[i] =
+        rng_below(&r, 8) == 0 ? 0.0f : rng_range(&r, 0.0f, 2.0f) * reach;
     s->escape_radius[i] = rng_range(&r, 0.0f, 1.0f) * s->danger_radius[i];
     s->wander_radius[i] = rng_range(&r, 0.0f, 3.0f);
     s->wander_distance[i] = rng_range(&r, 0.0f, 5.0f);
@@ -146,7 +151,8 @@ static inline void scenario_make(scenario *s, size_t count, int dims, uint64_t s
    * golden hashes) do not depend on them. */
   rng timing = {seed ^ 0x71AE5EEDu};
   for (size_t i = 0; i < count; i++) {
-    s->time_to_target[i] = rng_below(&timing, 8) == 0 ? 1.0f : rng_range(&timing, 0.05f, 4.0f);
+    s->time_to_target[i] =
+        rng_below(&timing, 8) == 0 ? 1.0f : rng_range(&timing, 0.05f, 4.0f);
     s->max_prediction[i] = rng_below(&timing, 4) == 0   ? (float)INFINITY
                            : rng_below(&timing, 8) == 0 ? 0.0f
                                                         : rng_range(&timing, 0.0f, 50.0f);

@@ -3,8 +3,8 @@
  * per-agent parameters, overwrite and accumulate, awkward counts, unaligned
  * starts and split ranges. With CROWDSTEER_ISA set, only that ISA is checked. */
 #include "../common/check.h"
-#include "../common/scenario.h"
 #include "../common/entries.h"
+#include "../common/scenario.h"
 
 /* The arrays an entry point writes: steering, plus wander state or agents. */
 static int compare(const scenario *want, const scenario *got, const variant *va,
@@ -49,12 +49,14 @@ static void check_variant(const variant *va, const crowdsteer_isa *isas, int isa
     scenario_free(&got);
     /* The same batch in uneven pieces, last piece first. */
     scenario_make(&got, va->count, va->dims, seed, va->misalign);
-    size_t n_agents = va->count, cuts[5] = {0, 5, n_agents / 3, n_agents * 2 / 3 + 1, n_agents};
+    size_t n_agents = va->count,
+           cuts[5] = {0, 5, n_agents / 3, n_agents * 2 / 3 + 1, n_agents};
     for (int c = 1; c < 5; c++) {
       if (cuts[c] > n_agents) cuts[c] = n_agents;
       if (cuts[c] < cuts[c - 1]) cuts[c] = cuts[c - 1];
     }
-    for (int c = 3; c >= 0; c--) CHECK_STATUS(run_entry(&got, va, cuts[c], cuts[c + 1]), CROWDSTEER_OK);
+    for (int c = 3; c >= 0; c--)
+      CHECK_STATUS(run_entry(&got, va, cuts[c], cuts[c + 1]), CROWDSTEER_OK);
     CHECK(compare(&want, &got, va, "split ranges"));
     scenario_free(&got);
   }
@@ -72,14 +74,16 @@ static void check_agent_is_agents(const crowdsteer_isa *isas, int isa_count) {
       for (int dims = 2; dims <= 3; dims++)
         for (int per_agent = 0; per_agent < 3; per_agent++)
           for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
-            variant one = {entry, dims, CROWDSTEER_TARGET_AGENT, per_agent, c == 1, counts[c], c};
+            variant one = {entry,     dims, CROWDSTEER_TARGET_AGENT, per_agent, c == 1,
+                           counts[c], c};
             variant all = one;
             all.target_kind = CROWDSTEER_TARGET_AGENTS;
             scenario a, b;
             uint64_t seed = 0xA6E47u + counts[c] + (uint64_t)dims;
             scenario_make(&a, one.count, dims, seed, one.misalign);
             scenario_make(&b, one.count, dims, seed, one.misalign);
-            for (size_t i = 0; i < b.count; i++) b.index[i] = b.index[0];
+            for (size_t i = 0; i < b.count; i++)
+              b.index[i] = b.index[0];
             CHECK_STATUS(run_entry(&a, &one, 0, one.count), CROWDSTEER_OK);
             CHECK_STATUS(run_entry(&b, &all, 0, all.count), CROWDSTEER_OK);
             CHECK(compare(&b, &a, &one, "AGENT vs AGENTS with equal indices"));
@@ -100,14 +104,16 @@ int main(void) {
     for (int dims = 2; dims <= 3; dims++)
       for (int kind = 0; kind < (has_target ? 4 : 1); kind++)
         for (int per_agent = 0; per_agent < 3; per_agent++)
-          for (int accumulate = 0; accumulate < (entry == INTEGRATE ? 1 : 2); accumulate++)
+          for (int accumulate = 0; accumulate < (entry == INTEGRATE ? 1 : 2);
+               accumulate++)
             for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
               variant va = {entry, dims, kind, per_agent, accumulate, counts[c], c % 4};
               check_variant(&va, isas, isa_count);
               variants++;
             }
   }
-  printf("checked %zu variants on %d ISA(s) against the reference\n", variants, isa_count);
+  printf("checked %zu variants on %d ISA(s) against the reference\n", variants,
+         isa_count);
   int every = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
   check_agent_is_agents(isas, every);
   return check_report("test_equivalence");

@@ -11,7 +11,8 @@ static int cmp_u32(const void *a, const void *b) {
 
 static uint32_t le(const unsigned char *p, int n) {
   uint32_t v = 0;
-  for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
+  for (int i = n - 1; i >= 0; i--)
+    v = (v << 8) | p[i];
   return v;
 }
 
@@ -62,7 +63,8 @@ int main(int argc, char **argv) {
   qsort(px, total, sizeof *px, cmp_u32);
   size_t best = 0, colours = 0;
   for (size_t i = 0, j; i < total; i = j) {
-    for (j = i; j < total && px[j] == px[i]; j++) {}
+    for (j = i; j < total && px[j] == px[i]; j++) {
+    }
     if (j - i > best) best = j - i;
     colours++;
   }

@@ -70,7 +70,8 @@ int main(void) {
     crowdsteer_isa_from_name(forced, &isas[isa_count++]);
   } else {
     for (int i = 0; i < CROWDSTEER_ISA_COUNT; i++)
-      if (crowdsteer_isa_supported((crowdsteer_isa)i)) isas[isa_count++] = (crowdsteer_isa)i;
+      if (crowdsteer_isa_supported((crowdsteer_isa)i))
+        isas[isa_count++] = (crowdsteer_isa)i;
   }
   int corpus = replay_dir(CS_FUZZ_CORPUS_DIR);
   int findings = replay_dir(CS_RELIABILITY_INPUTS_DIR);

@@ -86,11 +86,14 @@ static void check_concurrent(int integrate) {
   pthread_t threads[3];
   atomic_store(&stop_switching, 0);
   CHECK(pthread_create(&threads[2], NULL, switcher, NULL) == 0);
-  for (int t = 0; t < 2; t++) CHECK(pthread_create(&threads[t], NULL, worker, &jobs[t]) == 0);
-  for (int t = 0; t < 2; t++) pthread_join(threads[t], NULL);
+  for (int t = 0; t < 2; t++)
+    CHECK(pthread_create(&threads[t], NULL, worker, &jobs[t]) == 0);
+  for (int t = 0; t < 2; t++)
+    pthread_join(threads[t], NULL);
   atomic_store(&stop_switching, 1);
   pthread_join(threads[2], NULL);
-  for (int t = 0; t < 2; t++) CHECK_STATUS(jobs[t].status, CROWDSTEER_OK);
+  for (int t = 0; t < 2; t++)
+    CHECK_STATUS(jobs[t].status, CROWDSTEER_OK);
   CHECK_MSG(same_arrays(&want, &got), "%s: threads + ISA switching changed the bits",
             integrate ? "integrate" : "pursuit");
   scenario_free(&want);
@@ -110,9 +113,11 @@ static void check_accumulate_reads_own_output(void) {
   crowdsteer_output fresh;
   memset(&fresh, 0, sizeof fresh);
   fresh.steering = scenario_vectors(s.wander); /* scratch: steering alone */
-  CHECK_STATUS(crowdsteer_seek(&agents, &target, NULL, &fresh, 0, s.count), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_seek(&agents, &target, NULL, &fresh, 0, s.count),
+               CROWDSTEER_OK);
   float before[2][101];
-  for (int k = 0; k < 2; k++) memcpy(before[k], s.out[k], sizeof before[k]);
+  for (int k = 0; k < 2; k++)
+    memcpy(before[k], s.out[k], sizeof before[k]);
   crowdsteer_output acc;
   memset(&acc, 0, sizeof acc);
   acc.steering = scenario_vectors(s.out);

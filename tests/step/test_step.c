@@ -31,7 +31,8 @@ static void make_setup(setup *su, scenario *s, int combine, int shared) {
     su->mask[i] = rng_below(&r, 5) == 0 ? 0u : (uint32_t)(rng_next(&r) & 0x3Fu);
   su->snapshot_storage = (float *)malloc((6 * n + 1) * sizeof(float));
   float *a[6];
-  for (int k = 0; k < 6; k++) a[k] = su->snapshot_storage + (size_t)k * n;
+  for (int k = 0; k < 6; k++)
+    a[k] = su->snapshot_storage + (size_t)k * n;
   for (int k = 0; k < 3; k++) {
     memcpy(a[k], s->p[k], n * sizeof(float));
     memcpy(a[3 + k], s->v[k], n * sizeof(float));
@@ -40,8 +41,8 @@ static void make_setup(setup *su, scenario *s, int combine, int shared) {
   su->wander = (crowdsteer_wander_state){scenario_vectors(s->wander), 99u, 5u};
 
   static const crowdsteer_behaviour kinds[BEHAVIOURS] = {
-      CROWDSTEER_SEEK,  CROWDSTEER_ARRIVE, CROWDSTEER_FLEE,
-      CROWDSTEER_PURSUIT, CROWDSTEER_EVADE, CROWDSTEER_WANDER};
+      CROWDSTEER_SEEK,    CROWDSTEER_ARRIVE, CROWDSTEER_FLEE,
+      CROWDSTEER_PURSUIT, CROWDSTEER_EVADE,  CROWDSTEER_WANDER};
   for (int b = 0; b < BEHAVIOURS; b++) {
     crowdsteer_step_behaviour *d = &su->behaviours[b];
     d->behaviour = kinds[b];
@@ -104,14 +105,17 @@ static void compose(scenario *s, setup *su) {
   float *steer[BEHAVIOURS][3], *acc[3], *decided;
   float *storage = (float *)calloc((BEHAVIOURS + 2) * 3 * (n + 1), sizeof(float));
   for (int b = 0; b < BEHAVIOURS; b++)
-    for (int k = 0; k < 3; k++) steer[b][k] = storage + ((size_t)b * 3 + (size_t)k) * (n + 1);
-  for (int k = 0; k < 3; k++) acc[k] = storage + ((size_t)BEHAVIOURS * 3 + (size_t)k) * (n + 1);
+    for (int k = 0; k < 3; k++)
+      steer[b][k] = storage + ((size_t)b * 3 + (size_t)k) * (n + 1);
+  for (int k = 0; k < 3; k++)
+    acc[k] = storage + ((size_t)BEHAVIOURS * 3 + (size_t)k) * (n + 1);
   decided = storage + (size_t)(BEHAVIOURS + 1) * 3 * (n + 1);
 
   CHECK(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR) == CROWDSTEER_OK);
   for (int b = 0; b < BEHAVIOURS; b++) {
     const crowdsteer_step_behaviour *d = &su->behaviours[b];
-    crowdsteer_output out = {{steer[b][0], steer[b][1], steer[b][2]}, CROWDSTEER_OVERWRITE, 0, NULL};
+    crowdsteer_output out = {
+        {steer[b][0], steer[b][1], steer[b][2]}, CROWDSTEER_OVERWRITE, 0, NULL};
     /* A max_speed left at 0 in a step is the integrator's. */
     crowdsteer_params params = d->params;
     if (params.max_speed == 0.0f && !params.max_speed_per_agent) {
@@ -119,11 +123,21 @@ static void compose(scenario *s, setup *su) {
       params.max_speed_per_agent = su->step.integrator.max_speed_per_agent;
     }
     switch (d->behaviour) {
-    case CROWDSTEER_SEEK: CHECK(crowdsteer_seek(&agents, &d->target, &params, &out, 0, n) == 0); break;
-    case CROWDSTEER_ARRIVE: CHECK(crowdsteer_arrive(&agents, &d->target, &params, &out, 0, n) == 0); break;
-    case CROWDSTEER_FLEE: CHECK(crowdsteer_flee(&agents, &d->target, &params, &out, 0, n) == 0); break;
-    case CROWDSTEER_PURSUIT: CHECK(crowdsteer_pursuit(&agents, &d->target, &params, &out, 0, n) == 0); break;
-    case CROWDSTEER_EVADE: CHECK(crowdsteer_evade(&agents, &d->target, &params, &out, 0, n) == 0); break;
+    case CROWDSTEER_SEEK:
+      CHECK(crowdsteer_seek(&agents, &d->target, &params, &out, 0, n) == 0);
+      break;
+    case CROWDSTEER_ARRIVE:
+      CHECK(crowdsteer_arrive(&agents, &d->target, &params, &out, 0, n) == 0);
+      break;
+    case CROWDSTEER_FLEE:
+      CHECK(crowdsteer_flee(&agents, &d->target, &params, &out, 0, n) == 0);
+      break;
+    case CROWDSTEER_PURSUIT:
+      CHECK(crowdsteer_pursuit(&agents, &d->target, &params, &out, 0, n) == 0);
+      break;
+    case CROWDSTEER_EVADE:
+      CHECK(crowdsteer_evade(&agents, &d->target, &params, &out, 0, n) == 0);
+      break;
     default: /* wander updates the state only of the agents that use it */
       for (size_t i = 0; i < n; i++)
         if (su->mask[i] & (1u << b))
@@ -137,7 +151,8 @@ static void compose(scenario *s, setup *su) {
       const crowdsteer_step_behaviour *d = &su->behaviours[b];
       float w = d->weight_per_agent ? d->weight_per_agent[i] : d->weight;
       if (su->step.combine == CROWDSTEER_BLEND) {
-        for (int k = 0; k < dims; k++) acc[k][i] = acc[k][i] + w * steer[b][k][i];
+        for (int k = 0; k < dims; k++)
+          acc[k][i] = acc[k][i] + w * steer[b][k][i];
       } else if (decided[i] == 0.0f) {
         float dot = 0.0f;
         for (int k = 0; k < dims; k++) {
@@ -160,11 +175,15 @@ static int same_state(const scenario *a, const scenario *b, const char *what) {
       const float y[3] = {b->p[k][i], b->v[k][i], b->wander[k][i]};
       for (int f = 0; f < 3; f++)
         if (!same_bits(x[f], y[f])) {
-          fprintf(stderr, "MISMATCH step %s isa=%s %dd n=%zu agent %zu axis %d %s: "
-                  "composition %a vs step %a\n", what,
-                  crowdsteer_isa_name(crowdsteer_active_isa()), a->dims, a->count, i, k,
-                  f == 0 ? "position" : f == 1 ? "velocity" : "wander", (double)x[f],
-                  (double)y[f]);
+          fprintf(stderr,
+                  "MISMATCH step %s isa=%s %dd n=%zu agent %zu axis %d %s: "
+                  "composition %a vs step %a\n",
+                  what, crowdsteer_isa_name(crowdsteer_active_isa()), a->dims, a->count,
+                  i, k,
+                  f == 0   ? "position"
+                  : f == 1 ? "velocity"
+                           : "wander",
+                  (double)x[f], (double)y[f]);
           return 0;
         }
     }
@@ -198,8 +217,10 @@ static void check_case(size_t n, int dims, int combine, int shared,
         su.step.snapshot = NULL; /* not needed: targets read the untouched input */
         CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, n), CROWDSTEER_OK);
         for (int k = 0; k < dims; k++) { /* the input stays as it was */
-          CHECK(n == 0 || memcmp(got.p[k], k == 0 ? su.snapshot.px : k == 1 ? su.snapshot.py
-                                                                     : su.snapshot.pz,
+          CHECK(n == 0 || memcmp(got.p[k],
+                                 k == 0   ? su.snapshot.px
+                                 : k == 1 ? su.snapshot.py
+                                          : su.snapshot.pz,
                                  n * sizeof(float)) == 0);
           memcpy(got.p[k], next.p[k], n * sizeof(float));
           memcpy(got.v[k], next.v[k], n * sizeof(float));
@@ -213,8 +234,8 @@ static void check_case(size_t n, int dims, int combine, int shared,
       }
       char what[64];
       snprintf(what, sizeof what, "%s%s tile=%zu threads=%d",
-               combine == CROWDSTEER_BLEND ? "blend" : "priority", shared ? " shared" : "",
-               tiles[t], threads[t % 4]);
+               combine == CROWDSTEER_BLEND ? "blend" : "priority",
+               shared ? " shared" : "", tiles[t], threads[t % 4]);
       CHECK(same_state(&want, &got, what));
       free_setup(&su);
       scenario_free(&got);
@@ -269,12 +290,13 @@ static void check_validation(void) {
   su.behaviours[2].weight = NAN; /* replaced by its per-agent weights: not in effect */
   CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, 100), CROWDSTEER_OK);
   size_t moved = 0;
-  for (size_t i = 0; i < 100; i++) moved += !same_bits(su.snapshot.px[i], s.p[0][i]);
+  for (size_t i = 0; i < 100; i++)
+    moved += !same_bits(su.snapshot.px[i], s.p[0][i]);
   CHECK_MSG(moved > 50, "a valid step moved only %zu of 100 agents", moved);
   /* Per-agent data is checked only for the agents that use it. */
   uint32_t saved_mask = su.mask[70];
-  su.mask[70] = 1u << 0; /* agent 70: seek only */
-  s.index[70] = 1000;   /* a bad pursuit target it does not use */
+  su.mask[70] = 1u << 0;        /* agent 70: seek only */
+  s.index[70] = 1000;           /* a bad pursuit target it does not use */
   s.slowing_radius[70] = -1.0f; /* a bad arrive radius it does not use */
   CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, 100), CROWDSTEER_OK);
   su.mask[70] = 1u << 3; /* now it pursues */

@@ -12,7 +12,7 @@ int main(void) {
   crowdsteer_agents crowd = {
       .count = 4, .dims = 2, .px = px, .py = py, .vx = vx, .vy = vy};
   crowdsteer_target goal = {.kind = CROWDSTEER_TARGET_POINT, .point = {10, 0}};
-  crowdsteer_params params = {.max_speed = 0.5f}; /* zero fields: defaults */
+  crowdsteer_params params = {.max_speed = 0.5f};           /* zero fields: defaults */
   crowdsteer_output out = {.steering = {.x = sx, .y = sy}}; /* overwrite mode */
 
   for (int step = 0; step < 60; step++) {
