@@ -11,22 +11,29 @@
 
 enum { BH_MAX = 16 };
 
+/* The entry points, by their crowdsteer_behaviour values (the neighbour
+ * behaviours have tests/neighbours), then the integrator. */
 typedef enum bh_entry {
-  BH_SEEK,
-  BH_FLEE,
-  BH_ARRIVE,
-  BH_LEAVE,
-  BH_PURSUIT,
-  BH_EVADE,
-  BH_WANDER,
+  BH_SEEK = CROWDSTEER_SEEK,
+  BH_FLEE = CROWDSTEER_FLEE,
+  BH_ARRIVE = CROWDSTEER_ARRIVE,
+  BH_LEAVE = CROWDSTEER_LEAVE,
+  BH_PURSUIT = CROWDSTEER_PURSUIT,
+  BH_EVADE = CROWDSTEER_EVADE,
+  BH_WANDER = CROWDSTEER_WANDER,
   BH_INTEGRATE,
   BH_ENTRY_COUNT
 } bh_entry;
 
-static const char *const bh_entry_names[BH_ENTRY_COUNT] = {
-    "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander", "integrate"};
+static inline const char *bh_entry_name(int e) {
+  return e == BH_INTEGRATE ? "integrate"
+                           : crowdsteer_behaviour_name((crowdsteer_behaviour)e);
+}
 
-static inline int bh_has_target(bh_entry e) { return e <= BH_EVADE; }
+static inline int bh_has_target(bh_entry e) {
+  return e != BH_INTEGRATE &&
+         (crowdsteer_behaviour_inputs((crowdsteer_behaviour)e) & CROWDSTEER_INPUT_TARGET);
+}
 
 /* Every array any call may read or write. */
 typedef struct bh_world {

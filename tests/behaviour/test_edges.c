@@ -62,7 +62,7 @@ static void test_on_target(void) {
             double want = e < 3 ? -vs[i][k] / 0.5 : (h * 1.5 - vs[i][k]) / 0.5;
             CHECK_MSG(fabs(w.out[k][i] - want) <= bh_tol(want),
                       "%s on target %dD form %d v#%d axis %d: %.9g, expected %.9g",
-                      bh_entry_names[entries[e]], dims, f, i, k, w.out[k][i], want);
+                      bh_entry_name(entries[e]), dims, f, i, k, w.out[k][i], want);
           }
         }
       }
@@ -93,7 +93,7 @@ static void test_empty(void) {
             CHECK_MSG(
                 bh_run((bh_entry)e, &c, at, at) == CROWDSTEER_OK,
                 "%s %dD form %d: empty range [%zu,%zu) of %zu agents with NULL arrays",
-                bh_entry_names[e], dims, f, at, at, cases[n][0]);
+                bh_entry_name(e), dims, f, at, at, cases[n][0]);
           }
         }
 }
@@ -140,7 +140,7 @@ static void sweep_finite(const char *what, const float *table, int table_n,
             CHECK_STATUS(bh_run((bh_entry)e, &c, 0, count), CROWDSTEER_OK);
             CHECK_MSG(outputs_finite((bh_entry)e, &w, count, dims),
                       "%s: %s %dD form %d params %d round %d gave NaN or inf", what,
-                      bh_entry_names[e], dims, f, ps, round);
+                      bh_entry_name(e), dims, f, ps, round);
           }
 }
 
@@ -245,7 +245,7 @@ static void test_max_speed_zero(void) {
               double want = -w.v[k][i];
               CHECK_MSG(fabs(w.out[k][i] - want) <= (per_agent ? 0 : 1e-30),
                         "%s max_speed 0 %dD form %d: out[%d][%d] = %.9g, expected %.9g",
-                        bh_entry_names[entries[e]], dims, f, k, i, w.out[k][i], want);
+                        bh_entry_name(entries[e]), dims, f, k, i, w.out[k][i], want);
             }
         }
 
@@ -292,7 +292,7 @@ static void test_zero_divisor(void) {
           for (int k = 0; k < dims; k++)
             CHECK_MSG(w.out[k][i] == -w.v[k][i],
                       "%s max_speed 0, stationary target, %dD form %d agent %d: %.9g",
-                      bh_entry_names[e], dims, f, i, w.out[k][i]);
+                      bh_entry_name(e), dims, f, i, w.out[k][i]);
       }
 }
 
@@ -418,7 +418,7 @@ static void test_nan_isolation(void) {
           CHECK_MSG(leaked == 0,
                     "%s %dD form %d: NaN (kind %d) in agent %d leaked into %d "
                     "values of other agents",
-                    bh_entry_names[e], dims, f, where, SICK, leaked);
+                    bh_entry_name(e), dims, f, where, SICK, leaked);
         }
 }
 

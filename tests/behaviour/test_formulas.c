@@ -400,7 +400,7 @@ static void test_defaults(void) {
       for (int variant = 1; variant < 3; variant++)
         CHECK_MSG(memcmp(&w[0], &w[variant], sizeof w[0]) == 0,
                   "%s %dD: params variant %d differs from params == NULL",
-                  bh_entry_names[e], dims, variant);
+                  bh_entry_name(e), dims, variant);
       /* d = (3000,4000), |d| = 5000, v = (0.5,0), max_speed 1: */
       double want[2] = {0, 0};
       switch (e) {
@@ -433,7 +433,7 @@ static void test_defaults(void) {
       }
       for (int k = 0; k < 2; k++)
         CHECK_MSG(fabs(got[0][k] - want[k]) <= 2e-6,
-                  "%s %dD defaults: [%d] = %.9g, expected %.9g", bh_entry_names[e], dims,
+                  "%s %dD defaults: [%d] = %.9g, expected %.9g", bh_entry_name(e), dims,
                   k, got[0][k], want[k]);
     }
   }

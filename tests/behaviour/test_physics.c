@@ -142,10 +142,10 @@ static void test_flee_leave(void) {
           prev[i] = d;
         }
       }
-      CHECK_MSG(shrank == 0, "%s %dD: distance did not grow %d times", bh_entry_names[e],
+      CHECK_MSG(shrank == 0, "%s %dD: distance did not grow %d times", bh_entry_name(e),
                 dims, shrank);
       for (int i = 0; i < N; i++)
-        CHECK_MSG(prev[i] > 3.5, "%s %dD agent %d only reached %g", bh_entry_names[e],
+        CHECK_MSG(prev[i] > 3.5, "%s %dD agent %d only reached %g", bh_entry_name(e),
                   dims, i, prev[i]);
     }
   }

@@ -41,7 +41,7 @@ int main(void) {
           size_t bytes = (N + 32) * SCENARIO_FLOAT_ARRAYS * sizeof(float);
           scenario_make(&pieces, N, dims, seed, 1);
           CHECK_MSG(memcmp(whole.storage, pieces.storage, bytes) != 0,
-                    "%s %dD: the call wrote nothing", entry_names[entry], dims);
+                    "%s %dD: the call wrote nothing", entry_name(entry), dims);
           scenario_free(&pieces);
           for (size_t sp = 0; sp < sizeof splits / sizeof splits[0]; sp++) {
             scenario_make(&pieces, N, dims, seed, 1);
@@ -56,7 +56,7 @@ int main(void) {
             CHECK_MSG(
                 memcmp(whole.storage, pieces.storage, bytes) == 0,
                 "%s %dD per_agent %d accumulate %d: split #%zu differs from one call",
-                entry_names[entry], dims, per_agent, accumulate, sp);
+                entry_name(entry), dims, per_agent, accumulate, sp);
             compared++;
             scenario_free(&pieces);
           }

@@ -393,15 +393,15 @@ static void run_rows(const mutation *rows, size_t n) {
         before = w;
         crowdsteer_status got = bh_run((bh_entry)e, &c, begin, end);
         CHECK_MSG(got == rows[r].want, "%s %dD, %s: got %d (%s), expected %d (%s)",
-                  bh_entry_names[e], dims, rows[r].name, (int)got,
+                  bh_entry_name(e), dims, rows[r].name, (int)got,
                   crowdsteer_status_string(got), (int)rows[r].want,
                   crowdsteer_status_string(rows[r].want));
         int changed = memcmp(&w, &before, sizeof w) != 0;
         if (rows[r].want != CROWDSTEER_OK)
           CHECK_MSG(!changed, "%s %dD, %s: rejected call wrote to an array",
-                    bh_entry_names[e], dims, rows[r].name);
+                    bh_entry_name(e), dims, rows[r].name);
         else
-          CHECK_MSG(changed, "%s %dD, %s: accepted call wrote nothing", bh_entry_names[e],
+          CHECK_MSG(changed, "%s %dD, %s: accepted call wrote nothing", bh_entry_name(e),
                     dims, rows[r].name);
       }
     }
@@ -442,7 +442,7 @@ static void test_null_structs_empty_range(void) {
                    (which == 4 && e == BH_INTEGRATE);
       crowdsteer_status got = bh_run((bh_entry)e, &c, 4, 4);
       CHECK_MSG(got == (needed ? CROWDSTEER_ERROR_NULL_POINTER : CROWDSTEER_OK),
-                "%s: %s NULL on an empty range returned %d", bh_entry_names[e], what,
+                "%s: %s NULL on an empty range returned %d", bh_entry_name(e), what,
                 (int)got);
     }
   }

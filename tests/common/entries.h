@@ -6,9 +6,25 @@
 
 #include "scenario.h"
 
-enum { SEEK, FLEE, ARRIVE, LEAVE, PURSUIT, EVADE, WANDER, INTEGRATE, ENTRY_COUNT };
-static const char *const entry_names[ENTRY_COUNT] = {
-    "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander", "integrate"};
+/* The entry points these tests drive: the behaviours with their own kernels,
+ * by their crowdsteer_behaviour values (the neighbour behaviours have
+ * tests/neighbours), then the integrator. */
+enum {
+  SEEK = CROWDSTEER_SEEK,
+  FLEE = CROWDSTEER_FLEE,
+  ARRIVE = CROWDSTEER_ARRIVE,
+  LEAVE = CROWDSTEER_LEAVE,
+  PURSUIT = CROWDSTEER_PURSUIT,
+  EVADE = CROWDSTEER_EVADE,
+  WANDER = CROWDSTEER_WANDER,
+  INTEGRATE,
+  ENTRY_COUNT
+};
+
+static inline const char *entry_name(int entry) {
+  return entry == INTEGRATE ? "integrate"
+                            : crowdsteer_behaviour_name((crowdsteer_behaviour)entry);
+}
 
 /* per_agent: 0 uniform parameters, 1 per-agent arrays, 2 also per-agent
  * time_to_target, max_prediction and jitter. */
@@ -93,22 +109,18 @@ static inline crowdsteer_status run_entry(scenario *s, const variant *va, size_t
   target.velocity = scenario_vectors(s->tv);
   target.index = s->index;
   target.agent = va->target_kind == CROWDSTEER_TARGET_AGENT && s->count ? s->index[0] : 0;
-  switch (va->entry) {
-  case SEEK: return crowdsteer_seek(&agents, &target, &params, &out, begin, end);
-  case FLEE: return crowdsteer_flee(&agents, &target, &params, &out, begin, end);
-  case ARRIVE: return crowdsteer_arrive(&agents, &target, &params, &out, begin, end);
-  case LEAVE: return crowdsteer_leave(&agents, &target, &params, &out, begin, end);
-  case PURSUIT: return crowdsteer_pursuit(&agents, &target, &params, &out, begin, end);
-  case EVADE: return crowdsteer_evade(&agents, &target, &params, &out, begin, end);
-  case WANDER: {
-    crowdsteer_wander_state state = {scenario_vectors(s->wander), 1234u, 77u};
-    return crowdsteer_wander(&agents, &state, &params, &out, begin, end);
-  }
-  default: {
+  if (va->entry == INTEGRATE) {
     crowdsteer_vectors steering = scenario_vectors(s->tv);
     return crowdsteer_integrate(&agents, &steering, &params, begin, end);
   }
-  }
+  crowdsteer_wander_state state = {scenario_vectors(s->wander), 1234u, 77u};
+  crowdsteer_step_behaviour behaviour;
+  memset(&behaviour, 0, sizeof behaviour);
+  behaviour.behaviour = (crowdsteer_behaviour)va->entry;
+  behaviour.target = target;
+  behaviour.params = params;
+  behaviour.wander = &state;
+  return crowdsteer_run(&agents, &behaviour, &out, begin, end);
 }
 
 #endif

@@ -22,7 +22,7 @@ static int compare(const scenario *want, const scenario *got, const variant *va,
                   "MISMATCH %s %dd target=%d per_agent=%d accumulate=%d count=%zu "
                   "misalign=%zu [%s] isa=%s agent %zu axis %d: %s reference %a "
                   "(%.9g) vs %a (%.9g); velocity %a vs %a\n",
-                  entry_names[va->entry], va->dims, va->target_kind, va->per_agent,
+                  entry_name(va->entry), va->dims, va->target_kind, va->per_agent,
                   va->accumulate, va->count, va->misalign, how,
                   crowdsteer_isa_name(crowdsteer_active_isa()), i, k, array_names[a],
                   (double)x, (double)x, (double)y, (double)y, (double)vx, (double)vy);

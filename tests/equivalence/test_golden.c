@@ -57,12 +57,12 @@ int main(int argc, char **argv) {
         else
           CHECK_MSG(h == expected[entry][dims - 2][kind],
                     "%s %dd target form %d: hash %016llx, recorded %016llx",
-                    entry_names[entry], dims, kind, (unsigned long long)h,
+                    entry_name(entry), dims, kind, (unsigned long long)h,
                     (unsigned long long)expected[entry][dims - 2][kind]);
       }
       if (record) printf("}, ");
     }
-    if (record) printf("}, /* %s */\n", entry_names[entry]);
+    if (record) printf("}, /* %s */\n", entry_name(entry));
   }
   return record ? 0 : check_report("test_golden");
 }

@@ -120,9 +120,9 @@ static void check_entry(const variant *va) {
       CHECK_MSG(status == (used ? CROWDSTEER_ERROR_ALIGNMENT : CROWDSTEER_OK),
                 "%s %dd kind %d per_agent %d accumulate %d, array %d off by %d: "
                 "status %d",
-                entry_names[va->entry], va->dims, va->target_kind, va->per_agent,
+                entry_name(va->entry), va->dims, va->target_kind, va->per_agent,
                 va->accumulate, i, (int)offset, (int)status);
-      CHECK_MSG(!used || !wrote, "%s: a misaligned call wrote", entry_names[va->entry]);
+      CHECK_MSG(!used || !wrote, "%s: a misaligned call wrote", entry_name(va->entry));
     }
   }
   scenario_free(&s);

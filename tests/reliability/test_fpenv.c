@@ -136,7 +136,7 @@ static void check_entry(const variant *va) {
             CHECK_STATUS(run_entry(&got, va, 0, AGENTS), CROWDSTEER_OK));
     CHECK_MSG(same_scenario(&want, &got),
               "%s %dd kind %d per_agent %d accumulate %d, isa %s, host %s",
-              entry_names[va->entry], va->dims, va->target_kind, va->per_agent,
+              entry_name(va->entry), va->dims, va->target_kind, va->per_agent,
               va->accumulate, crowdsteer_isa_name(crowdsteer_active_isa()),
               hostile_modes[m].name);
     scenario_free(&got);
