@@ -36,12 +36,20 @@ enum group_id {
   GROUP_COUNT
 };
 
-static const char *const group_names[GROUP_COUNT] = {
-    "seek", "arrive", "flee", "leave", "pursuit", "evade", "wander"};
-
 static const crowdsteer_behaviour group_behaviours[GROUP_COUNT] = {
     CROWDSTEER_SEEK,    CROWDSTEER_ARRIVE, CROWDSTEER_FLEE,  CROWDSTEER_LEAVE,
     CROWDSTEER_PURSUIT, CROWDSTEER_EVADE,  CROWDSTEER_WANDER};
+
+static const char *group_name(int g) {
+  return crowdsteer_behaviour_name(group_behaviours[g]);
+}
+
+/* The group whose behaviour is called `name`, -1 if none. */
+static int group_named(const char *name) {
+  for (int g = 0; g < GROUP_COUNT; g++)
+    if (strcmp(name, group_name(g)) == 0) return g;
+  return -1;
+}
 
 /* Slot 0 of the step's behaviours (and bit 0 of every steered agent's mask)
  * is separation, first so that by priority keeping apart wins; group g's
@@ -198,8 +206,7 @@ static int parse_options(int argc, char **argv, demo_options *opts) {
         return usage_error("--seed needs a whole number from 0 to 4294967295", value);
       opts->seed = (uint32_t)number;
     } else if (strcmp(name, "--behaviour") == 0 || strcmp(name, "--behavior") == 0) {
-      opts->only_group =
-          strcmp(value, "all") == 0 ? -1 : pick(value, group_names, GROUP_COUNT);
+      opts->only_group = strcmp(value, "all") == 0 ? -1 : group_named(value);
       if (opts->only_group == -1 && strcmp(value, "all") != 0)
         return usage_error("unknown behaviour", value);
     } else if (strcmp(name, "--mode") == 0) {
@@ -713,7 +720,7 @@ static crowdsteer_status step_separately(scenario *sc) {
       crowdsteer_status status =
           run_behaviour(sc, g, &out, sc->runs[g][r].begin, sc->runs[g][r].end);
       if (status != CROWDSTEER_OK) {
-        fprintf(stderr, "crowdsteer-demo: %s failed at step %u: %s\n", group_names[g],
+        fprintf(stderr, "crowdsteer-demo: %s failed at step %u: %s\n", group_name(g),
                 sc->step, crowdsteer_status_string(status));
         return status;
       }
@@ -917,7 +924,7 @@ static void print_mode(const scenario *sc) {
   printf("crowd: %s, %s\n",
          o->only_group < 0 ? "mixed (fleers and evaders also wander, 1 in 4 pursuers "
                              "also leaves the threat)"
-                           : group_names[o->only_group],
+                           : group_name(o->only_group),
          combines[o->combine]);
   int all = 1, used = step_threads(sc, &all);
   if (o->mode == MODE_STEP) {
@@ -968,7 +975,7 @@ static void report_throughput(const scenario *sc, double wall_seconds) {
       for (size_t r = 0; r < sc->run_count[g]; r++)
         users += sc->runs[g][r].end - sc->runs[g][r].begin;
       if (!users) continue;
-      printf("%-9s %10zu %16.1f\n", group_names[g], users,
+      printf("%-9s %10zu %16.1f\n", group_name(g), users,
              (double)users * steps / sc->behaviour_seconds[g] * 1e-6);
       library_seconds += sc->behaviour_seconds[g];
     }

@@ -11,20 +11,26 @@
 #include "crowdsteer.h"
 #include "pictures.h"
 
+/* The modes: a single behaviour (keys 1-7, by its crowdsteer_behaviour
+ * value), a mixed crowd and boids. */
 enum behaviour {
-  B_SEEK,
-  B_FLEE,
-  B_ARRIVE,
-  B_LEAVE,
-  B_PURSUIT,
-  B_EVADE,
-  B_WANDER,
+  B_SEEK = CROWDSTEER_SEEK,
+  B_FLEE = CROWDSTEER_FLEE,
+  B_ARRIVE = CROWDSTEER_ARRIVE,
+  B_LEAVE = CROWDSTEER_LEAVE,
+  B_PURSUIT = CROWDSTEER_PURSUIT,
+  B_EVADE = CROWDSTEER_EVADE,
+  B_WANDER = CROWDSTEER_WANDER,
   B_MIXED,
   B_BOIDS,
   B_COUNT
 };
-static const char *const behaviour_name[B_COUNT] = {
-    "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander", "mixed", "boids"};
+
+static const char *behaviour_name(int b) {
+  if (b == B_MIXED) return "mixed";
+  if (b == B_BOIDS) return "boids";
+  return crowdsteer_behaviour_name((crowdsteer_behaviour)b);
+}
 /* The same hues as the pictures (pictures.c), as ARGB. */
 static const uint32_t behaviour_colour[B_COUNT] = {0xFFFF9628, 0xFFF03C3C, 0xFF50DC64,
                                                    0xFFE65AE6, 0xFF4696FF, 0xFF3CE1E1,
@@ -111,15 +117,13 @@ static crowdsteer_status steer(crowd *c, int b, const crowdsteer_target *t,
   memset(&o, 0, sizeof o);
   o.steering.x = c->sx;
   o.steering.y = c->sy;
-  switch (b) {
-  case B_SEEK: return crowdsteer_seek(&a, t, prm, &o, begin, end);
-  case B_FLEE: return crowdsteer_flee(&a, t, prm, &o, begin, end);
-  case B_ARRIVE: return crowdsteer_arrive(&a, t, prm, &o, begin, end);
-  case B_LEAVE: return crowdsteer_leave(&a, t, prm, &o, begin, end);
-  case B_PURSUIT: return crowdsteer_pursuit(&a, t, prm, &o, begin, end);
-  case B_EVADE: return crowdsteer_evade(&a, t, prm, &o, begin, end);
-  default: return crowdsteer_wander(&a, ws, prm, &o, begin, end);
-  }
+  crowdsteer_step_behaviour d;
+  memset(&d, 0, sizeof d);
+  d.behaviour = (crowdsteer_behaviour)b;
+  d.target = *t;
+  d.params = *prm;
+  d.wander = ws;
+  return crowdsteer_run(&a, &d, &o, begin, end);
 }
 
 static crowdsteer_neighbours within(const crowd *c, float radius) {
@@ -306,7 +310,7 @@ static int parse(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--behaviour") == 0 || strcmp(a, "--behavior") == 0) {
       o->behaviour = -1;
       for (int b = 0; b < B_COUNT; b++)
-        if (strcmp(v, behaviour_name[b]) == 0) o->behaviour = b;
+        if (strcmp(v, behaviour_name(b)) == 0) o->behaviour = b;
       if (o->behaviour < 0) return -1;
     } else if (strcmp(a, "--isa") == 0) {
       o->isa = v;
@@ -535,7 +539,7 @@ int main(int argc, char **argv) {
     }
 
     sim_ms = (double)(t1 - t0) * 1000.0 / freq;
-    snprintf(line, sizeof line, "%s%s  %zu agents  ISA %s%s", behaviour_name[behaviour],
+    snprintf(line, sizeof line, "%s%s  %zu agents  ISA %s%s", behaviour_name(behaviour),
              separation && behaviour != B_BOIDS ? " + separation" : "", c.n,
              crowdsteer_isa_name(crowdsteer_active_isa()), paused ? "  [paused]" : "");
     label(&f, 10, 10, 2, behaviour_colour[behaviour], line);
@@ -598,7 +602,7 @@ int main(int argc, char **argv) {
     printf("crowdsteer-viewer: %d frames, %zu agents, %s%s, ISA %s, renderer %s: "
            "mean frame %.2f ms (%.1f fps), steer+integrate %.3f ms (%.1f M agents/s), "
            "drawing %.2f ms\n",
-           opt.script, c.n, behaviour_name[behaviour],
+           opt.script, c.n, behaviour_name(behaviour),
            separation && behaviour != B_BOIDS ? " + separation" : "",
            crowdsteer_isa_name(crowdsteer_active_isa()), info.name, total_frame / frames,
            total_frame > 0 ? 1000.0 * frames / total_frame : 0.0, total_sim / frames,
