@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/splitmix64.h"
 #include "crowdsteer.h"
 
 #ifdef CROWDSTEER_PICTURES_PNG
@@ -299,16 +300,10 @@ static rgb scale_rgb(rgb c, int num, int den) {
 
 /* ---- deterministic numbers ------------------------------------------------- */
 
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 /* Uniform in [lo, hi), 24 random bits. */
 static float uniform(uint64_t *s, float lo, float hi) {
-  return lo + (hi - lo) * ((float)(uint32_t)(splitmix(s) >> 40) * (1.0f / 16777216.0f));
+  return lo +
+         (hi - lo) * ((float)(uint32_t)(splitmix64_next(s) >> 40) * (1.0f / 16777216.0f));
 }
 
 /* ---- small flocks for the figures ----------------------------------------- */
@@ -893,7 +888,8 @@ int pic_render_crowd(size_t agents, int steps, int size, pic_image *out) {
     vx[i] = uniform(&seed, -1, 1);
     vy[i] = uniform(&seed, -1, 1);
     speed[i] = uniform(&seed, 1.0f, 4.0f); /* heterogeneous crowd */
-    index[i] = (uint32_t)(edge[2] + (size_t)(splitmix(&seed) % (edge[3] - edge[2])));
+    index[i] =
+        (uint32_t)(edge[2] + (size_t)(splitmix64_next(&seed) % (edge[3] - edge[2])));
   }
   crowdsteer_agents a = {n, 2, px, py, NULL, vx, vy, NULL, NULL};
   crowdsteer_vectors s = {sx, sy, NULL};

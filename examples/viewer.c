@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/splitmix64.h"
 #include "crowdsteer.h"
 #include "pictures.h"
 
@@ -63,15 +64,9 @@ typedef struct crowd {
   crowdsteer_grid *grid; /* neighbour index, rebuilt every frame */
 } crowd;
 
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 static float uniform(uint64_t *s, float lo, float hi) {
-  return lo + (hi - lo) * ((float)(uint32_t)(splitmix(s) >> 40) * (1.0f / 16777216.0f));
+  return lo +
+         (hi - lo) * ((float)(uint32_t)(splitmix64_next(s) >> 40) * (1.0f / 16777216.0f));
 }
 
 /* Grows (keeping existing agents) or shrinks to n; new agents are placed at

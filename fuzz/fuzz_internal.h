@@ -20,6 +20,8 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
+#include "../util/splitmix64.h"
+
 /* Past the end of the input the reader continues with a splitmix64 stream
  * seeded by the input length, so short inputs still fill big batches and the
  * same bytes always decode to the same call. */
@@ -31,10 +33,7 @@ typedef struct reader {
 
 static inline uint8_t rd_u8(reader *r) {
   if (r->pos < r->n) return r->p[r->pos++];
-  uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return (uint8_t)((z ^ (z >> 31)) >> 56);
+  return (uint8_t)(splitmix64_next(&r->state) >> 56);
 }
 
 static inline uint32_t rd_u32(reader *r) {

@@ -9,18 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../util/splitmix64.h"
 #include "crowdsteer.h"
 
 typedef struct rng {
   uint64_t state;
 } rng;
 
-static inline uint64_t rng_next(rng *r) { /* splitmix64 */
-  uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+static inline uint64_t rng_next(rng *r) { return splitmix64_next(&r->state); }
 
 /* Uniform in [0, 1), 24 bits. */
 static inline float rng_unit(rng *r) {

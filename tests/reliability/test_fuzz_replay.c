@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../util/splitmix64.h"
 #include "../common/check.h"
 #include "fuzz_case.h"
 
@@ -52,10 +53,7 @@ static void replay_generated(int cases) {
   for (int c = 0; c < cases; c++) {
     size_t size = (size_t)(c * 37 % 512);
     for (size_t i = 0; i < size; i++) {
-      uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      data[i] = (uint8_t)((z ^ (z >> 31)) >> 56);
+      data[i] = (uint8_t)(splitmix64_next(&state) >> 56);
     }
     char what[64];
     snprintf(what, sizeof what, "generated case %d", c);
