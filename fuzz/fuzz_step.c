@@ -1081,30 +1081,9 @@ static int compose(const scase *c, sworld *cw, int isa) {
     }
     for (size_t i = c->begin; i < c->end; i++) {
       if (!selected(c, cw, i, b)) continue;
-      crowdsteer_status st;
-      switch (d->behaviour) {
-      case CROWDSTEER_SEEK:
-        st = crowdsteer_seek(&v.agents, &d->target, &params, &out, i, i + 1);
-        break;
-      case CROWDSTEER_FLEE:
-        st = crowdsteer_flee(&v.agents, &d->target, &params, &out, i, i + 1);
-        break;
-      case CROWDSTEER_ARRIVE:
-        st = crowdsteer_arrive(&v.agents, &d->target, &params, &out, i, i + 1);
-        break;
-      case CROWDSTEER_LEAVE:
-        st = crowdsteer_leave(&v.agents, &d->target, &params, &out, i, i + 1);
-        break;
-      case CROWDSTEER_PURSUIT:
-        st = crowdsteer_pursuit(&v.agents, &d->target, &params, &out, i, i + 1);
-        break;
-      case CROWDSTEER_EVADE:
-        st = crowdsteer_evade(&v.agents, &d->target, &params, &out, i, i + 1);
-        break;
-      default:
-        st = crowdsteer_wander(&v.agents, d->wander, &d->params, &out, i, i + 1);
-        break;
-      }
+      crowdsteer_step_behaviour one = *d;
+      one.params = params;
+      const crowdsteer_status st = crowdsteer_run(&v.agents, &one, &out, i, i + 1);
       if (st != CROWDSTEER_OK) {
         fail_header(c, isa, "the step accepted what a single-behaviour call rejects");
         fprintf(stderr, "  behaviour %d on agent %zu: status %d\n", b, i, (int)st);

@@ -122,28 +122,16 @@ static void compose(scenario *s, setup *su) {
       params.max_speed = su->step.integrator.max_speed;
       params.max_speed_per_agent = su->step.integrator.max_speed_per_agent;
     }
-    switch (d->behaviour) {
-    case CROWDSTEER_SEEK:
-      CHECK(crowdsteer_seek(&agents, &d->target, &params, &out, 0, n) == 0);
-      break;
-    case CROWDSTEER_ARRIVE:
-      CHECK(crowdsteer_arrive(&agents, &d->target, &params, &out, 0, n) == 0);
-      break;
-    case CROWDSTEER_FLEE:
-      CHECK(crowdsteer_flee(&agents, &d->target, &params, &out, 0, n) == 0);
-      break;
-    case CROWDSTEER_PURSUIT:
-      CHECK(crowdsteer_pursuit(&agents, &d->target, &params, &out, 0, n) == 0);
-      break;
-    case CROWDSTEER_EVADE:
-      CHECK(crowdsteer_evade(&agents, &d->target, &params, &out, 0, n) == 0);
-      break;
-    default: /* wander updates the state only of the agents that use it */
-      for (size_t i = 0; i < n; i++)
-        if (su->mask[i] & (1u << b))
-          CHECK(crowdsteer_wander(&agents, d->wander, &d->params, &out, i, i + 1) == 0);
-      break;
+    crowdsteer_step_behaviour one = *d;
+    one.params = params;
+    if (!(crowdsteer_behaviour_inputs(d->behaviour) & CROWDSTEER_INPUT_WANDER)) {
+      CHECK(crowdsteer_run(&agents, &one, &out, 0, n) == 0);
+      continue;
     }
+    /* wander updates the state only of the agents that use it */
+    for (size_t i = 0; i < n; i++)
+      if (su->mask[i] & (1u << b))
+        CHECK(crowdsteer_run(&agents, &one, &out, i, i + 1) == 0);
   }
   for (size_t i = 0; i < n; i++) {
     for (int b = 0; b < BEHAVIOURS; b++) {
