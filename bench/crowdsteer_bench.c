@@ -15,37 +15,59 @@
 #include "shim.h"
 #include "userloop_steering.h"
 
-/* ---- the table of kernels ------------------------------------------------- */
+/* ---- the cases: every behaviour of the library's table ------------------- */
 
 typedef enum case_kind { TARGETED, WANDER, INTEGRATE } case_kind;
 
 typedef struct bench_case {
-  const char *name; /* behaviour part of the benchmark name */
+  char name[32]; /* behaviour part of the benchmark name */
   case_kind kind;
-  crowdsteer_behaviour behaviour; /* TARGETED only */
+  crowdsteer_behaviour behaviour; /* TARGETED and WANDER */
   crowdsteer_target_kind form;    /* TARGETED only */
 } bench_case;
 
-#define FORMS(name, behaviour)                                                           \
-  {#name, TARGETED, behaviour, CROWDSTEER_TARGET_POINT},                                 \
-      {#name "_arrays", TARGETED, behaviour, CROWDSTEER_TARGET_ARRAYS},                  \
-      {#name "_agents", TARGETED, behaviour, CROWDSTEER_TARGET_AGENTS}, {                \
-#name "_agent", TARGETED, behaviour, CROWDSTEER_TARGET_AGENT                         \
-  }
+/* The target forms, by the suffix of their case names. */
+static const struct {
+  const char *suffix;
+  crowdsteer_target_kind form;
+} forms[] = {{"", CROWDSTEER_TARGET_POINT},
+             {"_arrays", CROWDSTEER_TARGET_ARRAYS},
+             {"_agents", CROWDSTEER_TARGET_AGENTS},
+             {"_agent", CROWDSTEER_TARGET_AGENT}};
+enum { FORMS = sizeof forms / sizeof forms[0] };
 
-/* Every behaviour in every target form; each is also run as a "_step"
- * (behaviour then integrator), except the integrator itself. */
-static const bench_case cases[] = {
-    FORMS(seek, CROWDSTEER_SEEK),
-    FORMS(flee, CROWDSTEER_FLEE),
-    FORMS(arrive, CROWDSTEER_ARRIVE),
-    FORMS(leave, CROWDSTEER_LEAVE),
-    FORMS(pursuit, CROWDSTEER_PURSUIT),
-    FORMS(evade, CROWDSTEER_EVADE),
-    {"wander", WANDER, CROWDSTEER_WANDER, CROWDSTEER_TARGET_POINT},
-    {"integrate", INTEGRATE, CROWDSTEER_BEHAVIOUR_COUNT, CROWDSTEER_TARGET_POINT},
-};
-#define N_CASES (sizeof cases / sizeof cases[0])
+/* Every behaviour with its own kernels in every target form it takes (the
+ * neighbour behaviours are bench/neighbours.c's), then the integrator; each
+ * is also run as a "_step" (behaviour then integrator), except the
+ * integrator itself. */
+static bench_case cases[CROWDSTEER_BEHAVIOUR_COUNT * FORMS + 1];
+static size_t n_cases;
+
+static void add_case(const char *name, const char *suffix, case_kind kind,
+                     crowdsteer_behaviour behaviour, crowdsteer_target_kind form) {
+  bench_case *c = &cases[n_cases++];
+  snprintf(c->name, sizeof c->name, "%s%s", name, suffix);
+  c->kind = kind;
+  c->behaviour = behaviour;
+  c->form = form;
+}
+
+static void make_cases(void) {
+  for (int b = 0; b < CROWDSTEER_BEHAVIOUR_COUNT; b++) {
+    const crowdsteer_behaviour behaviour = (crowdsteer_behaviour)b;
+    const unsigned inputs = crowdsteer_behaviour_inputs(behaviour);
+    const char *name = crowdsteer_behaviour_name(behaviour);
+    if (inputs & CROWDSTEER_INPUT_NEIGHBOURS) continue;
+    if (!(inputs & CROWDSTEER_INPUT_TARGET)) {
+      add_case(name, "", WANDER, behaviour, CROWDSTEER_TARGET_POINT);
+      continue;
+    }
+    for (int f = 0; f < FORMS; f++)
+      add_case(name, forms[f].suffix, TARGETED, behaviour, forms[f].form);
+  }
+  add_case("integrate", "", INTEGRATE, CROWDSTEER_BEHAVIOUR_COUNT,
+           CROWDSTEER_TARGET_POINT);
+}
 
 static const int64_t default_counts[] = {1024, 65536, 1048576};
 /* The "large" group: far beyond the last-level cache, memory bound. Only
@@ -60,7 +82,8 @@ static int64_t bytes_per_agent(const bench_case *c, int step, int dims) {
   int64_t b = 0;
   switch (c->kind) {
   case TARGETED: {
-    int velocity = c->behaviour == CROWDSTEER_PURSUIT || c->behaviour == CROWDSTEER_EVADE;
+    int velocity = (crowdsteer_behaviour_inputs(c->behaviour) &
+                    CROWDSTEER_INPUT_TARGET_VELOCITY) != 0;
     b = (2 * d + d) * f; /* reads p, v; writes s */
     if (c->form == CROWDSTEER_TARGET_ARRAYS) b += (velocity ? 2 * d : d) * f;
     if (c->form == CROWDSTEER_TARGET_AGENTS)
@@ -652,7 +675,8 @@ static void register_all(const int64_t *counts, size_t n_counts) {
   static char context[128];
   static bw_entry bw[2][3];
   const size_t n_isas = list_isas(isas, context, sizeof context);
-  kernel_entry *entries = calloc(2 * N_CASES * 2 * n_isas, sizeof *entries);
+  make_cases();
+  kernel_entry *entries = calloc(2 * n_cases * 2 * n_isas, sizeof *entries);
   if (!entries) {
     fprintf(stderr, "crowdsteer-bench: out of memory\n");
     exit(1);
@@ -660,7 +684,7 @@ static void register_all(const int64_t *counts, size_t n_counts) {
   size_t used = 0;
   char name[128];
   for (int dims = 2; dims <= 3; dims++)
-    for (size_t c = 0; c < N_CASES; c++)
+    for (size_t c = 0; c < n_cases; c++)
       for (int step = 0; step <= 1; step++)
         for (size_t k = 0; k < n_isas; k++)
           entries[used++] =

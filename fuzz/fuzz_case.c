@@ -201,20 +201,27 @@ static void world_free(world *w) {
 
 /* ---- the call --------------------------------------------------------------*/
 
+/* The entry points the fuzzer calls: the behaviours with their own kernels,
+ * by their crowdsteer_behaviour values (fuzz_neighbours.c has the others),
+ * the integrator and the ISA functions. */
 enum entry {
-  E_SEEK,
-  E_FLEE,
-  E_ARRIVE,
-  E_LEAVE,
-  E_PURSUIT,
-  E_EVADE,
-  E_WANDER,
+  E_SEEK = CROWDSTEER_SEEK,
+  E_FLEE = CROWDSTEER_FLEE,
+  E_ARRIVE = CROWDSTEER_ARRIVE,
+  E_LEAVE = CROWDSTEER_LEAVE,
+  E_PURSUIT = CROWDSTEER_PURSUIT,
+  E_EVADE = CROWDSTEER_EVADE,
+  E_WANDER = CROWDSTEER_WANDER,
   E_INTEGRATE,
   E_ISA,
   E_COUNT
 };
-static const char *const entry_names[E_COUNT] = {
-    "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander", "integrate", "isa"};
+
+static const char *entry_name(int entry) {
+  if (entry == E_INTEGRATE) return "integrate";
+  if (entry == E_ISA) return "isa";
+  return crowdsteer_behaviour_name((crowdsteer_behaviour)entry);
+}
 
 /* NULL-pointer choices: whole structs, then one bit per vector array. */
 enum {
@@ -728,7 +735,7 @@ static void fail_header(const fuzz_case *c, int isa, const char *what) {
           "crowdsteer fuzz: %s: %s on %s, dims %d, count %zu, range [%zu, %zu), "
           "target kind %d (agent %u), mode %d, nulls 0x%x, per-agent 0x%x, host mode %d, "
           "misaligned %s by %u, ids %d\n",
-          what, entry_names[c->entry], crowdsteer_isa_name((crowdsteer_isa)isa), c->dims,
+          what, entry_name(c->entry), crowdsteer_isa_name((crowdsteer_isa)isa), c->dims,
           c->count, c->begin, c->end, c->target_kind, (unsigned)c->agent, c->mode,
           (unsigned)c->nulls, (unsigned)c->per_agent, c->host_mode,
           c->misalign_field < 0         ? "nothing"
