@@ -520,8 +520,16 @@ static int param_ok(const fuzz_case *c, const world *w, float uniform, int field
   return 1;
 }
 
-static int targeted(int entry) { return entry <= E_EVADE; }
-static int with_velocity(int entry) { return entry == E_PURSUIT || entry == E_EVADE; }
+static unsigned inputs_of(int entry) {
+  return entry < E_INTEGRATE ? crowdsteer_behaviour_inputs((crowdsteer_behaviour)entry)
+                             : 0;
+}
+static int targeted(int entry) {
+  return (inputs_of(entry) & CROWDSTEER_INPUT_TARGET) != 0;
+}
+static int with_velocity(int entry) {
+  return (inputs_of(entry) & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0;
+}
 
 static int vectors_null(const fuzz_case *c, int first, int dims) {
   for (int k = 0; k < dims; k++)

@@ -194,10 +194,20 @@ typedef struct scase {
 } scase;
 
 static int in_range(const scase *c) { return c->begin <= c->end && c->end <= c->count; }
-static int valid_kind(int k) { return k >= CROWDSTEER_SEEK && k <= CROWDSTEER_WANDER; }
-static int targeted_kind(int k) { return k >= CROWDSTEER_SEEK && k <= CROWDSTEER_EVADE; }
+/* What the library's table says of behaviour k (0 for a value out of it). */
+static unsigned inputs_of(int k) {
+  return crowdsteer_behaviour_inputs((crowdsteer_behaviour)k);
+}
+/* The behaviours this fuzzer drives: all but the neighbour ones
+ * (fuzz_neighbours.c has those); any other value is a bad kind. */
+static int valid_kind(int k) {
+  return inputs_of(k) != 0 && !(inputs_of(k) & CROWDSTEER_INPUT_NEIGHBOURS);
+}
+static int targeted_kind(int k) {
+  return valid_kind(k) && (inputs_of(k) & CROWDSTEER_INPUT_TARGET);
+}
 static int with_velocity(int k) {
-  return k == CROWDSTEER_PURSUIT || k == CROWDSTEER_EVADE;
+  return (inputs_of(k) & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0;
 }
 
 /* Agent i takes part in behaviour b (bits beyond the count are ignored). */
