@@ -236,88 +236,90 @@ CS_INLINE v3 predict(v3 d, v3 tp, v3 tv, vf max_speed, vf max_prediction, int di
 
 /* ---- one block of n <= W agents starting at i, per behaviour ------------- */
 
+/* What every targeted behaviour reads first: the agents' state, their target
+ * (and its velocity, `with_velocity`) and max_speed. */
+typedef struct targeted_in {
+  v3 p, v, t, tv;
+  vf max_speed;
+} targeted_in;
+
+CS_INLINE targeted_in load_targeted(const cs_job *job, size_t i, size_t n, int kind,
+                                    int with_velocity, int dims) {
+  targeted_in a;
+  a.p = v3_load(job->in.pos, i, n, dims);
+  a.v = v3_load(job->in.vel, i, n, dims);
+  load_target(job, i, n, kind, with_velocity, &a.t, &a.tv, dims);
+  if (!with_velocity) a.tv = a.t; /* unused */
+  a.max_speed = param_load(job->in.max_speed, i, n);
+  return a;
+}
+
 CS_INLINE void seek_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
-  v3 t, unused;
-  load_target(job, i, n, kind, 0, &t, &unused, dims);
+  const targeted_in a = load_targeted(job, i, n, kind, 0, dims);
   write_steering(job, i, n,
-                 seek_one(p, v, t, param_load(job->in.max_speed, i, n),
-                          job->in.time_to_target, i, n, dims),
+                 seek_one(a.p, a.v, a.t, a.max_speed, job->in.time_to_target, i, n, dims),
                  dims);
 }
 
 CS_INLINE void flee_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
-  v3 t, unused;
-  load_target(job, i, n, kind, 0, &t, &unused, dims);
+  const targeted_in a = load_targeted(job, i, n, kind, 0, dims);
+  vf panic_radius = param_load(job->in.panic_radius, i, n);
   write_steering(job, i, n,
-                 flee_one(p, v, t, param_load(job->in.max_speed, i, n),
-                          param_load(job->in.panic_radius, i, n), job->in.time_to_target,
-                          i, n, dims),
+                 flee_one(a.p, a.v, a.t, a.max_speed, panic_radius,
+                          job->in.time_to_target, i, n, dims),
                  dims);
 }
 
 CS_INLINE void arrive_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
-  v3 t, unused;
-  load_target(job, i, n, kind, 0, &t, &unused, dims);
-  v3 d = v3_sub(t, p, dims);
+  const targeted_in a = load_targeted(job, i, n, kind, 0, dims);
+  v3 d = v3_sub(a.t, a.p, dims);
   vf dist = v3_len(d, dims);
-  vf max_speed = param_load(job->in.max_speed, i, n);
   vf slowing_radius = param_load(job->in.slowing_radius, i, n);
-  vf speed = v_select(v_lt(dist, slowing_radius),
-                      v_div(v_mul(max_speed, dist), slowing_radius), max_speed);
-  v3 desired = v3_scale(v3_div(d, dist, dims), speed, dims);
+  vf ramp = v_div(v_mul(a.max_speed, dist), slowing_radius);
+  v3 desired = v3_scale(v3_div(d, dist, dims),
+                        v_select(v_lt(dist, slowing_radius), ramp, a.max_speed), dims);
   desired = v3_select(v_le(dist, param_load(job->in.target_radius, i, n)), v3_zero(dims),
                       desired, dims);
-  write_steering(job, i, n, steer_towards(desired, v, job->in.time_to_target, i, n, dims),
-                 dims);
+  write_steering(job, i, n,
+                 steer_towards(desired, a.v, job->in.time_to_target, i, n, dims), dims);
 }
 
 CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
-  v3 t, unused;
-  load_target(job, i, n, kind, 0, &t, &unused, dims);
-  v3 d = v3_sub(p, t, dims);
+  const targeted_in a = load_targeted(job, i, n, kind, 0, dims);
+  v3 d = v3_sub(a.p, a.t, dims);
   vf dist = v3_len(d, dims);
-  vf max_speed = param_load(job->in.max_speed, i, n);
   vf danger_radius = param_load(job->in.danger_radius, i, n);
-  vf speed = v_select(v_lt(dist, param_load(job->in.escape_radius, i, n)), max_speed,
-                      v_sub(max_speed, v_div(v_mul(max_speed, dist), danger_radius)));
-  v3 away = away_from(d, dist, v, dims);
+  vf fading = v_sub(a.max_speed, v_div(v_mul(a.max_speed, dist), danger_radius));
+  vf speed =
+      v_select(v_lt(dist, param_load(job->in.escape_radius, i, n)), a.max_speed, fading);
+  v3 away = away_from(d, dist, a.v, dims);
   v3 s =
-      steer_towards(v3_scale(away, speed, dims), v, job->in.time_to_target, i, n, dims);
+      steer_towards(v3_scale(away, speed, dims), a.v, job->in.time_to_target, i, n, dims);
   vmask active = m_and(v_ne(danger_radius, v_zero()), m_not(v_gt(dist, danger_radius)));
   write_steering(job, i, n, v3_select(active, s, v3_zero(dims), dims), dims);
 }
 
 CS_INLINE void pursuit_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
-  v3 tp, tv;
-  load_target(job, i, n, kind, 1, &tp, &tv, dims);
-  vf max_speed = param_load(job->in.max_speed, i, n);
-  v3 d = v3_sub(tp, p, dims);
-  v3 own_heading = v3_heading(v, dims);
+  const targeted_in a = load_targeted(job, i, n, kind, 1, dims);
+  v3 d = v3_sub(a.t, a.p, dims);
+  v3 own_heading = v3_heading(a.v, dims);
   vmask head_on =
       m_and(v_gt(v3_dot(d, own_heading, dims), v_zero()),
-            v_lt(v3_dot(own_heading, v3_heading(tv, dims), dims), v_set1(-0.95f)));
-  v3 aim = v3_select(head_on, tp,
-                     predict(d, tp, tv, max_speed, max_prediction_load(job, i, n), dims),
-                     dims);
+            v_lt(v3_dot(own_heading, v3_heading(a.tv, dims), dims), v_set1(-0.95f)));
+  v3 predicted = predict(d, a.t, a.tv, a.max_speed, max_prediction_load(job, i, n), dims);
+  v3 aim = v3_select(head_on, a.t, predicted, dims);
   write_steering(job, i, n,
-                 seek_one(p, v, aim, max_speed, job->in.time_to_target, i, n, dims),
+                 seek_one(a.p, a.v, aim, a.max_speed, job->in.time_to_target, i, n, dims),
                  dims);
 }
 
 CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  v3 p = v3_load(job->in.pos, i, n, dims), v = v3_load(job->in.vel, i, n, dims);
-  v3 tp, tv;
-  load_target(job, i, n, kind, 1, &tp, &tv, dims);
-  vf max_speed = param_load(job->in.max_speed, i, n);
-  v3 threat = predict(v3_sub(tp, p, dims), tp, tv, max_speed,
+  const targeted_in a = load_targeted(job, i, n, kind, 1, dims);
+  v3 threat = predict(v3_sub(a.t, a.p, dims), a.t, a.tv, a.max_speed,
                       max_prediction_load(job, i, n), dims);
+  vf panic_radius = param_load(job->in.panic_radius, i, n);
   write_steering(job, i, n,
-                 flee_one(p, v, threat, max_speed, param_load(job->in.panic_radius, i, n),
+                 flee_one(a.p, a.v, threat, a.max_speed, panic_radius,
                           job->in.time_to_target, i, n, dims),
                  dims);
 }
