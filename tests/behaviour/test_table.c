@@ -5,7 +5,7 @@
 #include "../common/check.h"
 #include "../common/scenario.h"
 
-/* The named entry point of `b`, with the inputs `d` describes. */
+/* The named entry point of d->behaviour, with the inputs `d` describes. */
 static crowdsteer_status run_named(const crowdsteer_agents *a,
                                    const crowdsteer_step_behaviour *d,
                                    const crowdsteer_output *o, size_t begin, size_t end) {
@@ -25,9 +25,9 @@ static crowdsteer_status run_named(const crowdsteer_agents *a,
     return crowdsteer_cohesion(a, d->neighbours, p, o, begin, end);
   case CROWDSTEER_ALIGNMENT:
     return crowdsteer_alignment(a, d->neighbours, p, o, begin, end);
-  case CROWDSTEER_BEHAVIOUR_COUNT: break;
+  default: break; /* a behaviour without a named entry point */
   }
-  return CROWDSTEER_ERROR_PARAMETER;
+  return crowdsteer_run(a, d, o, begin, end);
 }
 
 static void check_names(void) {
