@@ -452,15 +452,8 @@ static int find_runs(scenario *sc, int g) {
   return 0;
 }
 
-/* Allocates the batch and sets up every group; 0 on success. */
-static int scenario_setup(scenario *sc, const demo_options *opts) {
-  memset(sc, 0, sizeof *sc);
-  sc->opts = *opts;
-  const size_t n = opts->agents;
-  const int dims = opts->dims;
-  sc->agents.count = sc->snapshot.count = n;
-  sc->agents.dims = sc->snapshot.dims = dims;
-
+/* The batch's arrays (2D leaves every z array NULL); 1 when out of memory. */
+static int allocate_arrays(scenario *sc, size_t n, int dims) {
   /* calloc checks n * size for overflow; 2D leaves every z array NULL. The
    * snapshot is calloc'ed too: with --snapshot targets only two of its
    * agents are ever written, and the rest never costs memory. */
@@ -481,12 +474,12 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
   }
   sc->target_agent = calloc(n, sizeof(uint32_t));
   sc->mask = calloc(n, sizeof(uint32_t));
-  if (failed || !sc->target_agent || !sc->mask) {
-    fprintf(stderr, "crowdsteer-demo: out of memory for %zu agents\n", n);
-    scenario_free(sc);
-    return 1;
-  }
+  return failed || !sc->target_agent || !sc->mask;
+}
 
+/* Each group's agents and every agent's behaviour mask; 1 when out of memory. */
+static int assign_groups(scenario *sc, const demo_options *opts) {
+  const size_t n = opts->agents;
   /* Contiguous groups: all behaviours share the batch evenly, or one
    * behaviour takes every steered agent. */
   const size_t steered = n - DRIVEN_AGENTS;
@@ -524,12 +517,14 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
   for (size_t i = sc->cautious_begin; i < pursuers->end; i++)
     sc->mask[i] |= group_bit(GROUP_LEAVE);
   for (int g = 0; g < GROUP_COUNT; g++)
-    if (find_runs(sc, g) != 0) {
-      fprintf(stderr, "crowdsteer-demo: out of memory\n");
-      scenario_free(sc);
-      return 1;
-    }
+    if (find_runs(sc, g) != 0) return 1;
+  return 0;
+}
 
+/* Where everyone starts, and each group's target and parameters. */
+static void set_group_inputs(scenario *sc, const demo_options *opts) {
+  const size_t n = opts->agents;
+  const int dims = opts->dims;
   /* Everyone starts at rest, scattered over the world. */
   float *const pos[3] = {sc->agents.px, sc->agents.py, sc->agents.pz};
   for (size_t i = DRIVEN_AGENTS; i < n; i++)
@@ -594,7 +589,12 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
   wander->params.wander_distance = 1.0f;
   wander->params.jitter = 0.3f;
   sc->wander.seed = opts->seed;
+}
 
+/* The integrator's per-agent limits. */
+static void set_integrator_limits(scenario *sc, size_t n) {
+  const group *seek = &sc->groups[GROUP_SEEK], *arrive = &sc->groups[GROUP_ARRIVE];
+  const group *evade = &sc->groups[GROUP_EVADE], *wander = &sc->groups[GROUP_WANDER];
   /* One integrator for the whole batch, with each group's limits per agent:
    * seekers curve after the beacon (force 0.25), wanderers turn smoothly
    * (force 0.1), evaders are slower than the hunter. Agents 0 and 1 are
@@ -613,7 +613,10 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
     sc->integrate_max_speed[i] = EVADE_MAX_SPEED;
   for (size_t i = wander->begin; i < wander->end; i++)
     sc->integrate_max_force[i] = 0.1f;
+}
 
+/* The step's description; 1 when the neighbour grid cannot be created. */
+static int describe_step(scenario *sc, const demo_options *opts) {
   /* The step: separation, then one behaviour per group, in group order (the
    * priority order). With separation off no agent has its bit, and the slot
    * holds a seek that nothing reads. */
@@ -627,11 +630,7 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
   crowdsteer_step_behaviour *separation = &sc->behaviours[SEPARATION_SLOT];
   separation->behaviour = CROWDSTEER_SEEK;
   if (opts->separation > 0.0f) {
-    if (crowdsteer_grid_create(&sc->grid) != CROWDSTEER_OK) {
-      fprintf(stderr, "crowdsteer-demo: out of memory for the neighbour grid\n");
-      scenario_free(sc);
-      return 1;
-    }
+    if (crowdsteer_grid_create(&sc->grid) != CROWDSTEER_OK) return 1;
     sc->neighbours.grid = sc->grid;
     sc->neighbours.radius = opts->separation;
     sc->separation_params.max_speed = 1.0f;
@@ -652,6 +651,29 @@ static int scenario_setup(scenario *sc, const demo_options *opts) {
   d->tile_size = opts->tile;
   d->threads = opts->threads;
 
+  return 0;
+}
+
+/* Allocates the batch and sets up every group; 0 on success. */
+static int scenario_setup(scenario *sc, const demo_options *opts) {
+  memset(sc, 0, sizeof *sc);
+  sc->opts = *opts;
+  const size_t n = opts->agents;
+  const int dims = opts->dims;
+  sc->agents.count = sc->snapshot.count = n;
+  sc->agents.dims = sc->snapshot.dims = dims;
+  if (allocate_arrays(sc, n, dims) != 0 || assign_groups(sc, opts) != 0) {
+    fprintf(stderr, "crowdsteer-demo: out of memory for %zu agents\n", n);
+    scenario_free(sc);
+    return 1;
+  }
+  set_group_inputs(sc, opts);
+  set_integrator_limits(sc, n);
+  if (describe_step(sc, opts) != 0) {
+    fprintf(stderr, "crowdsteer-demo: out of memory for the neighbour grid\n");
+    scenario_free(sc);
+    return 1;
+  }
   place_markers(sc);
   return 0;
 }
