@@ -355,6 +355,310 @@ static int save_frame(const uint32_t *px, int w, int h, const char *path) {
   return rc == 0 ? 0 : -1;
 }
 
+/* The viewer's state between frames. */
+typedef struct view {
+  const options *opt;
+  int W, H;
+  SDL_Window *win;
+  SDL_Renderer *ren;
+  SDL_Texture *tex;
+  SDL_RendererInfo info;
+  uint32_t *pixels;
+  crowd c;
+  int behaviour, separation, paused, help, running, rc;
+  size_t rung;
+  float tx, ty, ptx, pty;
+  crowdsteer_wander_state ws;
+  crowdsteer_params prm;
+  double freq, sim_ms, frame_ms, draw_ms, total_sim, total_frame, total_draw;
+  uint64_t last;
+} view;
+
+/* Window, renderer, frame buffer and crowd; 1 when any is missing. */
+static int view_open(view *v, const options *opt) {
+  memset(v, 0, sizeof *v);
+  v->opt = opt;
+  v->W = opt->width;
+  v->H = opt->height;
+  SDL_SetMainReady();
+  if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    fprintf(stderr, "crowdsteer-viewer: SDL_Init: %s\n", SDL_GetError());
+    return 1;
+  }
+  v->win = SDL_CreateWindow("crowdsteer viewer", SDL_WINDOWPOS_CENTERED,
+                            SDL_WINDOWPOS_CENTERED, v->W, v->H, 0);
+  v->ren =
+      v->win ? SDL_CreateRenderer(v->win, -1, opt->vsync ? SDL_RENDERER_PRESENTVSYNC : 0)
+             : NULL;
+  v->tex = v->ren ? SDL_CreateTexture(v->ren, SDL_PIXELFORMAT_ARGB8888,
+                                      SDL_TEXTUREACCESS_STREAMING, v->W, v->H)
+                  : NULL;
+  v->pixels = malloc((size_t)v->W * v->H * sizeof *v->pixels);
+  v->c.rng = 12345;
+  if (!v->tex || !v->pixels || crowd_resize(&v->c, opt->agents, v->W, v->H) ||
+      crowdsteer_grid_create(&v->c.grid) != CROWDSTEER_OK) {
+    fprintf(stderr, "crowdsteer-viewer: setup failed: %s\n", SDL_GetError());
+    return 1;
+  }
+  SDL_GetRendererInfo(v->ren, &v->info);
+  return 0;
+}
+
+/* The starting mode, target and parameters. */
+static void view_start(view *v) {
+  v->behaviour = v->opt->behaviour;
+  v->separation = v->opt->separation;
+  v->help = 1;
+  v->running = 1;
+  while (v->rung + 1 < LADDER && ladder[v->rung] < v->c.n)
+    v->rung++;
+  v->tx = v->ptx = v->W * 0.5f;
+  v->ty = v->pty = v->H * 0.5f;
+  v->ws = (crowdsteer_wander_state){{NULL, NULL, NULL}, 42, 0};
+  crowdsteer_params *prm = &v->prm;
+  prm->max_force = 0.25f;
+  prm->slowing_radius = 150.0f;
+  prm->target_radius = 3.0f;
+  prm->panic_radius = 220.0f;
+  prm->danger_radius = 220.0f;
+  prm->escape_radius = 60.0f;
+  prm->max_prediction = 30.0f;
+  prm->wander_distance = 1.0f;
+  prm->wander_radius = 0.6f;
+  prm->jitter = 0.4f;
+  v->freq = (double)SDL_GetPerformanceFrequency();
+  v->last = SDL_GetPerformanceCounter();
+}
+
+static void handle_key(view *v, SDL_Keycode k) {
+  if (k >= SDLK_1 && k <= SDLK_9)
+    v->behaviour = (int)(k - SDLK_1);
+  else if (k == SDLK_s)
+    v->separation = !v->separation;
+  else if (k == SDLK_ESCAPE || k == SDLK_q)
+    v->running = 0;
+  else if (k == SDLK_SPACE)
+    v->paused = !v->paused;
+  else if (k == SDLK_h)
+    v->help = !v->help;
+  else if (k == SDLK_r) {
+    v->c.n = 0;
+    if (crowd_resize(&v->c, ladder[v->rung], v->W, v->H)) v->running = 0;
+  } else if ((k == SDLK_PLUS || k == SDLK_EQUALS || k == SDLK_KP_PLUS) &&
+             v->rung + 1 < LADDER) {
+    if (crowd_resize(&v->c, ladder[++v->rung], v->W, v->H)) v->running = 0;
+  } else if ((k == SDLK_MINUS || k == SDLK_KP_MINUS) && v->rung > 0) {
+    if (crowd_resize(&v->c, ladder[--v->rung], v->W, v->H)) v->running = 0;
+  } else if (k == SDLK_i) { /* next ISA this build and CPU can run */
+    int cur = (int)crowdsteer_active_isa();
+    for (int s = 1; s <= CROWDSTEER_ISA_COUNT; s++) {
+      crowdsteer_isa isa = (crowdsteer_isa)((cur + s) % CROWDSTEER_ISA_COUNT);
+      if (crowdsteer_isa_supported(isa) && crowdsteer_force_isa(isa) == CROWDSTEER_OK)
+        break;
+    }
+  }
+}
+
+static void poll_events(view *v) {
+  SDL_Event e;
+  while (SDL_PollEvent(&e)) {
+    if (e.type == SDL_QUIT) v->running = 0;
+    if (e.type == SDL_KEYDOWN) handle_key(v, e.key.keysym.sym);
+  }
+}
+
+/* This frame's target: the mouse, or a Lissajous path with --script. */
+static crowdsteer_target follow_target(view *v, int frame_no) {
+  if (v->opt->script) {
+    double t = frame_no * 0.008;
+    v->tx = (float)(v->W * (0.5 + 0.33 * sin(t * 1.3)));
+    v->ty = (float)(v->H * (0.5 + 0.33 * sin(t * 2.1 + 0.5)));
+  } else {
+    int mx, my;
+    SDL_GetMouseState(&mx, &my);
+    v->tx = (float)mx;
+    v->ty = (float)my;
+  }
+  crowdsteer_target t;
+  memset(&t, 0, sizeof t);
+  t.point[0] = v->tx;
+  t.point[1] = v->ty;
+  t.point_velocity[0] = v->tx - v->ptx;
+  t.point_velocity[1] = v->ty - v->pty;
+  v->ptx = v->tx;
+  v->pty = v->ty;
+  return t;
+}
+
+/* Steering and integration: the part crowdsteer does. */
+static crowdsteer_status simulate(view *v, const crowdsteer_target *t, int frame_no) {
+  crowd *c = &v->c;
+  v->prm.max_speed_per_agent = c->speed;
+  v->ws.direction.x = c->wx;
+  v->ws.direction.y = c->wy;
+  v->ws.tick = (uint32_t)frame_no;
+  crowdsteer_status st = CROWDSTEER_OK;
+  if (v->behaviour == B_MIXED) {
+    for (int b = 0; b < B_WANDER + 1 && st == CROWDSTEER_OK; b++)
+      st = steer(c, b, t, &v->ws, &v->prm, c->n * b / 7, c->n * (b + 1) / 7);
+  } else if (v->behaviour != B_BOIDS) {
+    st = steer(c, v->behaviour, t, &v->ws, &v->prm, 0, c->n);
+  }
+  if (st == CROWDSTEER_OK && (v->separation || v->behaviour == B_BOIDS))
+    st = steer_neighbours(c, v->behaviour == B_BOIDS, &v->prm);
+  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, NULL};
+  crowdsteer_vectors s = {c->sx, c->sy, NULL};
+  if (st == CROWDSTEER_OK) st = crowdsteer_integrate(&a, &s, &v->prm, 0, c->n);
+  return st;
+}
+
+/* The screen wraps around, so fleeing crowds stay in view. */
+static void wrap_around(view *v) {
+  crowd *c = &v->c;
+  for (size_t i = 0; i < c->n; i++) {
+    if (c->px[i] < 0)
+      c->px[i] += (float)v->W;
+    else if (c->px[i] >= (float)v->W)
+      c->px[i] -= (float)v->W;
+    if (c->py[i] < 0)
+      c->py[i] += (float)v->H;
+    else if (c->py[i] >= (float)v->H)
+      c->py[i] -= (float)v->H;
+  }
+}
+
+/* The agents, the target and the radii of the behaviour shown. */
+static void draw_scene(const view *v, frame *f) {
+  const int behaviour = v->behaviour;
+  for (size_t i = 0; i < (size_t)v->W * v->H; i++)
+    v->pixels[i] = BG;
+  if (behaviour == B_MIXED) {
+    for (int b = 0; b < 7; b++)
+      draw_agents(f, &v->c, v->c.n * b / 7, v->c.n * (b + 1) / 7, behaviour_colour[b]);
+  } else {
+    draw_agents(f, &v->c, 0, v->c.n, behaviour_colour[behaviour]);
+  }
+  int cx = (int)v->tx, cy = (int)v->ty;
+  for (int k = -8; k <= 8; k++) {
+    plot(f, cx + k, cy, TEXT);
+    plot(f, cx, cy + k, TEXT);
+  }
+  if (behaviour == B_ARRIVE)
+    circle(f, cx, cy, (int)v->prm.slowing_radius, behaviour_colour[B_ARRIVE]);
+  if (behaviour == B_FLEE || behaviour == B_EVADE)
+    circle(f, cx, cy, (int)v->prm.panic_radius, behaviour_colour[behaviour]);
+  if (behaviour == B_LEAVE) {
+    circle(f, cx, cy, (int)v->prm.danger_radius, behaviour_colour[B_LEAVE]);
+    circle(f, cx, cy, (int)v->prm.escape_radius, behaviour_colour[B_LEAVE]);
+  }
+}
+
+/* The mode, the timings and (unless hidden) the keys. */
+static void draw_text(const view *v, frame *f) {
+  char line[256];
+  snprintf(line, sizeof line, "%s%s  %zu agents  ISA %s%s", behaviour_name(v->behaviour),
+           v->separation && v->behaviour != B_BOIDS ? " + separation" : "", v->c.n,
+           crowdsteer_isa_name(crowdsteer_active_isa()), v->paused ? "  [paused]" : "");
+  label(f, 10, 10, 2, behaviour_colour[v->behaviour], line);
+  snprintf(line, sizeof line,
+           "frame %.2f ms (%.0f fps)   steer+integrate %.2f ms = %.1f M agents/s   "
+           "draw %.2f ms",
+           v->frame_ms, v->frame_ms > 0 ? 1000.0 / v->frame_ms : 0.0, v->sim_ms,
+           v->sim_ms > 0 ? (double)v->c.n / v->sim_ms / 1000.0 : 0.0, v->draw_ms);
+  label(f, 10, 34, 1, TEXT, line);
+  if (!v->help) return;
+  int x = 10, y = v->H - 40;
+  for (int b = 0; b < B_COUNT; b++) {
+    snprintf(line, sizeof line, "%d %s", b + 1, behaviour_name(b));
+    label(f, x, y, 1, behaviour_colour[b], line);
+    x += ((int)strlen(line) + 2) * (PIC_FONT_W + 1);
+  }
+  label(f, 10, v->H - 22, 1, DIM,
+        "s separation   +/- agents   i cycle ISA   space pause   r reset   h hide "
+        "keys   "
+        "esc quit   mouse = target");
+}
+
+/* Reads back what the renderer drew (or, if it cannot, our own frame). */
+static void save_screenshot(view *v) {
+  const int W = v->W, H = v->H;
+  uint32_t *shot = malloc((size_t)W * H * sizeof *shot);
+  if (shot &&
+      SDL_RenderReadPixels(v->ren, NULL, SDL_PIXELFORMAT_ARGB8888, shot, W * 4) != 0)
+    memcpy(shot, v->pixels, (size_t)W * H * sizeof *shot);
+  if (!shot || save_frame(shot, W, H, v->opt->screenshot)) {
+    fprintf(stderr, "crowdsteer-viewer: cannot save %s: %s\n", v->opt->screenshot,
+            SDL_GetError());
+    v->rc = 1;
+  }
+  free(shot);
+}
+
+/* One frame: input, simulation (timed alone), drawing, presentation. */
+static void run_frame(view *v, int frame_no) {
+  poll_events(v);
+  const crowdsteer_target t = follow_target(v, frame_no);
+  uint64_t t0 = SDL_GetPerformanceCounter();
+  if (!v->paused) {
+    crowdsteer_status st = simulate(v, &t, frame_no);
+    if (st != CROWDSTEER_OK) {
+      fprintf(stderr, "crowdsteer-viewer: %s\n", crowdsteer_status_string(st));
+      v->rc = 1;
+      v->running = 0;
+      return;
+    }
+  }
+  uint64_t t1 = SDL_GetPerformanceCounter();
+  if (!v->paused) wrap_around(v);
+  uint64_t t2 = SDL_GetPerformanceCounter();
+  frame f = {v->pixels, v->W, v->H};
+  draw_scene(v, &f);
+  v->sim_ms = (double)(t1 - t0) * 1000.0 / v->freq;
+  draw_text(v, &f);
+  uint64_t t3 = SDL_GetPerformanceCounter();
+  v->draw_ms = (double)(t3 - t2) * 1000.0 / v->freq;
+  SDL_UpdateTexture(v->tex, NULL, v->pixels, v->W * (int)sizeof *v->pixels);
+  SDL_RenderClear(v->ren);
+  SDL_RenderCopy(v->ren, v->tex, NULL, NULL);
+  if (v->opt->script && frame_no + 1 == v->opt->script) {
+    if (v->opt->screenshot) save_screenshot(v);
+    v->running = 0;
+  }
+  SDL_RenderPresent(v->ren);
+  uint64_t now = SDL_GetPerformanceCounter();
+  v->frame_ms = (double)(now - v->last) * 1000.0 / v->freq;
+  v->last = now;
+  if (frame_no > 0) { /* the first frame includes window setup */
+    v->total_sim += v->sim_ms;
+    v->total_frame += v->frame_ms;
+    v->total_draw += v->draw_ms;
+  }
+}
+
+static void print_summary(const view *v) {
+  const options *opt = v->opt;
+  int frames = opt->script > 1 ? opt->script - 1 : 1;
+  printf(
+      "crowdsteer-viewer: %d frames, %zu agents, %s%s, ISA %s, renderer %s: "
+      "mean frame %.2f ms (%.1f fps), steer+integrate %.3f ms (%.1f M agents/s), "
+      "drawing %.2f ms\n",
+      opt->script, v->c.n, behaviour_name(v->behaviour),
+      v->separation && v->behaviour != B_BOIDS ? " + separation" : "",
+      crowdsteer_isa_name(crowdsteer_active_isa()), v->info.name, v->total_frame / frames,
+      v->total_frame > 0 ? 1000.0 * frames / v->total_frame : 0.0, v->total_sim / frames,
+      v->total_sim > 0 ? (double)v->c.n * frames / v->total_sim / 1000.0 : 0.0,
+      v->total_draw / frames);
+}
+
+static void view_close(view *v) {
+  crowd_free(&v->c);
+  free(v->pixels);
+  SDL_DestroyTexture(v->tex);
+  SDL_DestroyRenderer(v->ren);
+  SDL_DestroyWindow(v->win);
+  SDL_Quit();
+}
+
 int main(int argc, char **argv) {
   options opt;
   if (parse(argc, argv, &opt)) return usage(argv[0]);
@@ -368,247 +672,13 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  SDL_SetMainReady();
-  if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-    fprintf(stderr, "crowdsteer-viewer: SDL_Init: %s\n", SDL_GetError());
-    return 1;
-  }
-  const int W = opt.width, H = opt.height;
-  SDL_Window *win = SDL_CreateWindow("crowdsteer viewer", SDL_WINDOWPOS_CENTERED,
-                                     SDL_WINDOWPOS_CENTERED, W, H, 0);
-  SDL_Renderer *ren =
-      win ? SDL_CreateRenderer(win, -1, opt.vsync ? SDL_RENDERER_PRESENTVSYNC : 0) : NULL;
-  SDL_Texture *tex = ren ? SDL_CreateTexture(ren, SDL_PIXELFORMAT_ARGB8888,
-                                             SDL_TEXTUREACCESS_STREAMING, W, H)
-                         : NULL;
-  uint32_t *pixels = malloc((size_t)W * H * sizeof *pixels);
-  crowd c;
-  memset(&c, 0, sizeof c);
-  c.rng = 12345;
-  if (!tex || !pixels || crowd_resize(&c, opt.agents, W, H) ||
-      crowdsteer_grid_create(&c.grid) != CROWDSTEER_OK) {
-    fprintf(stderr, "crowdsteer-viewer: setup failed: %s\n", SDL_GetError());
-    return 1;
-  }
-  SDL_RendererInfo info;
-  SDL_GetRendererInfo(ren, &info);
-
-  int behaviour = opt.behaviour, separation = opt.separation, paused = 0, help = 1,
-      running = 1, rc = 0;
-  size_t rung = 0;
-  while (rung + 1 < LADDER && ladder[rung] < c.n)
-    rung++;
-  float tx = W * 0.5f, ty = H * 0.5f, ptx = tx, pty = ty;
-  crowdsteer_wander_state ws = {{NULL, NULL, NULL}, 42, 0};
-  crowdsteer_params prm;
-  memset(&prm, 0, sizeof prm);
-  prm.max_force = 0.25f;
-  prm.slowing_radius = 150.0f;
-  prm.target_radius = 3.0f;
-  prm.panic_radius = 220.0f;
-  prm.danger_radius = 220.0f;
-  prm.escape_radius = 60.0f;
-  prm.max_prediction = 30.0f;
-  prm.wander_distance = 1.0f;
-  prm.wander_radius = 0.6f;
-  prm.jitter = 0.4f;
-  const double freq = (double)SDL_GetPerformanceFrequency();
-  double sim_ms = 0, frame_ms = 0, draw_ms = 0, total_sim = 0, total_frame = 0,
-         total_draw = 0;
-  uint64_t last = SDL_GetPerformanceCounter();
-  char line[256];
-
-  for (int frame_no = 0; running; frame_no++) {
-    SDL_Event e;
-    while (SDL_PollEvent(&e)) {
-      if (e.type == SDL_QUIT) running = 0;
-      if (e.type != SDL_KEYDOWN) continue;
-      SDL_Keycode k = e.key.keysym.sym;
-      if (k >= SDLK_1 && k <= SDLK_9)
-        behaviour = (int)(k - SDLK_1);
-      else if (k == SDLK_s)
-        separation = !separation;
-      else if (k == SDLK_ESCAPE || k == SDLK_q)
-        running = 0;
-      else if (k == SDLK_SPACE)
-        paused = !paused;
-      else if (k == SDLK_h)
-        help = !help;
-      else if (k == SDLK_r) {
-        c.n = 0;
-        if (crowd_resize(&c, ladder[rung], W, H)) running = 0;
-      } else if ((k == SDLK_PLUS || k == SDLK_EQUALS || k == SDLK_KP_PLUS) &&
-                 rung + 1 < LADDER) {
-        if (crowd_resize(&c, ladder[++rung], W, H)) running = 0;
-      } else if ((k == SDLK_MINUS || k == SDLK_KP_MINUS) && rung > 0) {
-        if (crowd_resize(&c, ladder[--rung], W, H)) running = 0;
-      } else if (k == SDLK_i) { /* next ISA this build and CPU can run */
-        int cur = (int)crowdsteer_active_isa();
-        for (int s = 1; s <= CROWDSTEER_ISA_COUNT; s++) {
-          crowdsteer_isa isa = (crowdsteer_isa)((cur + s) % CROWDSTEER_ISA_COUNT);
-          if (crowdsteer_isa_supported(isa) && crowdsteer_force_isa(isa) == CROWDSTEER_OK)
-            break;
-        }
-      }
-    }
-    if (opt.script) { /* a Lissajous path instead of the mouse */
-      double t = frame_no * 0.008;
-      tx = (float)(W * (0.5 + 0.33 * sin(t * 1.3)));
-      ty = (float)(H * (0.5 + 0.33 * sin(t * 2.1 + 0.5)));
-    } else {
-      int mx, my;
-      SDL_GetMouseState(&mx, &my);
-      tx = (float)mx;
-      ty = (float)my;
-    }
-    crowdsteer_target t;
-    memset(&t, 0, sizeof t);
-    t.point[0] = tx;
-    t.point[1] = ty;
-    t.point_velocity[0] = tx - ptx;
-    t.point_velocity[1] = ty - pty;
-    ptx = tx;
-    pty = ty;
-
-    /* Steering and integration: the part crowdsteer does, timed alone. */
-    uint64_t t0 = SDL_GetPerformanceCounter();
-    if (!paused) {
-      prm.max_speed_per_agent = c.speed;
-      ws.direction.x = c.wx;
-      ws.direction.y = c.wy;
-      ws.tick = (uint32_t)frame_no;
-      crowdsteer_status st = CROWDSTEER_OK;
-      if (behaviour == B_MIXED) {
-        for (int b = 0; b < B_WANDER + 1 && st == CROWDSTEER_OK; b++)
-          st = steer(&c, b, &t, &ws, &prm, c.n * b / 7, c.n * (b + 1) / 7);
-      } else if (behaviour != B_BOIDS) {
-        st = steer(&c, behaviour, &t, &ws, &prm, 0, c.n);
-      }
-      if (st == CROWDSTEER_OK && (separation || behaviour == B_BOIDS))
-        st = steer_neighbours(&c, behaviour == B_BOIDS, &prm);
-      crowdsteer_agents a = {c.n, 2, c.px, c.py, NULL, c.vx, c.vy, NULL, NULL};
-      crowdsteer_vectors s = {c.sx, c.sy, NULL};
-      if (st == CROWDSTEER_OK) st = crowdsteer_integrate(&a, &s, &prm, 0, c.n);
-      if (st != CROWDSTEER_OK) {
-        fprintf(stderr, "crowdsteer-viewer: %s\n", crowdsteer_status_string(st));
-        rc = 1;
-        break;
-      }
-    }
-    uint64_t t1 = SDL_GetPerformanceCounter();
-    /* The screen wraps around, so fleeing crowds stay in view. */
-    if (!paused)
-      for (size_t i = 0; i < c.n; i++) {
-        if (c.px[i] < 0)
-          c.px[i] += (float)W;
-        else if (c.px[i] >= (float)W)
-          c.px[i] -= (float)W;
-        if (c.py[i] < 0)
-          c.py[i] += (float)H;
-        else if (c.py[i] >= (float)H)
-          c.py[i] -= (float)H;
-      }
-
-    uint64_t t2 = SDL_GetPerformanceCounter();
-    frame f = {pixels, W, H};
-    for (size_t i = 0; i < (size_t)W * H; i++)
-      pixels[i] = BG;
-    if (behaviour == B_MIXED) {
-      for (int b = 0; b < 7; b++)
-        draw_agents(&f, &c, c.n * b / 7, c.n * (b + 1) / 7, behaviour_colour[b]);
-    } else {
-      draw_agents(&f, &c, 0, c.n, behaviour_colour[behaviour]);
-    }
-    int cx = (int)tx, cy = (int)ty;
-    for (int k = -8; k <= 8; k++) {
-      plot(&f, cx + k, cy, TEXT);
-      plot(&f, cx, cy + k, TEXT);
-    }
-    if (behaviour == B_ARRIVE)
-      circle(&f, cx, cy, (int)prm.slowing_radius, behaviour_colour[B_ARRIVE]);
-    if (behaviour == B_FLEE || behaviour == B_EVADE)
-      circle(&f, cx, cy, (int)prm.panic_radius, behaviour_colour[behaviour]);
-    if (behaviour == B_LEAVE) {
-      circle(&f, cx, cy, (int)prm.danger_radius, behaviour_colour[B_LEAVE]);
-      circle(&f, cx, cy, (int)prm.escape_radius, behaviour_colour[B_LEAVE]);
-    }
-
-    sim_ms = (double)(t1 - t0) * 1000.0 / freq;
-    snprintf(line, sizeof line, "%s%s  %zu agents  ISA %s%s", behaviour_name(behaviour),
-             separation && behaviour != B_BOIDS ? " + separation" : "", c.n,
-             crowdsteer_isa_name(crowdsteer_active_isa()), paused ? "  [paused]" : "");
-    label(&f, 10, 10, 2, behaviour_colour[behaviour], line);
-    snprintf(line, sizeof line,
-             "frame %.2f ms (%.0f fps)   steer+integrate %.2f ms = %.1f M agents/s   "
-             "draw %.2f ms",
-             frame_ms, frame_ms > 0 ? 1000.0 / frame_ms : 0.0, sim_ms,
-             sim_ms > 0 ? (double)c.n / sim_ms / 1000.0 : 0.0, draw_ms);
-    label(&f, 10, 34, 1, TEXT, line);
-    if (help) {
-      static const char *keys[] = {"1 seek",   "2 flee",    "3 arrive",
-                                   "4 leave",  "5 pursuit", "6 evade",
-                                   "7 wander", "8 mixed",   "9 boids"};
-      int x = 10, y = H - 40;
-      for (int b = 0; b < B_COUNT; b++) {
-        label(&f, x, y, 1, behaviour_colour[b], keys[b]);
-        x += ((int)strlen(keys[b]) + 2) * (PIC_FONT_W + 1);
-      }
-      label(&f, 10, H - 22, 1, DIM,
-            "s separation   +/- agents   i cycle ISA   space pause   r reset   h hide "
-            "keys   "
-            "esc quit   mouse = target");
-    }
-
-    uint64_t t3 = SDL_GetPerformanceCounter();
-    draw_ms = (double)(t3 - t2) * 1000.0 / freq;
-    SDL_UpdateTexture(tex, NULL, pixels, W * (int)sizeof *pixels);
-    SDL_RenderClear(ren);
-    SDL_RenderCopy(ren, tex, NULL, NULL);
-    if (opt.script && frame_no + 1 == opt.script) {
-      if (opt.screenshot) {
-        /* Read back what the renderer drew; fall back to our own frame if
-         * this renderer cannot read pixels. */
-        uint32_t *shot = malloc((size_t)W * H * sizeof *shot);
-        if (shot &&
-            SDL_RenderReadPixels(ren, NULL, SDL_PIXELFORMAT_ARGB8888, shot, W * 4) != 0)
-          memcpy(shot, pixels, (size_t)W * H * sizeof *shot);
-        if (!shot || save_frame(shot, W, H, opt.screenshot)) {
-          fprintf(stderr, "crowdsteer-viewer: cannot save %s: %s\n", opt.screenshot,
-                  SDL_GetError());
-          rc = 1;
-        }
-        free(shot);
-      }
-      running = 0;
-    }
-    SDL_RenderPresent(ren);
-
-    uint64_t now = SDL_GetPerformanceCounter();
-    frame_ms = (double)(now - last) * 1000.0 / freq;
-    last = now;
-    if (frame_no > 0) { /* the first frame includes window setup */
-      total_sim += sim_ms;
-      total_frame += frame_ms;
-      total_draw += draw_ms;
-    }
-  }
-  if (opt.script) {
-    int frames = opt.script > 1 ? opt.script - 1 : 1;
-    printf("crowdsteer-viewer: %d frames, %zu agents, %s%s, ISA %s, renderer %s: "
-           "mean frame %.2f ms (%.1f fps), steer+integrate %.3f ms (%.1f M agents/s), "
-           "drawing %.2f ms\n",
-           opt.script, c.n, behaviour_name(behaviour),
-           separation && behaviour != B_BOIDS ? " + separation" : "",
-           crowdsteer_isa_name(crowdsteer_active_isa()), info.name, total_frame / frames,
-           total_frame > 0 ? 1000.0 * frames / total_frame : 0.0, total_sim / frames,
-           total_sim > 0 ? (double)c.n * frames / total_sim / 1000.0 : 0.0,
-           total_draw / frames);
-  }
-  crowd_free(&c);
-  free(pixels);
-  SDL_DestroyTexture(tex);
-  SDL_DestroyRenderer(ren);
-  SDL_DestroyWindow(win);
-  SDL_Quit();
-  return rc;
+  static view v; /* large: its crowd and frame buffer live on the heap, but not
+                    every platform's main stack is generous */
+  if (view_open(&v, &opt)) return 1;
+  view_start(&v);
+  for (int frame_no = 0; v.running; frame_no++)
+    run_frame(&v, frame_no);
+  if (opt.script) print_summary(&v);
+  view_close(&v);
+  return v.rc;
 }
