@@ -342,9 +342,8 @@ static void fill_snapshot(const scase *c, sworld *w) {
   }
 }
 
-static void decode_step(reader *r, scase *c, sworld *w) {
-  memset(c, 0, sizeof *c);
-  memset(w, 0, sizeof *w);
+/* The step's own fields; tame cases make them valid. */
+static void decode_shape(reader *r, scase *c) {
   c->isa = rd_u8(r) % CROWDSTEER_ISA_COUNT;
   /* Half the cases keep the step's own fields valid, so the parameters, the
    * masks and the composition get exercised, not only the first check. */
@@ -410,6 +409,10 @@ static void decode_step(reader *r, scase *c, sworld *w) {
     c->snap_form = BUF_VALID;
     c->threshold = tame_value(c->threshold);
   }
+}
+
+/* The behaviours' descriptions (and the integrator's parameters). */
+static void decode_behaviours(reader *r, scase *c) {
   c->arrays_for = c->behaviour_count < MAXB ? (int)c->behaviour_count : MAXB;
   /* One descriptor past the limit, so a library reading further than it
    * accepts shows up under ASan. */
@@ -440,8 +443,10 @@ static void decode_step(reader *r, scase *c, sworld *w) {
     c->b[b].agent = c->count && (c->tame || a < 240) ? a % (uint32_t)c->count
                                                      : (uint32_t)c->count + a % 16u;
   }
+}
 
-  /* The arrays the case uses. */
+/* The arrays the case uses. */
+static void allocate_world(const scase *c, sworld *w) {
   w->count = c->count;
   const size_t count = c->count;
   for (int a = 0; a < 6; a++) {
@@ -467,7 +472,49 @@ static void decode_step(reader *r, scase *c, sworld *w) {
       if ((bc_->per_agent >> p) & 1u) x->param[p] = new_floats(count);
     if (bc_->weight_per_agent) x->weight = new_floats(count);
   }
+}
 
+/* Agent i's data for behaviour b. */
+static void decode_agent_behaviour(reader *r, const scase *c, sworld *w, size_t i,
+                                   int b) {
+  const size_t count = c->count;
+  bworld *x = &w->b[b];
+  /* Tame cases keep the data of agents that use the behaviour valid and
+   * make that of agents left out bad half the time: the step must
+   * neither check nor read it. */
+  const int tame = c->tame && selected(c, w, i, b);
+  const int wild = c->tame && !tame;
+  if (x->tpos[0])
+    for (int k = 0; k < 3; k++)
+      x->tpos[k][i] = cs_fuzz_float(r), x->tvel[k][i] = cs_fuzz_float(r);
+  if (x->index) {
+    uint8_t ib = rd_u8(r);
+    if (tame || (wild && ib % 2))
+      x->index[i] = (uint32_t)(ib % count);
+    else if (wild)
+      x->index[i] = ib < 128 ? (uint32_t)(count + ib) : UINT32_MAX - ib;
+    else
+      x->index[i] = ib < 240   ? (uint32_t)(ib % count)
+                    : ib < 255 ? (uint32_t)(count + (size_t)(ib - 240))
+                               : UINT32_MAX;
+  }
+  if (x->wdir[0])
+    for (int k = 0; k < 3; k++)
+      x->wdir[k][i] = cs_fuzz_float(r);
+  for (int p = 0; p < P_COUNT; p++)
+    if (x->param[p]) {
+      float e = wild ? cs_fuzz_float(r) : cs_fuzz_param_element(r);
+      x->param[p][i] = tame ? tame_element(p, e) : e;
+    }
+  if (x->weight) {
+    float e = cs_fuzz_float(r);
+    x->weight[i] = tame && !finite(e) ? 0.0f : wild && (i & 1) ? NAN : e;
+  }
+}
+
+/* Every agent's state, mask and per-agent data. */
+static void decode_agents(reader *r, const scase *c, sworld *w) {
+  const size_t count = c->count;
   /* Agent-major, so the first bytes after the header shape agent 0. */
   const uint32_t in_count =
       c->behaviour_count >= 32 ? 0xFFFFFFFFu : (1u << c->behaviour_count) - 1u;
@@ -491,42 +538,13 @@ static void decode_step(reader *r, scase *c, sworld *w) {
         float e = cs_fuzz_param_element(r);
         w->iparam[p][i] = c->tame ? tame_element(p, e) : e;
       }
-    for (int b = 0; b < c->arrays_for; b++) {
-      bworld *x = &w->b[b];
-      /* Tame cases keep the data of agents that use the behaviour valid and
-       * make that of agents left out bad half the time: the step must
-       * neither check nor read it. */
-      const int tame = c->tame && selected(c, w, i, b);
-      const int wild = c->tame && !tame;
-      if (x->tpos[0])
-        for (int k = 0; k < 3; k++)
-          x->tpos[k][i] = cs_fuzz_float(r), x->tvel[k][i] = cs_fuzz_float(r);
-      if (x->index) {
-        uint8_t ib = rd_u8(r);
-        if (tame || (wild && ib % 2))
-          x->index[i] = (uint32_t)(ib % count);
-        else if (wild)
-          x->index[i] = ib < 128 ? (uint32_t)(count + ib) : UINT32_MAX - ib;
-        else
-          x->index[i] = ib < 240   ? (uint32_t)(ib % count)
-                        : ib < 255 ? (uint32_t)(count + (size_t)(ib - 240))
-                                   : UINT32_MAX;
-      }
-      if (x->wdir[0])
-        for (int k = 0; k < 3; k++)
-          x->wdir[k][i] = cs_fuzz_float(r);
-      for (int p = 0; p < P_COUNT; p++)
-        if (x->param[p]) {
-          float e = wild ? cs_fuzz_float(r) : cs_fuzz_param_element(r);
-          x->param[p][i] = tame ? tame_element(p, e) : e;
-        }
-      if (x->weight) {
-        float e = cs_fuzz_float(r);
-        x->weight[i] = tame && !finite(e) ? 0.0f : wild && (i & 1) ? NAN : e;
-      }
-    }
+    for (int b = 0; b < c->arrays_for; b++)
+      decode_agent_behaviour(r, c, w, i, b);
   }
-  fill_snapshot(c, w);
+}
+
+/* The host's mode, a small-stack thread, huge thread counts, a misaligned mask. */
+static void decode_host(reader *r, scase *c) {
   /* Last, so that older inputs decode to the same step as before: the
    * host's mode, a small-stack thread, thread counts up to INT_MAX and a
    * misaligned mask for the call under test (and huge counts for the split
@@ -549,6 +567,17 @@ static void decode_step(reader *r, scase *c, sworld *w) {
 #endif
   uint8_t moved = rd_u8(r);
   c->misalign_mask = moved % 8 == 0 ? 1u + moved / 8u % 3u : 0u;
+}
+
+static void decode_step(reader *r, scase *c, sworld *w) {
+  memset(c, 0, sizeof *c);
+  memset(w, 0, sizeof *w);
+  decode_shape(r, c);
+  decode_behaviours(r, c);
+  allocate_world(c, w);
+  decode_agents(r, c, w);
+  fill_snapshot(c, w);
+  decode_host(r, c);
 }
 
 /* ---- building the call ------------------------------------------------------*/
