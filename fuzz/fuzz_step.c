@@ -853,6 +853,106 @@ static unsigned buffer_faults(const crowdsteer_agents *agents,
   return f;
 }
 
+/* The faults of behaviour b's target: required ones into *req, those of
+ * arrays that may be unread into *missing_to. */
+static void target_errors(const scase *c, sworld *w, int b, const crowdsteer_target *t,
+                          unsigned *req, unsigned *missing_to,
+                          unsigned *snapshot_needed) {
+  const int dims = c->dims, kind = c->b[b].kind;
+  const int nonempty = c->begin < c->end && in_range(c);
+  if (t->kind == CROWDSTEER_TARGET_POINT) {
+    for (int k = 0; k < dims; k++)
+      if (!finite(t->point[k]) || (with_velocity(kind) && !finite(t->point_velocity[k])))
+        *req |= ERR(CROWDSTEER_ERROR_PARAMETER);
+  } else if (t->kind == CROWDSTEER_TARGET_ARRAYS) {
+    const float *const tp[3] = {t->position.x, t->position.y, t->position.z};
+    const float *const tv[3] = {t->velocity.x, t->velocity.y, t->velocity.z};
+    if (vectors_null(tp, dims) || (with_velocity(kind) && vectors_null(tv, dims)))
+      *missing_to |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+  } else if (t->kind == CROWDSTEER_TARGET_AGENT) {
+    /* One index for the call: checked whatever the mask selects. */
+    if (nonempty && t->agent >= c->count) *req |= ERR(CROWDSTEER_ERROR_AGENT_INDEX);
+  } else if (t->kind == CROWDSTEER_TARGET_AGENTS) {
+    *snapshot_needed |= 1;
+    if (!t->index) {
+      *missing_to |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    } else {
+      for (size_t i = c->begin; nonempty && i < c->end; i++)
+        if (selected(c, w, i, b) && t->index[i] >= c->count)
+          *req |= ERR(CROWDSTEER_ERROR_AGENT_INDEX);
+    }
+  } else {
+    *req |= ERR(CROWDSTEER_ERROR_PARAMETER);
+  }
+}
+
+/* Whether the parameters behaviour b reads, and its weight, are valid. */
+static int behaviour_params_ok(const scase *c, sworld *w, int b,
+                               const crowdsteer_step_behaviour *d) {
+  const crowdsteer_params *p = &d->params;
+  const int kind = c->b[b].kind;
+  const float inf = INFINITY;
+  int ok = 1;
+  if (kind == CROWDSTEER_WANDER) {
+    ok &=
+        param_ok(c, w, b, p->wander_radius, p->wander_radius_per_agent, 0, nonneg_finite);
+    ok &= param_ok(c, w, b, p->wander_distance, p->wander_distance_per_agent, 0,
+                   nonneg_finite);
+    ok &= param_ok(c, w, b, p->jitter, p->jitter_per_agent, 0, nonneg_finite);
+  } else {
+    ok &= param_ok(c, w, b, p->max_speed, p->max_speed_per_agent, 1.0f, nonneg_finite);
+    ok &=
+        param_ok(c, w, b, p->time_to_target, p->time_to_target_per_agent, 1.0f, positive);
+  }
+  if (kind == CROWDSTEER_ARRIVE) {
+    ok &= param_ok(c, w, b, p->target_radius, p->target_radius_per_agent, 0, nonneg);
+    ok &= param_ok(c, w, b, p->slowing_radius, p->slowing_radius_per_agent, 0, nonneg);
+  }
+  if (kind == CROWDSTEER_FLEE || kind == CROWDSTEER_EVADE)
+    ok &= param_ok(c, w, b, p->panic_radius, p->panic_radius_per_agent, inf, nonneg);
+  if (kind == CROWDSTEER_LEAVE) {
+    ok &= param_ok(c, w, b, p->danger_radius, p->danger_radius_per_agent, 0, nonneg);
+    ok &= param_ok(c, w, b, p->escape_radius, p->escape_radius_per_agent, 0, nonneg);
+  }
+  if (with_velocity(kind))
+    ok &= param_ok(c, w, b, p->max_prediction, p->max_prediction_per_agent, inf, nonneg);
+  /* The weight: uniform (0 means 1) or per agent, literally. */
+  if (d->weight_per_agent)
+    return ok & param_ok(c, w, b, 0.0f, d->weight_per_agent, 1.0f, finite);
+  return ok & finite(d->weight == 0.0f ? 1.0f : d->weight);
+}
+
+/* The faults of behaviour b, as the step would read it. */
+static void behaviour_errors(const scase *c, sworld *w, const call_view *v, int b,
+                             unsigned *req, unsigned *opt, unsigned *snapshot_needed) {
+  const bcase *bc = &c->b[b];
+  const crowdsteer_step_behaviour *d = &v->desc[b];
+  const int nonempty = c->begin < c->end && in_range(c);
+  int used = 0;
+  for (size_t i = c->begin; nonempty && i < c->end && !used; i++)
+    used = selected(c, w, i, b);
+  /* Arrays nobody reads may be NULL; rejecting them is not promised either way. */
+  unsigned *missing_to = used ? req : opt;
+  if (!valid_kind(bc->kind)) {
+    *req |= ERR(CROWDSTEER_ERROR_PARAMETER);
+    *opt |= ~ERR(CROWDSTEER_OK); /* its other fields mean nothing */
+    if (bc->target_kind == CROWDSTEER_TARGET_AGENTS) *snapshot_needed |= 2;
+    return;
+  }
+  if (bc->kind == CROWDSTEER_WANDER) {
+    if (!d->wander) {
+      *req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    } else {
+      const float *const wd[3] = {d->wander->direction.x, d->wander->direction.y,
+                                  d->wander->direction.z};
+      if (vectors_null(wd, c->dims)) *missing_to |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    }
+  } else {
+    target_errors(c, w, b, &d->target, req, missing_to, snapshot_needed);
+  }
+  if (!behaviour_params_ok(c, w, b, d)) *req |= ERR(CROWDSTEER_ERROR_PARAMETER);
+}
+
 static void expected_errors(const scase *c, sworld *w, unsigned *required,
                             unsigned *optional) {
   unsigned req = 0, opt = 0;
@@ -910,88 +1010,8 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required,
   /* The behaviours the step would read (all when the count is too large:
    * any of their faults may be the one reported). */
   unsigned snapshot_needed = 0; /* 1: required, 2: only maybe (invalid kind) */
-  for (int b = 0; b < c->arrays_for; b++) {
-    const bcase *bc = &c->b[b];
-    const crowdsteer_step_behaviour *d = &v.desc[b];
-    const crowdsteer_params *p = &d->params;
-    int used = 0;
-    for (size_t i = c->begin; nonempty && i < c->end && !used; i++)
-      used = selected(c, w, i, b);
-    /* Arrays nobody reads may be NULL; rejecting them is not promised either way. */
-    unsigned *missing_to = used ? &req : &opt;
-    if (!valid_kind(bc->kind)) {
-      req |= ERR(CROWDSTEER_ERROR_PARAMETER);
-      opt |= any_error; /* its other fields mean nothing */
-      if (bc->target_kind == CROWDSTEER_TARGET_AGENTS) snapshot_needed |= 2;
-      continue;
-    }
-    ok = 1;
-    if (bc->kind == CROWDSTEER_WANDER) {
-      if (!d->wander)
-        req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
-      else {
-        const float *const wd[3] = {d->wander->direction.x, d->wander->direction.y,
-                                    d->wander->direction.z};
-        if (vectors_null(wd, dims)) *missing_to |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
-      }
-      ok &= param_ok(c, w, b, p->wander_radius, p->wander_radius_per_agent, 0,
-                     nonneg_finite);
-      ok &= param_ok(c, w, b, p->wander_distance, p->wander_distance_per_agent, 0,
-                     nonneg_finite);
-      ok &= param_ok(c, w, b, p->jitter, p->jitter_per_agent, 0, nonneg_finite);
-    } else {
-      const crowdsteer_target *t = &d->target;
-      if (t->kind == CROWDSTEER_TARGET_POINT) {
-        for (int k = 0; k < dims; k++)
-          if (!finite(t->point[k]) ||
-              (with_velocity(bc->kind) && !finite(t->point_velocity[k])))
-            req |= ERR(CROWDSTEER_ERROR_PARAMETER);
-      } else if (t->kind == CROWDSTEER_TARGET_ARRAYS) {
-        const float *const tp[3] = {t->position.x, t->position.y, t->position.z};
-        const float *const tv[3] = {t->velocity.x, t->velocity.y, t->velocity.z};
-        if (vectors_null(tp, dims) || (with_velocity(bc->kind) && vectors_null(tv, dims)))
-          *missing_to |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
-      } else if (t->kind == CROWDSTEER_TARGET_AGENT) {
-        /* One index for the call: checked whatever the mask selects. */
-        if (nonempty && t->agent >= c->count) req |= ERR(CROWDSTEER_ERROR_AGENT_INDEX);
-      } else if (t->kind == CROWDSTEER_TARGET_AGENTS) {
-        snapshot_needed |= 1;
-        if (!t->index) {
-          *missing_to |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
-        } else {
-          for (size_t i = c->begin; nonempty && i < c->end; i++)
-            if (selected(c, w, i, b) && t->index[i] >= c->count)
-              req |= ERR(CROWDSTEER_ERROR_AGENT_INDEX);
-        }
-      } else {
-        req |= ERR(CROWDSTEER_ERROR_PARAMETER);
-      }
-      ok &= param_ok(c, w, b, p->max_speed, p->max_speed_per_agent, 1.0f, nonneg_finite);
-      ok &= param_ok(c, w, b, p->time_to_target, p->time_to_target_per_agent, 1.0f,
-                     positive);
-      if (bc->kind == CROWDSTEER_ARRIVE) {
-        ok &= param_ok(c, w, b, p->target_radius, p->target_radius_per_agent, 0, nonneg);
-        ok &=
-            param_ok(c, w, b, p->slowing_radius, p->slowing_radius_per_agent, 0, nonneg);
-      }
-      if (bc->kind == CROWDSTEER_FLEE || bc->kind == CROWDSTEER_EVADE)
-        ok &= param_ok(c, w, b, p->panic_radius, p->panic_radius_per_agent, inf, nonneg);
-      if (bc->kind == CROWDSTEER_LEAVE) {
-        ok &= param_ok(c, w, b, p->danger_radius, p->danger_radius_per_agent, 0, nonneg);
-        ok &= param_ok(c, w, b, p->escape_radius, p->escape_radius_per_agent, 0, nonneg);
-      }
-      if (with_velocity(bc->kind))
-        ok &= param_ok(c, w, b, p->max_prediction, p->max_prediction_per_agent, inf,
-                       nonneg);
-    }
-    /* The weight: uniform (0 means 1) or per agent, literally. */
-    if (d->weight_per_agent) {
-      ok &= param_ok(c, w, b, 0.0f, d->weight_per_agent, 1.0f, finite);
-    } else {
-      ok &= finite(d->weight == 0.0f ? 1.0f : d->weight);
-    }
-    if (!ok) req |= ERR(CROWDSTEER_ERROR_PARAMETER);
-  }
+  for (int b = 0; b < c->arrays_for; b++)
+    behaviour_errors(c, w, &v, b, &req, &opt, &snapshot_needed);
   /* In place, AGENTS targets read the snapshot, which must then be valid. */
   if (!v.step.output && snapshot_needed) {
     unsigned f = buffer_faults(ag, v.step.snapshot, nonempty);
