@@ -576,38 +576,10 @@ static int uses_array(const fuzz_case *c, int field) {
   }
 }
 
-/* `required`: the call must fail with one of these (0: it must succeed);
- * `optional`: also acceptable (checks whose order behaviours.md §9 leaves open, and
- * strictness the header does not promise, e.g. NULL params). */
-static void expected_errors(const fuzz_case *c, const world *w, unsigned *required,
-                            unsigned *optional) {
-  unsigned req = 0, opt = 0;
-  const crowdsteer_params *p = &c->params;
-  const float inf = INFINITY;
-  *required = *optional = 0;
-  if (is_null(c, N_AGENTS)) {
-    *required = ERR(CROWDSTEER_ERROR_NULL_POINTER);
-    return; /* nothing else can be judged without the agents */
-  }
-  if (c->dims != 2 && c->dims != 3) {
-    /* Without valid dims the other checks are meaningless: any error will do. */
-    *required = ERR(CROWDSTEER_ERROR_DIMS);
-    *optional = ~0u & ~ERR(CROWDSTEER_OK);
-    return;
-  }
-  if (c->begin > c->end || c->end > c->count) req |= ERR(CROWDSTEER_ERROR_RANGE);
+/* The output's faults (every entry point but the integrator's). */
+static unsigned output_errors(const fuzz_case *c, const world *w, int nonempty,
+                              unsigned req) {
   const int dims = c->dims;
-  const int nonempty = c->begin < c->end && !(req & ERR(CROWDSTEER_ERROR_RANGE));
-  if (nonempty && (vectors_null(c, F_VX, dims)))
-    req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
-  if (nonempty && vectors_null(c, F_PX, dims)) {
-    /* Wander never reads positions; rejecting them there is allowed, not promised. */
-    if (c->entry == E_WANDER)
-      opt |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
-    else
-      req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
-  }
-  if (is_null(c, N_PARAMS)) opt |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
   if (c->entry != E_INTEGRATE) {
     if (is_null(c, N_OUT))
       req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
@@ -629,6 +601,13 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
       }
     }
   }
+  return req;
+}
+
+/* The target's faults (the behaviours that take one). */
+static unsigned target_errors(const fuzz_case *c, const world *w, int nonempty,
+                              unsigned req) {
+  const int dims = c->dims;
   if (targeted(c->entry)) {
     if (is_null(c, N_TARGET)) {
       req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
@@ -654,6 +633,75 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
           req |= ERR(CROWDSTEER_ERROR_PARAMETER);
     }
   }
+  return req;
+}
+
+/* Whether the parameters the entry point uses are valid (over a valid range). */
+static int params_ok(const fuzz_case *c, const world *w) {
+  const crowdsteer_params *p = &c->params;
+  const float inf = INFINITY;
+  int ok = 1;
+  const int e = c->entry;
+  if (e != E_WANDER) ok &= param_ok(c, w, p->max_speed, F_MAX_SPEED, 1.0f, nonneg_finite);
+  if (targeted(e))
+    ok &= param_ok(c, w, p->time_to_target, F_TIME_TO_TARGET, 1.0f, positive);
+  if (e == E_ARRIVE) {
+    ok &= param_ok(c, w, p->target_radius, F_TARGET_RADIUS, 0.0f, nonneg);
+    ok &= param_ok(c, w, p->slowing_radius, F_SLOWING_RADIUS, 0.0f, nonneg);
+  }
+  if (e == E_FLEE || e == E_EVADE)
+    ok &= param_ok(c, w, p->panic_radius, F_PANIC_RADIUS, inf, nonneg);
+  if (e == E_LEAVE) {
+    ok &= param_ok(c, w, p->danger_radius, F_DANGER_RADIUS, 0.0f, nonneg);
+    ok &= param_ok(c, w, p->escape_radius, F_ESCAPE_RADIUS, 0.0f, nonneg);
+  }
+  if (e == E_PURSUIT || e == E_EVADE)
+    ok &= param_ok(c, w, p->max_prediction, F_MAX_PREDICTION, inf, nonneg);
+  if (e == E_WANDER) {
+    ok &= param_ok(c, w, p->wander_radius, F_WANDER_RADIUS, 0.0f, nonneg_finite);
+    ok &= param_ok(c, w, p->wander_distance, F_WANDER_DISTANCE, 0.0f, nonneg_finite);
+    ok &= param_ok(c, w, p->jitter, F_JITTER, 0.0f, nonneg_finite);
+  }
+  if (e == E_INTEGRATE) {
+    ok &= param_ok(c, w, p->max_force, F_MAX_FORCE, inf, nonneg);
+    ok &= param_ok(c, w, p->mass, F_MASS, 1.0f, positive);
+    ok &= param_ok(c, w, p->dt, -1, 1.0f, nonneg_finite);
+  }
+  return ok;
+}
+
+/* `required`: the call must fail with one of these (0: it must succeed);
+ * `optional`: also acceptable (checks whose order behaviours.md §9 leaves open, and
+ * strictness the header does not promise, e.g. NULL params). */
+static void expected_errors(const fuzz_case *c, const world *w, unsigned *required,
+                            unsigned *optional) {
+  unsigned req = 0, opt = 0;
+  *required = *optional = 0;
+  if (is_null(c, N_AGENTS)) {
+    *required = ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    return; /* nothing else can be judged without the agents */
+  }
+  if (c->dims != 2 && c->dims != 3) {
+    /* Without valid dims the other checks are meaningless: any error will do. */
+    *required = ERR(CROWDSTEER_ERROR_DIMS);
+    *optional = ~0u & ~ERR(CROWDSTEER_OK);
+    return;
+  }
+  if (c->begin > c->end || c->end > c->count) req |= ERR(CROWDSTEER_ERROR_RANGE);
+  const int dims = c->dims;
+  const int nonempty = c->begin < c->end && !(req & ERR(CROWDSTEER_ERROR_RANGE));
+  if (nonempty && (vectors_null(c, F_VX, dims)))
+    req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+  if (nonempty && vectors_null(c, F_PX, dims)) {
+    /* Wander never reads positions; rejecting them there is allowed, not promised. */
+    if (c->entry == E_WANDER)
+      opt |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+    else
+      req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+  }
+  if (is_null(c, N_PARAMS)) opt |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
+  req = output_errors(c, w, nonempty, req);
+  req = target_errors(c, w, nonempty, req);
   if (c->entry == E_WANDER) {
     if (is_null(c, N_AUX))
       req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
@@ -667,37 +715,8 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
       req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
   }
   /* Parameters: only the fields the entry point uses, only over a valid range. */
-  if (!is_null(c, N_PARAMS) && !(req & ERR(CROWDSTEER_ERROR_RANGE))) {
-    int ok = 1;
-    const int e = c->entry;
-    if (e != E_WANDER)
-      ok &= param_ok(c, w, p->max_speed, F_MAX_SPEED, 1.0f, nonneg_finite);
-    if (targeted(e))
-      ok &= param_ok(c, w, p->time_to_target, F_TIME_TO_TARGET, 1.0f, positive);
-    if (e == E_ARRIVE) {
-      ok &= param_ok(c, w, p->target_radius, F_TARGET_RADIUS, 0.0f, nonneg);
-      ok &= param_ok(c, w, p->slowing_radius, F_SLOWING_RADIUS, 0.0f, nonneg);
-    }
-    if (e == E_FLEE || e == E_EVADE)
-      ok &= param_ok(c, w, p->panic_radius, F_PANIC_RADIUS, inf, nonneg);
-    if (e == E_LEAVE) {
-      ok &= param_ok(c, w, p->danger_radius, F_DANGER_RADIUS, 0.0f, nonneg);
-      ok &= param_ok(c, w, p->escape_radius, F_ESCAPE_RADIUS, 0.0f, nonneg);
-    }
-    if (e == E_PURSUIT || e == E_EVADE)
-      ok &= param_ok(c, w, p->max_prediction, F_MAX_PREDICTION, inf, nonneg);
-    if (e == E_WANDER) {
-      ok &= param_ok(c, w, p->wander_radius, F_WANDER_RADIUS, 0.0f, nonneg_finite);
-      ok &= param_ok(c, w, p->wander_distance, F_WANDER_DISTANCE, 0.0f, nonneg_finite);
-      ok &= param_ok(c, w, p->jitter, F_JITTER, 0.0f, nonneg_finite);
-    }
-    if (e == E_INTEGRATE) {
-      ok &= param_ok(c, w, p->max_force, F_MAX_FORCE, inf, nonneg);
-      ok &= param_ok(c, w, p->mass, F_MASS, 1.0f, positive);
-      ok &= param_ok(c, w, p->dt, -1, 1.0f, nonneg_finite);
-    }
-    if (!ok) req |= ERR(CROWDSTEER_ERROR_PARAMETER);
-  }
+  if (!is_null(c, N_PARAMS) && !(req & ERR(CROWDSTEER_ERROR_RANGE)) && !params_ok(c, w))
+    req |= ERR(CROWDSTEER_ERROR_PARAMETER);
   /* An array the call uses must be aligned to 4 bytes (ids: wander's). */
   if (nonempty && c->id_mode == IDS_MISALIGNED && c->entry == E_WANDER)
     req |= ERR(CROWDSTEER_ERROR_ALIGNMENT);
