@@ -153,6 +153,75 @@ static int pick(const char *value, const char *const *names, int count) {
   return -1;
 }
 
+/* One option and its value; -1 when fine, else the exit code to leave with. */
+static int apply_option(const char *name, const char *value, demo_options *opts) {
+  unsigned long long number = 0;
+  if (strcmp(name, "--agents") == 0) {
+    /* Target indices are 32-bit, so a batch holds at most 2^32 - 1 agents. */
+    if (!parse_count(value, DRIVEN_AGENTS + GROUP_COUNT, UINT32_MAX, &number))
+      return usage_error("--agents needs a whole number from 9 to 4294967295", value);
+    opts->agents = (size_t)number;
+  } else if (strcmp(name, "--steps") == 0) {
+    if (!parse_count(value, 1, 100000000, &number))
+      return usage_error("--steps needs a whole number from 1 to 100000000", value);
+    opts->steps = (unsigned)number;
+  } else if (strcmp(name, "--dims") == 0) {
+    if (!parse_count(value, 2, 3, &number))
+      return usage_error("--dims must be 2 or 3", value);
+    opts->dims = (int)number;
+  } else if (strcmp(name, "--seed") == 0) {
+    if (!parse_count(value, 0, UINT32_MAX, &number))
+      return usage_error("--seed needs a whole number from 0 to 4294967295", value);
+    opts->seed = (uint32_t)number;
+  } else if (strcmp(name, "--behaviour") == 0 || strcmp(name, "--behavior") == 0) {
+    opts->only_group = strcmp(value, "all") == 0 ? -1 : group_named(value);
+    if (opts->only_group == -1 && strcmp(value, "all") != 0)
+      return usage_error("unknown behaviour", value);
+  } else if (strcmp(name, "--mode") == 0) {
+    static const char *const modes[] = {"step", "separate"};
+    opts->mode = pick(value, modes, 2);
+    if (opts->mode < 0) return usage_error("--mode must be step or separate", value);
+  } else if (strcmp(name, "--combine") == 0) {
+    static const char *const combines[] = {"blend", "priority"}; /* enum order */
+    opts->combine = pick(value, combines, 2);
+    if (opts->combine < 0)
+      return usage_error("--combine must be blend or priority", value);
+  } else if (strcmp(name, "--snapshot") == 0) {
+    static const char *const snapshots[] = {"swap", "copy", "targets"};
+    opts->snapshot = pick(value, snapshots, 3);
+    if (opts->snapshot < 0)
+      return usage_error("--snapshot must be swap, copy or targets", value);
+  } else if (strcmp(name, "--threads") == 0) {
+    if (!parse_count(value, 0, 4096, &number))
+      return usage_error("--threads needs a whole number from 0 (all) to 4096", value);
+    opts->threads = (int)number;
+  } else if (strcmp(name, "--tile") == 0) {
+    if (!parse_count(value, 0, 4096, &number))
+      return usage_error("--tile needs a whole number from 1 to 4096 (0: default)",
+                         value);
+    opts->tile = (size_t)number;
+  } else if (strcmp(name, "--separation") == 0) {
+    char *end = NULL;
+    double radius = strtod(value, &end);
+    if (*value == '\0' || *end != '\0' || !(radius >= 0.0 && radius <= 100.0))
+      return usage_error("--separation needs a radius from 0 (off) to 100", value);
+    opts->separation = (float)radius;
+  } else if (strcmp(name, "--separation-weight") == 0) {
+    char *end = NULL;
+    double weight = strtod(value, &end);
+    if (*value == '\0' || *end != '\0' || !(weight > 0.0 && weight <= 1000.0))
+      return usage_error("--separation-weight needs a weight in (0, 1000]", value);
+    opts->separation_weight = (float)weight;
+  } else if (strcmp(name, "--isa") == 0) {
+    opts->isa_name = value;
+  } else if (strcmp(name, "--pictures") == 0) {
+    opts->pictures_dir = value;
+  } else {
+    return usage_error("unknown option", name);
+  }
+  return -1;
+}
+
 /* Returns -1 when the options are fine, else the exit code to leave with. */
 static int parse_options(int argc, char **argv, demo_options *opts) {
   *opts = (demo_options){.agents = 1048576,
@@ -187,70 +256,8 @@ static int parse_options(int argc, char **argv, demo_options *opts) {
     else
       return usage_error("missing value for", name);
 
-    unsigned long long number = 0;
-    if (strcmp(name, "--agents") == 0) {
-      /* Target indices are 32-bit, so a batch holds at most 2^32 - 1 agents. */
-      if (!parse_count(value, DRIVEN_AGENTS + GROUP_COUNT, UINT32_MAX, &number))
-        return usage_error("--agents needs a whole number from 9 to 4294967295", value);
-      opts->agents = (size_t)number;
-    } else if (strcmp(name, "--steps") == 0) {
-      if (!parse_count(value, 1, 100000000, &number))
-        return usage_error("--steps needs a whole number from 1 to 100000000", value);
-      opts->steps = (unsigned)number;
-    } else if (strcmp(name, "--dims") == 0) {
-      if (!parse_count(value, 2, 3, &number))
-        return usage_error("--dims must be 2 or 3", value);
-      opts->dims = (int)number;
-    } else if (strcmp(name, "--seed") == 0) {
-      if (!parse_count(value, 0, UINT32_MAX, &number))
-        return usage_error("--seed needs a whole number from 0 to 4294967295", value);
-      opts->seed = (uint32_t)number;
-    } else if (strcmp(name, "--behaviour") == 0 || strcmp(name, "--behavior") == 0) {
-      opts->only_group = strcmp(value, "all") == 0 ? -1 : group_named(value);
-      if (opts->only_group == -1 && strcmp(value, "all") != 0)
-        return usage_error("unknown behaviour", value);
-    } else if (strcmp(name, "--mode") == 0) {
-      static const char *const modes[] = {"step", "separate"};
-      opts->mode = pick(value, modes, 2);
-      if (opts->mode < 0) return usage_error("--mode must be step or separate", value);
-    } else if (strcmp(name, "--combine") == 0) {
-      static const char *const combines[] = {"blend", "priority"}; /* enum order */
-      opts->combine = pick(value, combines, 2);
-      if (opts->combine < 0)
-        return usage_error("--combine must be blend or priority", value);
-    } else if (strcmp(name, "--snapshot") == 0) {
-      static const char *const snapshots[] = {"swap", "copy", "targets"};
-      opts->snapshot = pick(value, snapshots, 3);
-      if (opts->snapshot < 0)
-        return usage_error("--snapshot must be swap, copy or targets", value);
-    } else if (strcmp(name, "--threads") == 0) {
-      if (!parse_count(value, 0, 4096, &number))
-        return usage_error("--threads needs a whole number from 0 (all) to 4096", value);
-      opts->threads = (int)number;
-    } else if (strcmp(name, "--tile") == 0) {
-      if (!parse_count(value, 0, 4096, &number))
-        return usage_error("--tile needs a whole number from 1 to 4096 (0: default)",
-                           value);
-      opts->tile = (size_t)number;
-    } else if (strcmp(name, "--separation") == 0) {
-      char *end = NULL;
-      double radius = strtod(value, &end);
-      if (*value == '\0' || *end != '\0' || !(radius >= 0.0 && radius <= 100.0))
-        return usage_error("--separation needs a radius from 0 (off) to 100", value);
-      opts->separation = (float)radius;
-    } else if (strcmp(name, "--separation-weight") == 0) {
-      char *end = NULL;
-      double weight = strtod(value, &end);
-      if (*value == '\0' || *end != '\0' || !(weight > 0.0 && weight <= 1000.0))
-        return usage_error("--separation-weight needs a weight in (0, 1000]", value);
-      opts->separation_weight = (float)weight;
-    } else if (strcmp(name, "--isa") == 0) {
-      opts->isa_name = value;
-    } else if (strcmp(name, "--pictures") == 0) {
-      opts->pictures_dir = value;
-    } else {
-      return usage_error("unknown option", name);
-    }
+    const int exit_code = apply_option(name, value, opts);
+    if (exit_code != -1) return exit_code;
   }
   /* The public entry points can only overwrite or accumulate, so separate
    * calls can express a blend but not a priority choice. */
