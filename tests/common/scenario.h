@@ -61,6 +61,56 @@ static inline void scenario_free(scenario *s) {
   memset(s, 0, sizeof *s);
 }
 
+/* Agent i's state, target and parameters, from `r`. */
+static inline void scenario_agent(scenario *s, rng *r, size_t i) {
+  const size_t count = s->count;
+  float scale = rng_scale(r);
+  float vscale = rng_scale(r) < 1e9f ? rng_scale(r) : 1.0f;
+  for (int k = 0; k < 3; k++) {
+    s->p[k][i] = rng_range(r, -1.0f, 1.0f) * scale;
+    s->v[k][i] = rng_range(r, -1.0f, 1.0f) * vscale;
+    s->tp[k][i] = s->p[k][i] + rng_range(r, -1.0f, 1.0f) * rng_scale(r);
+    s->tv[k][i] = rng_range(r, -1.0f, 1.0f) * vscale;
+    s->out[k][i] = rng_range(r, -5.0f, 5.0f);
+    s->wander[k][i] = rng_range(r, -1.0f, 1.0f);
+  }
+  switch (rng_below(r, 8)) { /* edge cases, one agent in eight */
+  case 0:
+    for (int k = 0; k < 3; k++)
+      s->tp[k][i] = s->p[k][i]; /* on the target */
+    break;
+  case 1:
+    for (int k = 0; k < 3; k++)
+      s->v[k][i] = 0.0f; /* at rest */
+    break;
+  case 2:
+    for (int k = 0; k < 3; k++) { /* head-on: quarry ahead, coming back */
+      s->v[k][i] = s->tp[k][i] - s->p[k][i];
+      s->tv[k][i] = -s->v[k][i];
+    }
+    break;
+  case 3:
+    for (int k = 0; k < 3; k++)
+      s->wander[k][i] = 0.0f, s->tv[k][i] = 0.0f;
+    break;
+  default: break;
+  }
+  float reach = rng_scale(r);
+  s->max_speed[i] = rng_below(r, 16) == 0 ? 0.0f : rng_range(r, 0.0f, 4.0f) * vscale;
+  s->max_force[i] = rng_below(r, 4) == 0 ? (float)INFINITY : rng_range(r, 0.0f, 3.0f);
+  s->mass[i] = rng_range(r, 0.25f, 4.0f);
+  s->target_radius[i] = rng_range(r, 0.0f, 0.2f) * reach;
+  s->slowing_radius[i] = rng_range(r, 0.0f, 2.0f) * reach;
+  s->panic_radius[i] =
+      rng_below(r, 4) == 0 ? (float)INFINITY : rng_range(r, 0.0f, 2.0f) * reach;
+  s->danger_radius[i] = rng_below(r, 8) == 0 ? 0.0f : rng_range(r, 0.0f, 2.0f) * reach;
+  s->escape_radius[i] = rng_range(r, 0.0f, 1.0f) * s->danger_radius[i];
+  s->wander_radius[i] = rng_range(r, 0.0f, 3.0f);
+  s->wander_distance[i] = rng_range(r, 0.0f, 5.0f);
+  s->weight[i] = rng_range(r, -2.0f, 2.0f);
+  s->index[i] = rng_below(r, (uint32_t)count);
+}
+
 static inline void scenario_make(scenario *s, size_t count, int dims, uint64_t seed,
                                  size_t misalign) {
   memset(s, 0, sizeof *s);
@@ -95,54 +145,8 @@ static inline void scenario_make(scenario *s, size_t count, int dims, uint64_t s
   s->jitter = TAKE();
 #undef TAKE
   rng r = {seed};
-  for (size_t i = 0; i < count; i++) {
-    float scale = rng_scale(&r);
-    float vscale = rng_scale(&r) < 1e9f ? rng_scale(&r) : 1.0f;
-    for (int k = 0; k < 3; k++) {
-      s->p[k][i] = rng_range(&r, -1.0f, 1.0f) * scale;
-      s->v[k][i] = rng_range(&r, -1.0f, 1.0f) * vscale;
-      s->tp[k][i] = s->p[k][i] + rng_range(&r, -1.0f, 1.0f) * rng_scale(&r);
-      s->tv[k][i] = rng_range(&r, -1.0f, 1.0f) * vscale;
-      s->out[k][i] = rng_range(&r, -5.0f, 5.0f);
-      s->wander[k][i] = rng_range(&r, -1.0f, 1.0f);
-    }
-    switch (rng_below(&r, 8)) { /* edge cases, one agent in eight */
-    case 0:
-      for (int k = 0; k < 3; k++)
-        s->tp[k][i] = s->p[k][i]; /* on the target */
-      break;
-    case 1:
-      for (int k = 0; k < 3; k++)
-        s->v[k][i] = 0.0f; /* at rest */
-      break;
-    case 2:
-      for (int k = 0; k < 3; k++) { /* head-on: quarry ahead, coming back */
-        s->v[k][i] = s->tp[k][i] - s->p[k][i];
-        s->tv[k][i] = -s->v[k][i];
-      }
-      break;
-    case 3:
-      for (int k = 0; k < 3; k++)
-        s->wander[k][i] = 0.0f, s->tv[k][i] = 0.0f;
-      break;
-    default: break;
-    }
-    float reach = rng_scale(&r);
-    s->max_speed[i] = rng_below(&r, 16) == 0 ? 0.0f : rng_range(&r, 0.0f, 4.0f) * vscale;
-    s->max_force[i] = rng_below(&r, 4) == 0 ? (float)INFINITY : rng_range(&r, 0.0f, 3.0f);
-    s->mass[i] = rng_range(&r, 0.25f, 4.0f);
-    s->target_radius[i] = rng_range(&r, 0.0f, 0.2f) * reach;
-    s->slowing_radius[i] = rng_range(&r, 0.0f, 2.0f) * reach;
-    s->panic_radius[i] =
-        rng_below(&r, 4) == 0 ? (float)INFINITY : rng_range(&r, 0.0f, 2.0f) * reach;
-    s->danger_radius[i] =
-        rng_below(&r, 8) == 0 ? 0.0f : rng_range(&r, 0.0f, 2.0f) * reach;
-    s->escape_radius[i] = rng_range(&r, 0.0f, 1.0f) * s->danger_radius[i];
-    s->wander_radius[i] = rng_range(&r, 0.0f, 3.0f);
-    s->wander_distance[i] = rng_range(&r, 0.0f, 5.0f);
-    s->weight[i] = rng_range(&r, -2.0f, 2.0f);
-    s->index[i] = rng_below(&r, (uint32_t)count);
-  }
+  for (size_t i = 0; i < count; i++)
+    scenario_agent(s, &r, i);
   /* From a generator of their own, so the arrays above (and the recorded
    * golden hashes) do not depend on them. */
   rng timing = {seed ^ 0x71AE5EEDu};
