@@ -1228,6 +1228,65 @@ static int check_composition(const scase *c, int isa, const sworld *cw, const sw
  *     composition of single-behaviour calls (NaN == NaN);
  *  7. another tile size and thread count, with the range split in two,
  *     gives the same bits. */
+/* The checks of a step the library accepted (`a`, from `w0`): the scalar
+ * reference, the composition of single-behaviour calls, tile 1 on one thread
+ * and a split call give the same bits. */
+static int check_accepted_step(scase *c, int isa, sworld *w0, sworld *a, int failed) {
+  sworld ref, unit, split, cw;
+  world_copy(&ref, w0);
+  crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR);
+  crowdsteer_status st = run_step(c, &ref, c->begin, c->end, c->tile, c->threads);
+  crowdsteer_force_isa((crowdsteer_isa)isa);
+  if (st != CROWDSTEER_OK) {
+    fail_header(c, isa, "the scalar reference rejected a step the ISA accepted");
+    failed = 1;
+  } else if (!failed) {
+    failed |= check_same_world(c, isa, &ref, a, "differs from the scalar reference");
+  }
+
+  world_copy(&cw, w0);
+  int composed = !failed && compose(c, &cw, isa) == 0;
+  failed |= !failed && !composed;
+  if (composed)
+    failed |= check_composition(c, isa, &cw, a, "differs from the composition");
+
+  world_copy(&unit, w0);
+  st = run_step(c, &unit, c->begin, c->end, 1, 1);
+  if (st != CROWDSTEER_OK) {
+    fail_header(c, isa, "tile 1, one thread rejected a valid step");
+    failed = 1;
+  } else if (composed && !failed) {
+    failed |= check_composition(c, isa, &cw, &unit,
+                                "tile 1, one thread differs from the composition");
+  }
+
+  /* In place, an AGENT target is read at the start of each call: a split
+   * step sees it as the first piece left it (the header says so). */
+  int split_differs = 0;
+  for (int b = 0; b < c->arrays_for && c->out_form == BUF_NONE; b++)
+    split_differs |= single_target(c, b);
+  world_copy(&split, w0);
+  crowdsteer_status s1 =
+      run_step(c, &split, c->split, c->end, c->alt_tile, c->alt_threads);
+  crowdsteer_status s2 =
+      run_step(c, &split, c->begin, c->split, c->alt_tile, c->alt_threads);
+  if (s1 != CROWDSTEER_OK || s2 != CROWDSTEER_OK) {
+    fail_header(c, isa, "a piece of a valid step was rejected");
+    failed = 1;
+  } else if (!failed && !split_differs) {
+    char what[96];
+    snprintf(what, sizeof what, "split at %zu with tile %zu, %d thread(s) differs",
+             c->split, c->alt_tile, c->alt_threads);
+    failed |= check_same_world(c, isa, a, &split, what);
+  }
+
+  world_free(&cw);
+  world_free(&split);
+  world_free(&unit);
+  world_free(&ref);
+  return failed;
+}
+
 int cs_fuzz_step(reader *r, int isa_override) {
   scase *c = (scase *)malloc(sizeof *c);
   if (!c) abort();
@@ -1271,58 +1330,7 @@ int cs_fuzz_step(reader *r, int isa_override) {
   failed |= check_untouched(c, isa, &w0, &a, 1,
                             "valid step wrote outside its outputs or range");
 
-  sworld ref, unit, split, cw;
-  world_copy(&ref, &w0);
-  crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR);
-  st = run_step(c, &ref, c->begin, c->end, c->tile, c->threads);
-  crowdsteer_force_isa((crowdsteer_isa)isa);
-  if (st != CROWDSTEER_OK) {
-    fail_header(c, isa, "the scalar reference rejected a step the ISA accepted");
-    failed = 1;
-  } else if (!failed) {
-    failed |= check_same_world(c, isa, &ref, &a, "differs from the scalar reference");
-  }
-
-  world_copy(&cw, &w0);
-  int composed = !failed && compose(c, &cw, isa) == 0;
-  failed |= !failed && !composed;
-  if (composed)
-    failed |= check_composition(c, isa, &cw, &a, "differs from the composition");
-
-  world_copy(&unit, &w0);
-  st = run_step(c, &unit, c->begin, c->end, 1, 1);
-  if (st != CROWDSTEER_OK) {
-    fail_header(c, isa, "tile 1, one thread rejected a valid step");
-    failed = 1;
-  } else if (composed && !failed) {
-    failed |= check_composition(c, isa, &cw, &unit,
-                                "tile 1, one thread differs from the composition");
-  }
-
-  /* In place, an AGENT target is read at the start of each call: a split
-   * step sees it as the first piece left it (the header says so). */
-  int split_differs = 0;
-  for (int b = 0; b < c->arrays_for && c->out_form == BUF_NONE; b++)
-    split_differs |= single_target(c, b);
-  world_copy(&split, &w0);
-  crowdsteer_status s1 =
-      run_step(c, &split, c->split, c->end, c->alt_tile, c->alt_threads);
-  crowdsteer_status s2 =
-      run_step(c, &split, c->begin, c->split, c->alt_tile, c->alt_threads);
-  if (s1 != CROWDSTEER_OK || s2 != CROWDSTEER_OK) {
-    fail_header(c, isa, "a piece of a valid step was rejected");
-    failed = 1;
-  } else if (!failed && !split_differs) {
-    char what[96];
-    snprintf(what, sizeof what, "split at %zu with tile %zu, %d thread(s) differs",
-             c->split, c->alt_tile, c->alt_threads);
-    failed |= check_same_world(c, isa, &a, &split, what);
-  }
-
-  world_free(&cw);
-  world_free(&split);
-  world_free(&unit);
-  world_free(&ref);
+  failed = check_accepted_step(c, isa, &w0, &a, failed);
   world_free(&a);
   world_free(&w0);
   free(c);
