@@ -1005,6 +1005,46 @@ enum { STEP_FIRST_BYTE = 0xB0 };
  *  7. finite in-range input gives finite output;
  *  8. a NaN in one agent's state changes no other agent's output (except
  *     agents that target it). */
+/* The checks of a call the library accepted (`a`, from `w0`): the scalar
+ * reference and a split range give the same bits, finite inputs give finite
+ * outputs, a NaN stays with its agent. */
+static int check_accepted_call(const fuzz_case *c, int isa, const world *w0, world *a,
+                               int failed) {
+  world ref;
+  world_copy(&ref, w0);
+  crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR);
+  crowdsteer_status st = guarded_call(c, &ref, c->begin, c->end);
+  crowdsteer_force_isa((crowdsteer_isa)isa);
+  if (st != CROWDSTEER_OK) {
+    fail_header(c, isa, "the scalar reference rejected a call the ISA accepted");
+    failed = 1;
+  } else {
+    failed |=
+        check_same_output(c, isa, &ref, a, NULL, "differs from the scalar reference");
+  }
+
+  world split;
+  world_copy(&split, w0);
+  crowdsteer_status s1 = guarded_call(c, &split, c->split, c->end);
+  crowdsteer_status s2 = guarded_call(c, &split, c->begin, c->split);
+  if (s1 != CROWDSTEER_OK || s2 != CROWDSTEER_OK) {
+    fail_header(c, isa, "a piece of a valid range was rejected");
+    failed = 1;
+  } else {
+    failed |= check_same_output(c, isa, a, &split, NULL, "split range differs");
+  }
+
+  if (inputs_in_range(c, w0)) {
+    cs_fuzz_counters.finite_checked++;
+    failed |= check_finite(c, isa, a);
+  }
+  if (c->nan_probe && c->begin < c->end) failed |= nan_probe(c, isa, w0, a);
+
+  world_free(&split);
+  world_free(&ref);
+  return failed;
+}
+
 int cs_fuzz_one(const uint8_t *data, size_t size, int isa_override) {
   reader r = {data, size, 0, 0x5EEDull + size};
   fuzz_case c;
@@ -1063,38 +1103,7 @@ int cs_fuzz_one(const uint8_t *data, size_t size, int isa_override) {
   failed |= check_untouched(&c, isa, &w0, &a, c.begin, c.end, 1,
                             "valid call wrote outside its outputs or range");
 
-  world ref;
-  world_copy(&ref, &w0);
-  crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR);
-  st = guarded_call(&c, &ref, c.begin, c.end);
-  crowdsteer_force_isa((crowdsteer_isa)isa);
-  if (st != CROWDSTEER_OK) {
-    fail_header(&c, isa, "the scalar reference rejected a call the ISA accepted");
-    failed = 1;
-  } else {
-    failed |=
-        check_same_output(&c, isa, &ref, &a, NULL, "differs from the scalar reference");
-  }
-
-  world split;
-  world_copy(&split, &w0);
-  crowdsteer_status s1 = guarded_call(&c, &split, c.split, c.end);
-  crowdsteer_status s2 = guarded_call(&c, &split, c.begin, c.split);
-  if (s1 != CROWDSTEER_OK || s2 != CROWDSTEER_OK) {
-    fail_header(&c, isa, "a piece of a valid range was rejected");
-    failed = 1;
-  } else {
-    failed |= check_same_output(&c, isa, &a, &split, NULL, "split range differs");
-  }
-
-  if (inputs_in_range(&c, &w0)) {
-    cs_fuzz_counters.finite_checked++;
-    failed |= check_finite(&c, isa, &a);
-  }
-  if (c.nan_probe && c.begin < c.end) failed |= nan_probe(&c, isa, &w0, &a);
-
-  world_free(&split);
-  world_free(&ref);
+  failed = check_accepted_call(&c, isa, &w0, &a, failed);
   world_free(&a);
   world_free(&w0);
   return failed;
