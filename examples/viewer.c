@@ -14,18 +14,7 @@
 
 /* The modes: a single behaviour (keys 1-7, by its crowdsteer_behaviour
  * value), a mixed crowd and boids. */
-enum behaviour {
-  B_SEEK = CROWDSTEER_SEEK,
-  B_FLEE = CROWDSTEER_FLEE,
-  B_ARRIVE = CROWDSTEER_ARRIVE,
-  B_LEAVE = CROWDSTEER_LEAVE,
-  B_PURSUIT = CROWDSTEER_PURSUIT,
-  B_EVADE = CROWDSTEER_EVADE,
-  B_WANDER = CROWDSTEER_WANDER,
-  B_MIXED,
-  B_BOIDS,
-  B_COUNT
-};
+enum behaviour { B_MIXED = CROWDSTEER_WANDER + 1, B_BOIDS, B_COUNT };
 
 static const char *behaviour_name(int b) {
   if (b == B_MIXED) return "mixed";
@@ -286,7 +275,7 @@ static int usage(const char *argv0) {
 static int parse(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
   o->agents = 20000;
-  o->behaviour = B_SEEK;
+  o->behaviour = CROWDSTEER_SEEK;
   o->width = 1280;
   o->height = 720;
   o->separation = 1;
@@ -499,7 +488,7 @@ static crowdsteer_status simulate(view *v, const crowdsteer_target *t, int frame
   v->ws.tick = (uint32_t)frame_no;
   crowdsteer_status st = CROWDSTEER_OK;
   if (v->behaviour == B_MIXED) {
-    for (int b = 0; b < B_WANDER + 1 && st == CROWDSTEER_OK; b++)
+    for (int b = 0; b < CROWDSTEER_WANDER + 1 && st == CROWDSTEER_OK; b++)
       st = steer(c, b, t, &v->ws, &v->prm, c->n * b / 7, c->n * (b + 1) / 7);
   } else if (v->behaviour != B_BOIDS) {
     st = steer(c, v->behaviour, t, &v->ws, &v->prm, 0, c->n);
@@ -543,13 +532,13 @@ static void draw_scene(const view *v, frame *f) {
     plot(f, cx + k, cy, TEXT);
     plot(f, cx, cy + k, TEXT);
   }
-  if (behaviour == B_ARRIVE)
-    circle(f, cx, cy, (int)v->prm.slowing_radius, behaviour_colour[B_ARRIVE]);
-  if (behaviour == B_FLEE || behaviour == B_EVADE)
+  if (behaviour == CROWDSTEER_ARRIVE)
+    circle(f, cx, cy, (int)v->prm.slowing_radius, behaviour_colour[CROWDSTEER_ARRIVE]);
+  if (behaviour == CROWDSTEER_FLEE || behaviour == CROWDSTEER_EVADE)
     circle(f, cx, cy, (int)v->prm.panic_radius, behaviour_colour[behaviour]);
-  if (behaviour == B_LEAVE) {
-    circle(f, cx, cy, (int)v->prm.danger_radius, behaviour_colour[B_LEAVE]);
-    circle(f, cx, cy, (int)v->prm.escape_radius, behaviour_colour[B_LEAVE]);
+  if (behaviour == CROWDSTEER_LEAVE) {
+    circle(f, cx, cy, (int)v->prm.danger_radius, behaviour_colour[CROWDSTEER_LEAVE]);
+    circle(f, cx, cy, (int)v->prm.escape_radius, behaviour_colour[CROWDSTEER_LEAVE]);
   }
 }
 

@@ -204,18 +204,7 @@ static void world_free(world *w) {
 /* The entry points the fuzzer calls: the behaviours with their own kernels,
  * by their crowdsteer_behaviour values (fuzz_neighbours.c has the others),
  * the integrator and the ISA functions. */
-enum entry {
-  E_SEEK = CROWDSTEER_SEEK,
-  E_FLEE = CROWDSTEER_FLEE,
-  E_ARRIVE = CROWDSTEER_ARRIVE,
-  E_LEAVE = CROWDSTEER_LEAVE,
-  E_PURSUIT = CROWDSTEER_PURSUIT,
-  E_EVADE = CROWDSTEER_EVADE,
-  E_WANDER = CROWDSTEER_WANDER,
-  E_INTEGRATE,
-  E_ISA,
-  E_COUNT
-};
+enum entry { E_INTEGRATE = CROWDSTEER_WANDER + 1, E_ISA, E_COUNT };
 
 static const char *entry_name(int entry) {
   if (entry == E_INTEGRATE) return "integrate";
@@ -340,13 +329,13 @@ static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t
   const crowdsteer_params *p = is_null(c, N_PARAMS) ? NULL : &params;
   const crowdsteer_output *o = is_null(c, N_OUT) ? NULL : &out;
   switch (c->entry) {
-  case E_SEEK: return crowdsteer_seek(a, t, p, o, begin, end);
-  case E_FLEE: return crowdsteer_flee(a, t, p, o, begin, end);
-  case E_ARRIVE: return crowdsteer_arrive(a, t, p, o, begin, end);
-  case E_LEAVE: return crowdsteer_leave(a, t, p, o, begin, end);
-  case E_PURSUIT: return crowdsteer_pursuit(a, t, p, o, begin, end);
-  case E_EVADE: return crowdsteer_evade(a, t, p, o, begin, end);
-  case E_WANDER:
+  case CROWDSTEER_SEEK: return crowdsteer_seek(a, t, p, o, begin, end);
+  case CROWDSTEER_FLEE: return crowdsteer_flee(a, t, p, o, begin, end);
+  case CROWDSTEER_ARRIVE: return crowdsteer_arrive(a, t, p, o, begin, end);
+  case CROWDSTEER_LEAVE: return crowdsteer_leave(a, t, p, o, begin, end);
+  case CROWDSTEER_PURSUIT: return crowdsteer_pursuit(a, t, p, o, begin, end);
+  case CROWDSTEER_EVADE: return crowdsteer_evade(a, t, p, o, begin, end);
+  case CROWDSTEER_WANDER:
     return crowdsteer_wander(a, is_null(c, N_AUX) ? NULL : &state, p, o, begin, end);
   default:
     return crowdsteer_integrate(a, is_null(c, N_AUX) ? NULL : &steering, p, begin, end);
@@ -361,8 +350,9 @@ static void guard_range(const fuzz_case *c, world *w, size_t begin, size_t end,
                         int poison) {
 #ifdef CS_FUZZ_ASAN
   if (begin > end || end > c->count) return;
-  int gathered = c->entry <= E_EVADE && (c->target_kind == CROWDSTEER_TARGET_AGENTS ||
-                                         c->target_kind == CROWDSTEER_TARGET_AGENT);
+  int gathered =
+      c->entry <= CROWDSTEER_EVADE && (c->target_kind == CROWDSTEER_TARGET_AGENTS ||
+                                       c->target_kind == CROWDSTEER_TARGET_AGENT);
   for (int f = 0; f < F_COUNT; f++) {
     if (gathered && f <= F_VZ) continue;
     if (poison) {
@@ -549,30 +539,30 @@ static int uses_array(const fuzz_case *c, int field) {
            !is_null(c, N_INDEX);
   if (field < VECTOR_FIELDS) {
     if (field % 3 >= c->dims || is_null(c, N_ARRAY0 + field)) return 0;
-    if (field <= F_PZ) return e == E_WANDER ? 2 : 1;
+    if (field <= F_PZ) return e == CROWDSTEER_WANDER ? 2 : 1;
     if (field <= F_VZ) return 1;
     if (field <= F_TPZ) return has_target && c->target_kind == CROWDSTEER_TARGET_ARRAYS;
     if (field <= F_TVZ)
       return has_target && with_velocity(e) && c->target_kind == CROWDSTEER_TARGET_ARRAYS;
     if (field <= F_OZ) return has_out;
-    if (field <= F_WZ) return e == E_WANDER && !is_null(c, N_AUX);
+    if (field <= F_WZ) return e == CROWDSTEER_WANDER && !is_null(c, N_AUX);
     return e == E_INTEGRATE && !is_null(c, N_AUX);
   }
   if (!((c->per_agent >> (field - F_FIRST_PARAM)) & 1u)) return 0;
   if (field == F_WEIGHT) return has_out && c->mode == CROWDSTEER_ACCUMULATE;
   if (is_null(c, N_PARAMS)) return 0;
   switch (field) {
-  case F_MAX_SPEED: return e != E_WANDER;
+  case F_MAX_SPEED: return e != CROWDSTEER_WANDER;
   case F_MAX_FORCE:
   case F_MASS: return e == E_INTEGRATE;
   case F_TARGET_RADIUS:
-  case F_SLOWING_RADIUS: return e == E_ARRIVE;
-  case F_PANIC_RADIUS: return e == E_FLEE || e == E_EVADE;
+  case F_SLOWING_RADIUS: return e == CROWDSTEER_ARRIVE;
+  case F_PANIC_RADIUS: return e == CROWDSTEER_FLEE || e == CROWDSTEER_EVADE;
   case F_DANGER_RADIUS:
-  case F_ESCAPE_RADIUS: return e == E_LEAVE;
+  case F_ESCAPE_RADIUS: return e == CROWDSTEER_LEAVE;
   case F_TIME_TO_TARGET: return targeted(e);
-  case F_MAX_PREDICTION: return e == E_PURSUIT || e == E_EVADE;
-  default: return e == E_WANDER; /* wander_radius, wander_distance, jitter */
+  case F_MAX_PREDICTION: return e == CROWDSTEER_PURSUIT || e == CROWDSTEER_EVADE;
+  default: return e == CROWDSTEER_WANDER; /* wander_radius, wander_distance, jitter */
   }
 }
 
@@ -642,22 +632,23 @@ static int params_ok(const fuzz_case *c, const world *w) {
   const float inf = INFINITY;
   int ok = 1;
   const int e = c->entry;
-  if (e != E_WANDER) ok &= param_ok(c, w, p->max_speed, F_MAX_SPEED, 1.0f, nonneg_finite);
+  if (e != CROWDSTEER_WANDER)
+    ok &= param_ok(c, w, p->max_speed, F_MAX_SPEED, 1.0f, nonneg_finite);
   if (targeted(e))
     ok &= param_ok(c, w, p->time_to_target, F_TIME_TO_TARGET, 1.0f, positive);
-  if (e == E_ARRIVE) {
+  if (e == CROWDSTEER_ARRIVE) {
     ok &= param_ok(c, w, p->target_radius, F_TARGET_RADIUS, 0.0f, nonneg);
     ok &= param_ok(c, w, p->slowing_radius, F_SLOWING_RADIUS, 0.0f, nonneg);
   }
-  if (e == E_FLEE || e == E_EVADE)
+  if (e == CROWDSTEER_FLEE || e == CROWDSTEER_EVADE)
     ok &= param_ok(c, w, p->panic_radius, F_PANIC_RADIUS, inf, nonneg);
-  if (e == E_LEAVE) {
+  if (e == CROWDSTEER_LEAVE) {
     ok &= param_ok(c, w, p->danger_radius, F_DANGER_RADIUS, 0.0f, nonneg);
     ok &= param_ok(c, w, p->escape_radius, F_ESCAPE_RADIUS, 0.0f, nonneg);
   }
-  if (e == E_PURSUIT || e == E_EVADE)
+  if (e == CROWDSTEER_PURSUIT || e == CROWDSTEER_EVADE)
     ok &= param_ok(c, w, p->max_prediction, F_MAX_PREDICTION, inf, nonneg);
-  if (e == E_WANDER) {
+  if (e == CROWDSTEER_WANDER) {
     ok &= param_ok(c, w, p->wander_radius, F_WANDER_RADIUS, 0.0f, nonneg_finite);
     ok &= param_ok(c, w, p->wander_distance, F_WANDER_DISTANCE, 0.0f, nonneg_finite);
     ok &= param_ok(c, w, p->jitter, F_JITTER, 0.0f, nonneg_finite);
@@ -694,7 +685,7 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
     req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
   if (nonempty && vectors_null(c, F_PX, dims)) {
     /* Wander never reads positions; rejecting them there is allowed, not promised. */
-    if (c->entry == E_WANDER)
+    if (c->entry == CROWDSTEER_WANDER)
       opt |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
     else
       req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
@@ -702,7 +693,7 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
   if (is_null(c, N_PARAMS)) opt |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
   req = output_errors(c, w, nonempty, req);
   req = target_errors(c, w, nonempty, req);
-  if (c->entry == E_WANDER) {
+  if (c->entry == CROWDSTEER_WANDER) {
     if (is_null(c, N_AUX))
       req |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
     else if (nonempty && vectors_null(c, F_WX, dims))
@@ -736,19 +727,19 @@ static int field_written(const fuzz_case *c, int f) {
   if (!axis_ok) return 0;
   if (c->entry == E_INTEGRATE) return f <= F_VZ;
   if (f >= F_OX && f <= F_OZ) return 1;
-  return c->entry == E_WANDER && f >= F_WX && f <= F_WZ;
+  return c->entry == CROWDSTEER_WANDER && f >= F_WX && f <= F_WZ;
 }
 
 /* Fields whose values a valid call reads, for the finite-range premise. */
 static int field_read(const fuzz_case *c, int f) {
   if (f >= VECTOR_FIELDS || (f % 3) >= c->dims) return 0;
-  if (f <= F_PZ) return c->entry != E_WANDER;
+  if (f <= F_PZ) return c->entry != CROWDSTEER_WANDER;
   if (f <= F_VZ) return 1;
   if (f <= F_TPZ) return targeted(c->entry) && c->target_kind == CROWDSTEER_TARGET_ARRAYS;
   if (f <= F_TVZ)
     return with_velocity(c->entry) && c->target_kind == CROWDSTEER_TARGET_ARRAYS;
   if (f <= F_OZ) return c->entry != E_INTEGRATE && c->mode == CROWDSTEER_ACCUMULATE;
-  if (f <= F_WZ) return c->entry == E_WANDER;
+  if (f <= F_WZ) return c->entry == CROWDSTEER_WANDER;
   return c->entry == E_INTEGRATE;
 }
 
@@ -852,11 +843,11 @@ static int inputs_in_range(const fuzz_case *c, const world *w) {
   const crowdsteer_params *p = &c->params;
   const int e = c->entry;
   int ok = 1;
-  if (e != E_WANDER)
+  if (e != CROWDSTEER_WANDER)
     ok &= effective_within(c, w, p->max_speed, F_MAX_SPEED, 1, 0, SANE_SPEED);
   if (targeted(e))
     ok &= effective_within(c, w, p->time_to_target, F_TIME_TO_TARGET, 1, 1e-3f, INFINITY);
-  if (e == E_WANDER) {
+  if (e == CROWDSTEER_WANDER) {
     ok &= effective_within(c, w, p->wander_radius, F_WANDER_RADIUS, 0, 0, SANE_SPEED);
     ok &= effective_within(c, w, p->wander_distance, F_WANDER_DISTANCE, 0, 0, SANE_SPEED);
     ok &= effective_within(c, w, p->jitter, F_JITTER, 0, 0, SANE_SPEED);

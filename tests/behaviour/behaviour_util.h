@@ -8,30 +8,16 @@
 #include <stdint.h>
 
 #include "../common/check.h"
+#include "../common/entries.h"
 
 enum { BH_MAX = 16 };
 
-/* The entry points, by their crowdsteer_behaviour values (the neighbour
- * behaviours have tests/neighbours), then the integrator. */
-typedef enum bh_entry {
-  BH_SEEK = CROWDSTEER_SEEK,
-  BH_FLEE = CROWDSTEER_FLEE,
-  BH_ARRIVE = CROWDSTEER_ARRIVE,
-  BH_LEAVE = CROWDSTEER_LEAVE,
-  BH_PURSUIT = CROWDSTEER_PURSUIT,
-  BH_EVADE = CROWDSTEER_EVADE,
-  BH_WANDER = CROWDSTEER_WANDER,
-  BH_INTEGRATE,
-  BH_ENTRY_COUNT
-} bh_entry;
-
-static inline const char *bh_entry_name(int e) {
-  return e == BH_INTEGRATE ? "integrate"
-                           : crowdsteer_behaviour_name((crowdsteer_behaviour)e);
-}
+/* The entry points are tests/common/entries.h's (SEEK .. WANDER by their
+ * crowdsteer_behaviour values, INTEGRATE, entry_name). */
+typedef int bh_entry;
 
 static inline int bh_has_target(bh_entry e) {
-  return e != BH_INTEGRATE &&
+  return e != INTEGRATE &&
          (crowdsteer_behaviour_inputs((crowdsteer_behaviour)e) & CROWDSTEER_INPUT_TARGET);
 }
 
@@ -97,28 +83,28 @@ static inline void bh_call_init(bh_call *c, bh_world *w, size_t count, int dims,
 
 static inline crowdsteer_status bh_run(bh_entry e, bh_call *c, size_t begin, size_t end) {
   switch (e) {
-  case BH_SEEK:
+  case SEEK:
     return crowdsteer_seek(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr, begin,
                            end);
-  case BH_FLEE:
+  case FLEE:
     return crowdsteer_flee(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr, begin,
                            end);
-  case BH_ARRIVE:
+  case ARRIVE:
     return crowdsteer_arrive(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr,
                              begin, end);
-  case BH_LEAVE:
+  case LEAVE:
     return crowdsteer_leave(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr,
                             begin, end);
-  case BH_PURSUIT:
+  case PURSUIT:
     return crowdsteer_pursuit(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr,
                               begin, end);
-  case BH_EVADE:
+  case EVADE:
     return crowdsteer_evade(c->agents_ptr, c->target_ptr, c->params_ptr, c->out_ptr,
                             begin, end);
-  case BH_WANDER:
+  case WANDER:
     return crowdsteer_wander(c->agents_ptr, c->wander_ptr, c->params_ptr, c->out_ptr,
                              begin, end);
-  case BH_INTEGRATE:
+  case INTEGRATE:
     return crowdsteer_integrate(c->agents_ptr, c->steering_ptr, c->params_ptr, begin,
                                 end);
   default: break;

@@ -13,12 +13,12 @@ static const crowdsteer_target_kind forms[3] = {
 static int outputs_finite(bh_entry e, const bh_world *w, size_t n, int dims) {
   for (size_t i = 0; i < n; i++)
     for (int k = 0; k < dims; k++) {
-      if (e == BH_INTEGRATE) {
+      if (e == INTEGRATE) {
         if (!bh_finite(w->p[k][i]) || !bh_finite(w->v[k][i])) return 0;
       } else if (!bh_finite(w->out[k][i])) {
         return 0;
       }
-      if (e == BH_WANDER && !bh_finite(w->w[k][i])) return 0;
+      if (e == WANDER && !bh_finite(w->w[k][i])) return 0;
     }
   return 1;
 }
@@ -29,8 +29,7 @@ static int outputs_finite(bh_entry e, const bh_world *w, size_t n, int dims) {
  * prediction on the agent; AGENTS targets are the agent itself. */
 static void test_on_target(void) {
   static const float vs[3][3] = {{0, 0, 0}, {0, 2, 0}, {3, 0, -4}};
-  static const bh_entry entries[6] = {BH_SEEK, BH_ARRIVE, BH_PURSUIT,
-                                      BH_FLEE, BH_LEAVE,  BH_EVADE};
+  static const bh_entry entries[6] = {SEEK, ARRIVE, PURSUIT, FLEE, LEAVE, EVADE};
   for (int dims = 2; dims <= 3; dims++)
     for (int f = 0; f < 3; f++)
       for (int e = 0; e < 6; e++) {
@@ -62,7 +61,7 @@ static void test_on_target(void) {
             double want = e < 3 ? -vs[i][k] / 0.5 : (h * 1.5 - vs[i][k]) / 0.5;
             CHECK_MSG(fabs(w.out[k][i] - want) <= bh_tol(want),
                       "%s on target %dD form %d v#%d axis %d: %.9g, expected %.9g",
-                      bh_entry_name(entries[e]), dims, f, i, k, w.out[k][i], want);
+                      entry_name(entries[e]), dims, f, i, k, w.out[k][i], want);
           }
         }
       }
@@ -71,7 +70,7 @@ static void test_on_target(void) {
 /* count 0, and empty ranges of a non-empty batch, need no arrays at all. */
 static void test_empty(void) {
   for (int dims = 2; dims <= 3; dims++)
-    for (int e = 0; e < BH_ENTRY_COUNT; e++)
+    for (int e = 0; e < ENTRY_COUNT; e++)
       for (int f = 0; f < (bh_has_target((bh_entry)e) ? 3 : 1); f++)
         for (int accumulate = 0; accumulate < 2; accumulate++) {
           static const size_t cases[][2] = {{0, 0}, {5, 0}, {5, 3}, {5, 5}};
@@ -93,7 +92,7 @@ static void test_empty(void) {
             CHECK_MSG(
                 bh_run((bh_entry)e, &c, at, at) == CROWDSTEER_OK,
                 "%s %dD form %d: empty range [%zu,%zu) of %zu agents with NULL arrays",
-                bh_entry_name(e), dims, f, at, at, cases[n][0]);
+                entry_name(e), dims, f, at, at, cases[n][0]);
           }
         }
 }
@@ -109,7 +108,7 @@ static void sweep_finite(const char *what, const float *table, int table_n,
                          const crowdsteer_params *param_sets, int param_n, size_t count) {
   rng r = {0x5EED0000u + (uint64_t)table_n};
   for (int dims = 2; dims <= 3; dims++)
-    for (int e = 0; e < BH_ENTRY_COUNT; e++)
+    for (int e = 0; e < ENTRY_COUNT; e++)
       for (int f = 0; f < (bh_has_target((bh_entry)e) ? 3 : 1); f++)
         for (int ps = -1; ps < param_n; ps++)
           for (int round = 0; round < 8; round++) {
@@ -140,7 +139,7 @@ static void sweep_finite(const char *what, const float *table, int table_n,
             CHECK_STATUS(bh_run((bh_entry)e, &c, 0, count), CROWDSTEER_OK);
             CHECK_MSG(outputs_finite((bh_entry)e, &w, count, dims),
                       "%s: %s %dD form %d params %d round %d gave NaN or inf", what,
-                      bh_entry_name(e), dims, f, ps, round);
+                      entry_name(e), dims, f, ps, round);
           }
 }
 
@@ -172,17 +171,17 @@ static void test_huge(void) {
     w.v[0][0] = w.v[1][0] = w.v[2][0] = 0;
     c.target.point[0] = -1e18f, c.target.point[1] = c.target.point[2] = 0;
     c.params.max_speed = 3;
-    CHECK_STATUS(bh_run(BH_SEEK, &c, 0, 1), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(SEEK, &c, 0, 1), CROWDSTEER_OK);
     CHECK_NEAR(w.out[0][0], -3, bh_tol(3));
     CHECK_NEAR(w.out[1][0], 0, 0);
-    CHECK_STATUS(bh_run(BH_FLEE, &c, 0, 1), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(FLEE, &c, 0, 1), CROWDSTEER_OK);
     CHECK_NEAR(w.out[0][0], 3, bh_tol(3));
     /* a pursuer 2e18 away moving at 1e18 along y: T = 2e18/(3+1e18) ~ 2,
      * prediction (-1e18, 2e18): d = (-2e18, 2e18), desired 3*(-1,1)/sqrt2 */
     c.target.point_velocity[0] = 0, c.target.point_velocity[1] = 1e18f;
     c.target.point_velocity[2] = 0;
     w.p[0][0] = 1e18f;
-    CHECK_STATUS(bh_run(BH_PURSUIT, &c, 0, 1), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(PURSUIT, &c, 0, 1), CROWDSTEER_OK);
     CHECK_NEAR(w.out[0][0], -3 / sqrt(2.0), 1e-5);
     CHECK_NEAR(w.out[1][0], 3 / sqrt(2.0), 1e-5);
   }
@@ -211,8 +210,7 @@ static void test_tiny(void) {
  * the agent where it is. */
 static void test_max_speed_zero(void) {
   static const float zeros[BH_MAX];
-  static const bh_entry entries[6] = {BH_SEEK, BH_ARRIVE, BH_PURSUIT,
-                                      BH_FLEE, BH_LEAVE,  BH_EVADE};
+  static const bh_entry entries[6] = {SEEK, ARRIVE, PURSUIT, FLEE, LEAVE, EVADE};
   for (int dims = 2; dims <= 3; dims++)
     for (int per_agent = 0; per_agent < 2; per_agent++)
       for (int f = 0; f < 3; f++)
@@ -245,7 +243,7 @@ static void test_max_speed_zero(void) {
               double want = -w.v[k][i];
               CHECK_MSG(fabs(w.out[k][i] - want) <= (per_agent ? 0 : 1e-30),
                         "%s max_speed 0 %dD form %d: out[%d][%d] = %.9g, expected %.9g",
-                        bh_entry_name(entries[e]), dims, f, k, i, w.out[k][i], want);
+                        entry_name(entries[e]), dims, f, k, i, w.out[k][i], want);
             }
         }
 
@@ -256,7 +254,7 @@ static void test_max_speed_zero(void) {
   bh_call_init(&c, &w, 3, 3, CROWDSTEER_TARGET_POINT);
   c.params.max_speed_per_agent = zeros;
   bh_world before = w;
-  CHECK_STATUS(bh_run(BH_INTEGRATE, &c, 0, 3), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(INTEGRATE, &c, 0, 3), CROWDSTEER_OK);
   for (int i = 0; i < 3; i++)
     for (int k = 0; k < 3; k++) {
       CHECK(w.v[k][i] == 0);
@@ -270,7 +268,7 @@ static void test_zero_divisor(void) {
   static const float zeros[BH_MAX];
   for (int dims = 2; dims <= 3; dims++)
     for (int f = 0; f < 3; f++)
-      for (int e = BH_PURSUIT; e <= BH_EVADE; e++) {
+      for (int e = PURSUIT; e <= EVADE; e++) {
         bh_world w;
         bh_world_fill(&w, 0.0f);
         bh_call c;
@@ -292,7 +290,7 @@ static void test_zero_divisor(void) {
           for (int k = 0; k < dims; k++)
             CHECK_MSG(w.out[k][i] == -w.v[k][i],
                       "%s max_speed 0, stationary target, %dD form %d agent %d: %.9g",
-                      bh_entry_name(e), dims, f, i, w.out[k][i]);
+                      entry_name(e), dims, f, i, w.out[k][i]);
       }
 }
 
@@ -322,13 +320,13 @@ static void test_pursuit_branches(void) {
     b = a;
     bh_call_init(&cb, &b, N, dims, CROWDSTEER_TARGET_ARRAYS);
     cb.params = ca.params;
-    CHECK_STATUS(bh_run(BH_PURSUIT, &ca, 0, N), CROWDSTEER_OK);
-    CHECK_STATUS(bh_run(BH_SEEK, &cb, 0, N), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(PURSUIT, &ca, 0, N), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(SEEK, &cb, 0, N), CROWDSTEER_OK);
     CHECK_MSG(memcmp(a.out, b.out, sizeof a.out) == 0,
               "%dD head-on pursuit != seek of tp", dims);
     /* evade of the same head-on pursuer flees its prediction tp + tv*T, which
      * is nearer the agent than tp: compare with flee of that point */
-    CHECK_STATUS(bh_run(BH_EVADE, &ca, 0, N), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(EVADE, &ca, 0, N), CROWDSTEER_OK);
     for (int i = 0; i < N; i++) {
       double dl = 0, tvl = 0;
       for (int k = 0; k < dims; k++) {
@@ -353,12 +351,12 @@ static void test_pursuit_branches(void) {
     for (int i = 0; i < N; i++)
       for (int k = 0; k < 3; k++)
         a.tv[k][i] = b.tv[k][i] = 0;
-    CHECK_STATUS(bh_run(BH_PURSUIT, &ca, 0, N), CROWDSTEER_OK);
-    CHECK_STATUS(bh_run(BH_SEEK, &cb, 0, N), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(PURSUIT, &ca, 0, N), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(SEEK, &cb, 0, N), CROWDSTEER_OK);
     CHECK_MSG(memcmp(a.out, b.out, sizeof a.out) == 0,
               "%dD pursuit of a stationary quarry != seek", dims);
-    CHECK_STATUS(bh_run(BH_EVADE, &ca, 0, N), CROWDSTEER_OK);
-    CHECK_STATUS(bh_run(BH_FLEE, &cb, 0, N), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(EVADE, &ca, 0, N), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(FLEE, &cb, 0, N), CROWDSTEER_OK);
     CHECK_MSG(memcmp(a.out, b.out, sizeof a.out) == 0,
               "%dD evade of a stationary pursuer != flee", dims);
   }
@@ -369,7 +367,7 @@ static void test_pursuit_branches(void) {
 static void test_nan_isolation(void) {
   const float nan = (float)NAN;
   for (int dims = 2; dims <= 3; dims++)
-    for (int e = 0; e < BH_ENTRY_COUNT; e++)
+    for (int e = 0; e < ENTRY_COUNT; e++)
       for (int f = 0; f < (bh_has_target((bh_entry)e) ? 3 : 1); f++)
         for (int where = 0; where < 3; where++) {
           enum { N = 16, SICK = 5 };
@@ -418,7 +416,7 @@ static void test_nan_isolation(void) {
           CHECK_MSG(leaked == 0,
                     "%s %dD form %d: NaN (kind %d) in agent %d leaked into %d "
                     "values of other agents",
-                    bh_entry_name(e), dims, f, where, SICK, leaked);
+                    entry_name(e), dims, f, where, SICK, leaked);
         }
 }
 
@@ -426,7 +424,7 @@ static void test_nan_isolation(void) {
  * it by exactly v' (dt 1). */
 static void test_count_one(void) {
   for (int dims = 2; dims <= 3; dims++)
-    for (int e = 0; e < BH_ENTRY_COUNT; e++)
+    for (int e = 0; e < ENTRY_COUNT; e++)
       for (int f = 0; f < (bh_has_target((bh_entry)e) ? 3 : 1); f++) {
         bh_world w;
         bh_world_fill(&w, 1.0f);
@@ -445,7 +443,7 @@ static void test_count_one(void) {
   bh_call_init(&c, &w, 1, 2, CROWDSTEER_TARGET_POINT);
   w.p[0][0] = 1, w.p[1][0] = 2, w.v[0][0] = 0, w.v[1][0] = 0;
   w.out[0][0] = 0.5f, w.out[1][0] = -0.25f;
-  CHECK_STATUS(bh_run(BH_INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
   CHECK(w.v[0][0] == 0.5f && w.v[1][0] == -0.25f);
   CHECK(w.p[0][0] == 1.5f && w.p[1][0] == 1.75f);
 }

@@ -18,101 +18,101 @@ typedef struct hand_case {
 static const hand_case cases[] = {
     /* d = (3,4), |d| = 5, desired = (0.6,0.8)*2 = (1.2,1.6); s = desired - v
      * = (1.2-1, 1.6-0) = (0.2, 1.6) */
-    {"seek 2D", BH_SEEK, 2, {0, 0}, {1, 0}, {3, 4}, {0}, {.max_speed = 2}, {0.2f, 1.6f}},
+    {"seek 2D", SEEK, 2, {0, 0}, {1, 0}, {3, 4}, {0}, {.max_speed = 2}, {0.2f, 1.6f}},
     /* d = (2,3,6), |d| = 7, desired = d/7*14 = (4,6,12); desired - v =
      * (3,5,11); / ttt 0.5 = (6,10,22) */
-    {"seek 3D ttt", BH_SEEK, 3, {1, 2, 3}, {1, 1, 1}, {3, 5, 9}, {0},
+    {"seek 3D ttt", SEEK, 3, {1, 2, 3}, {1, 1, 1}, {3, 5, 9}, {0},
      {.max_speed = 14, .time_to_target = 0.5f}, {6, 10, 22}},
     /* p - t = (3,4), |.| = 5, desired = (0.6,0.8)*10 = (6,8); s = (6, 8-1) */
-    {"flee 2D", BH_FLEE, 2, {3, 4}, {0, 1}, {0, 0}, {0}, {.max_speed = 10}, {6, 7}},
+    {"flee 2D", FLEE, 2, {3, 4}, {0, 1}, {0, 0}, {0}, {.max_speed = 10}, {6, 7}},
     /* same, on the panic radius (5 is not > 5): still flees */
-    {"flee 2D on panic radius", BH_FLEE, 2, {3, 4}, {0, 1}, {0, 0}, {0},
+    {"flee 2D on panic radius", FLEE, 2, {3, 4}, {0, 1}, {0, 0}, {0},
      {.max_speed = 10, .panic_radius = 5}, {6, 7}},
     /* |p - t| = 5 > panic 4.9: steering is zero (not -v) */
-    {"flee 2D beyond panic", BH_FLEE, 2, {3, 4}, {0, 1}, {0, 0}, {0},
+    {"flee 2D beyond panic", FLEE, 2, {3, 4}, {0, 1}, {0, 0}, {0},
      {.max_speed = 10, .panic_radius = 4.9f}, {0, 0}},
     /* p - t = (-2,-3,-6), |.| = 7 <= panic 7.5, desired = (-2,-3,-6)*7/7;
      * s = desired - (0,0,1) = (-2,-3,-7) */
-    {"flee 3D", BH_FLEE, 3, {0, 0, 0}, {0, 0, 1}, {2, 3, 6}, {0},
+    {"flee 3D", FLEE, 3, {0, 0, 0}, {0, 0, 1}, {2, 3, 6}, {0},
      {.max_speed = 7, .panic_radius = 7.5f}, {-2, -3, -7}},
     /* dist 10 >= slowing 5: desired = (0.6,0.8)*2 = (1.2,1.6), v = 0 */
-    {"arrive 2D outside slowing", BH_ARRIVE, 2, {0, 0}, {0, 0}, {6, 8}, {0},
+    {"arrive 2D outside slowing", ARRIVE, 2, {0, 0}, {0, 0}, {6, 8}, {0},
      {.max_speed = 2, .slowing_radius = 5}, {1.2f, 1.6f}},
     /* dist 10 < slowing 40: speed = 2*10/40 = 0.5, desired = (0.3,0.4);
      * s = (0.3-1, 0.4-1) = (-0.7,-0.6) */
-    {"arrive 2D ramp", BH_ARRIVE, 2, {0, 0}, {1, 1}, {6, 8}, {0},
+    {"arrive 2D ramp", ARRIVE, 2, {0, 0}, {1, 1}, {6, 8}, {0},
      {.max_speed = 2, .slowing_radius = 40}, {-0.7f, -0.6f}},
     /* dist 10 <= target_radius 10: desired = 0; s = -v / 0.25 = (-4,-8) */
-    {"arrive 2D brake", BH_ARRIVE, 2, {0, 0}, {1, 2}, {6, 8}, {0},
+    {"arrive 2D brake", ARRIVE, 2, {0, 0}, {1, 2}, {6, 8}, {0},
      {.max_speed = 2, .slowing_radius = 40, .target_radius = 10,
       .time_to_target = 0.25f},
      {-4, -8}},
     /* d = (2,3,6), dist 7 < slowing 14: speed = 4*7/14 = 2, desired =
      * (2,3,6)/7*2 = (4/7, 6/7, 12/7), v = 0 */
-    {"arrive 3D ramp", BH_ARRIVE, 3, {1, 1, 1}, {0, 0, 0}, {3, 4, 7}, {0},
+    {"arrive 3D ramp", ARRIVE, 3, {1, 1, 1}, {0, 0, 0}, {3, 4, 7}, {0},
      {.max_speed = 4, .slowing_radius = 14}, {4.f / 7, 6.f / 7, 12.f / 7}},
     /* d = p - t = (3,4), dist 5 < escape 6: speed = 2, desired = (1.2,1.6);
      * s = (0.2, 1.6) */
-    {"leave 2D escape", BH_LEAVE, 2, {3, 4}, {1, 0}, {0, 0}, {0},
+    {"leave 2D escape", LEAVE, 2, {3, 4}, {1, 0}, {0, 0}, {0},
      {.max_speed = 2, .danger_radius = 20, .escape_radius = 6}, {0.2f, 1.6f}},
     /* dist 5 between escape 1 and danger 20: speed = 2 - 2*5/20 = 1.5,
      * desired = (0.9,1.2), v = 0 */
-    {"leave 2D ramp", BH_LEAVE, 2, {3, 4}, {0, 0}, {0, 0}, {0},
+    {"leave 2D ramp", LEAVE, 2, {3, 4}, {0, 0}, {0, 0}, {0},
      {.max_speed = 2, .danger_radius = 20, .escape_radius = 1}, {0.9f, 1.2f}},
     /* dist 5 > danger 4: zero steering */
-    {"leave 2D beyond danger", BH_LEAVE, 2, {3, 4}, {1, 0}, {0, 0}, {0},
+    {"leave 2D beyond danger", LEAVE, 2, {3, 4}, {1, 0}, {0, 0}, {0},
      {.max_speed = 2, .danger_radius = 4}, {0, 0}},
     /* danger_radius 0 (default): leave never steers */
-    {"leave 2D no danger radius", BH_LEAVE, 2, {3, 4}, {1, 0}, {0, 0}, {0},
+    {"leave 2D no danger radius", LEAVE, 2, {3, 4}, {1, 0}, {0, 0}, {0},
      {.max_speed = 2}, {0, 0}},
     /* d = (2,3,6), dist 7, danger 14: speed = 4 - 4*7/14 = 2, desired =
      * (4/7, 6/7, 12/7); s = desired - (0,0,1) = (4/7, 6/7, 5/7) */
-    {"leave 3D ramp", BH_LEAVE, 3, {2, 3, 6}, {0, 0, 1}, {0, 0, 0}, {0},
+    {"leave 3D ramp", LEAVE, 3, {2, 3, 6}, {0, 0, 1}, {0, 0, 0}, {0},
      {.max_speed = 4, .danger_radius = 14}, {4.f / 7, 6.f / 7, 5.f / 7}},
     /* d = (4,0) is not ahead of heading (0,1) (dot 0): T = 4/(1+3) = 1,
      * predicted (4,3), desired (0.8,0.6); s = (0.8, 0.6-1) */
-    {"pursuit 2D", BH_PURSUIT, 2, {0, 0}, {0, 1}, {4, 0}, {0, 3}, {.max_speed = 1},
+    {"pursuit 2D", PURSUIT, 2, {0, 0}, {0, 1}, {4, 0}, {0, 3}, {.max_speed = 1},
      {0.8f, -0.4f}},
     /* T = 4/(1+6) = 0.571 capped at max_prediction 0.5: predicted (4,3),
      * desired (0.8,0.6), v = 0 (uncapped would aim at (4, 3.43)) */
-    {"pursuit 2D max_prediction", BH_PURSUIT, 2, {0, 0}, {0, 0}, {4, 0}, {0, 6},
+    {"pursuit 2D max_prediction", PURSUIT, 2, {0, 0}, {0, 0}, {4, 0}, {0, 6},
      {.max_speed = 1, .max_prediction = 0.5f}, {0.8f, 0.6f}},
     /* quarry ahead (d = (10,0), heading (1,0)), heading(tv) = (-2,0.6)/2.088
      * has x = -0.958 < -0.95: head-on, seek tp: desired (2,0); s = (1,0).
      * (The prediction would have aimed 1.47 off the axis.) */
-    {"pursuit 2D head-on", BH_PURSUIT, 2, {0, 0}, {1, 0}, {10, 0}, {-2, 0.6f},
+    {"pursuit 2D head-on", PURSUIT, 2, {0, 0}, {1, 0}, {10, 0}, {-2, 0.6f},
      {.max_speed = 2}, {1, 0}},
     /* tv = (-2,0.7): |tv| = 2.118962, heading x = -0.94386 >= -0.95, so no
      * shortcut: T = 10/(2+2.118962) = 2.427796, predicted = (10-2T, 0.7T) =
      * (5.144408, 1.699457), |.| = 5.417869, desired = 2*pred/|pred| =
      * (1.899059, 0.627355); s = (0.899059, 0.627355) */
-    {"pursuit 2D nearly head-on", BH_PURSUIT, 2, {0, 0}, {1, 0}, {10, 0},
+    {"pursuit 2D nearly head-on", PURSUIT, 2, {0, 0}, {1, 0}, {10, 0},
      {-2, 0.7f}, {.max_speed = 2}, {0.8990592f, 0.6273550f}},
     /* quarry behind (d = (-10,0), heading (1,0)) and moving against v: no
      * shortcut. |tv| = 3.014963, T = 10/(1+3.014963) = 2.490683, predicted =
      * (-10-3T, 0.3T) = (-17.472050, 0.747205), desired = normalized =
      * (-0.999087, 0.042727); s = (-1.999087, 0.042727) */
-    {"pursuit 2D quarry behind", BH_PURSUIT, 2, {0, 0}, {1, 0}, {-10, 0},
+    {"pursuit 2D quarry behind", PURSUIT, 2, {0, 0}, {1, 0}, {-10, 0},
      {-3, 0.3f}, {.max_speed = 1}, {-1.9990868f, 0.0427267f}},
     /* v = 0: heading +x, d = (4,0,0) ahead, heading(tv) = +z (dot 0): T =
      * 4/(1+3) = 1, predicted (4,0,3), desired (0.8,0,0.6) */
-    {"pursuit 3D", BH_PURSUIT, 3, {0, 0, 0}, {0, 0, 0}, {4, 0, 0}, {0, 0, 3},
+    {"pursuit 3D", PURSUIT, 3, {0, 0, 0}, {0, 0, 0}, {4, 0, 0}, {0, 0, 3},
      {.max_speed = 1}, {0.8f, 0, 0.6f}},
     /* T = 4/(1+3) = 1, threat at (4,3), flee (-0.8,-0.6)*1; s = desired -
      * (0.5,0) = (-1.3,-0.6) */
-    {"evade 2D", BH_EVADE, 2, {0, 0}, {0.5f, 0}, {4, 0}, {0, 3}, {.max_speed = 1},
+    {"evade 2D", EVADE, 2, {0, 0}, {0.5f, 0}, {4, 0}, {0, 3}, {.max_speed = 1},
      {-1.3f, -0.6f}},
     /* the pursuer itself is 4 away (inside panic 4.9), but its predicted
      * position (4,3) is 5 away: no steering */
-    {"evade 2D beyond panic", BH_EVADE, 2, {0, 0}, {0.5f, 0}, {4, 0}, {0, 3},
+    {"evade 2D beyond panic", EVADE, 2, {0, 0}, {0.5f, 0}, {4, 0}, {0, 3},
      {.max_speed = 1, .panic_radius = 4.9f}, {0, 0}},
     /* head-on pursuer: evade has no shortcut. T = 10/(3+2) = 2, threat (6,0),
      * desired (-3,0); s = (-3-1, 0) = (-4,0) (seeking would give (2,0)) */
-    {"evade 2D head-on", BH_EVADE, 2, {0, 0}, {1, 0}, {10, 0}, {-2, 0},
+    {"evade 2D head-on", EVADE, 2, {0, 0}, {1, 0}, {10, 0}, {-2, 0},
      {.max_speed = 3}, {-4, 0}},
     /* d = (0,4,0), T = 4/(1+3) = 1, threat (0,4,3), desired (0,-0.8,-0.6);
      * s = desired / ttt 2 = (0,-0.4,-0.3) */
-    {"evade 3D ttt", BH_EVADE, 3, {0, 0, 0}, {0, 0, 0}, {0, 4, 0}, {0, 0, 3},
+    {"evade 3D ttt", EVADE, 3, {0, 0, 0}, {0, 0, 0}, {0, 4, 0}, {0, 0, 3},
      {.max_speed = 1, .time_to_target = 2}, {0, -0.4f, -0.3f}},
 };
 // clang-format on
@@ -318,14 +318,14 @@ static void test_accumulate(void) {
     w.out[0][i] = 1, w.out[1][i] = 2;
   c.out.mode = CROWDSTEER_ACCUMULATE;
   c.out.weight = 0.5f;
-  CHECK_STATUS(bh_run(BH_SEEK, &c, 0, 4), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(SEEK, &c, 0, 4), CROWDSTEER_OK);
   /* (1,2) + 0.5*(0.2,1.6) = (1.1, 2.8) */
   for (int i = 0; i < 4; i++) {
     CHECK_NEAR(w.out[0][i], 1.1, bh_tol(1.1));
     CHECK_NEAR(w.out[1][i], 2.8, bh_tol(2.8));
   }
   c.out.weight = 0; /* means 1: (1.1,2.8) + (0.2,1.6) = (1.3, 4.4) */
-  CHECK_STATUS(bh_run(BH_SEEK, &c, 0, 4), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(SEEK, &c, 0, 4), CROWDSTEER_OK);
   for (int i = 0; i < 4; i++) {
     CHECK_NEAR(w.out[0][i], 1.3, bh_tol(1.3));
     CHECK_NEAR(w.out[1][i], 4.4, bh_tol(4.4));
@@ -335,7 +335,7 @@ static void test_accumulate(void) {
   static const float wt[4] = {-2, 0, 1, 10};
   c.out.weight = 0.5f;
   c.out.weight_per_agent = wt;
-  CHECK_STATUS(bh_run(BH_SEEK, &c, 0, 4), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(SEEK, &c, 0, 4), CROWDSTEER_OK);
   static const float want[4][2] = {
       {0.9f, 1.2f}, {1.3f, 4.4f}, {1.5f, 6.0f}, {3.3f, 20.4f}};
   for (int i = 0; i < 4; i++)
@@ -352,7 +352,7 @@ static void test_accumulate(void) {
   c.params.max_speed = 7;
   c.out.mode = CROWDSTEER_ACCUMULATE;
   c.out.weight = -1;
-  CHECK_STATUS(bh_run(BH_FLEE, &c, 0, 1), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(FLEE, &c, 0, 1), CROWDSTEER_OK);
   CHECK_NEAR(w.out[0][0], 3, bh_tol(3));
   CHECK_NEAR(w.out[1][0], 4, bh_tol(4));
   CHECK_NEAR(w.out[2][0], 8, bh_tol(8));
@@ -371,61 +371,62 @@ static void test_defaults(void) {
   spelled.time_to_target = 1;
   spelled.panic_radius = inf;
   spelled.max_prediction = inf;
-  for (int e = 0; e < BH_ENTRY_COUNT; e++) {
+  for (int e = 0; e < ENTRY_COUNT; e++) {
     for (int dims = 2; dims <= 3; dims++) {
       bh_world w[3];
       float got[3][3];
-      for (int variant = 0; variant < 3; variant++) {
-        bh_world_fill(&w[variant], 0.0f);
+      for (int spelling = 0; spelling < 3; spelling++) {
+        bh_world_fill(&w[spelling], 0.0f);
         bh_call c;
-        bh_call_init(&c, &w[variant], 1, dims, CROWDSTEER_TARGET_POINT);
+        bh_call_init(&c, &w[spelling], 1, dims, CROWDSTEER_TARGET_POINT);
         /* far from the target, so panic_radius and max_prediction matter */
         c.target.point[0] = 3000, c.target.point[1] = 4000, c.target.point[2] = 0;
         c.target.point_velocity[0] = 0, c.target.point_velocity[1] = 0.5f;
         c.target.point_velocity[2] = 0;
-        float *p[3] = {w[variant].p[0], w[variant].p[1], w[variant].p[2]};
-        float *v[3] = {w[variant].v[0], w[variant].v[1], w[variant].v[2]};
+        float *p[3] = {w[spelling].p[0], w[spelling].p[1], w[spelling].p[2]};
+        float *v[3] = {w[spelling].v[0], w[spelling].v[1], w[spelling].v[2]};
         p[0][0] = 0, p[1][0] = 0, p[2][0] = 0;
         v[0][0] = 0.5f, v[1][0] = 0, v[2][0] = 0;
-        w[variant].w[0][0] = 0, w[variant].w[1][0] = 1, w[variant].w[2][0] = 0;
-        w[variant].out[0][0] = 0, w[variant].out[1][0] = 0.5f, w[variant].out[2][0] = 0;
-        if (variant == 0) c.params_ptr = NULL;
-        if (variant == 2) c.params = spelled;
+        w[spelling].w[0][0] = 0, w[spelling].w[1][0] = 1, w[spelling].w[2][0] = 0;
+        w[spelling].out[0][0] = 0, w[spelling].out[1][0] = 0.5f,
+        w[spelling].out[2][0] = 0;
+        if (spelling == 0) c.params_ptr = NULL;
+        if (spelling == 2) c.params = spelled;
         CHECK_STATUS(bh_run((bh_entry)e, &c, 0, 1), CROWDSTEER_OK);
         for (int k = 0; k < 3; k++)
-          got[variant][k] = e == BH_INTEGRATE
-                                ? (k < 2 ? w[variant].v[k][0] : w[variant].p[0][0])
-                                : w[variant].out[k][0];
+          got[spelling][k] = e == INTEGRATE
+                                 ? (k < 2 ? w[spelling].v[k][0] : w[spelling].p[0][0])
+                                 : w[spelling].out[k][0];
       }
-      for (int variant = 1; variant < 3; variant++)
-        CHECK_MSG(memcmp(&w[0], &w[variant], sizeof w[0]) == 0,
-                  "%s %dD: params variant %d differs from params == NULL",
-                  bh_entry_name(e), dims, variant);
+      for (int spelling = 1; spelling < 3; spelling++)
+        CHECK_MSG(memcmp(&w[0], &w[spelling], sizeof w[0]) == 0,
+                  "%s %dD: params variant %d differs from params == NULL", entry_name(e),
+                  dims, spelling);
       /* d = (3000,4000), |d| = 5000, v = (0.5,0), max_speed 1: */
       double want[2] = {0, 0};
       switch (e) {
-      case BH_SEEK:
-      case BH_ARRIVE: /* desired (0.6,0.8); s = (0.1, 0.8) */
+      case SEEK:
+      case ARRIVE: /* desired (0.6,0.8); s = (0.1, 0.8) */
         want[0] = 0.1, want[1] = 0.8;
         break;
-      case BH_FLEE: /* panic +inf: desired (-0.6,-0.8), s = (-1.1,-0.8) */
+      case FLEE: /* panic +inf: desired (-0.6,-0.8), s = (-1.1,-0.8) */
         want[0] = -1.1, want[1] = -0.8;
         break;
-      case BH_LEAVE: /* danger_radius 0: never steers */ break;
-      case BH_PURSUIT: { /* T = 5000/(1+0.5) uncapped; aim (3000, 4000+T/2) */
+      case LEAVE: /* danger_radius 0: never steers */ break;
+      case PURSUIT: { /* T = 5000/(1+0.5) uncapped; aim (3000, 4000+T/2) */
         double T = 5000.0 / 1.5, ax = 3000, ay = 4000 + 0.5 * T,
                l = sqrt(ax * ax + ay * ay);
         want[0] = ax / l - 0.5, want[1] = ay / l;
         break;
       }
-      case BH_EVADE: {
+      case EVADE: {
         double T = 5000.0 / 1.5, ax = 3000, ay = 4000 + 0.5 * T,
                l = sqrt(ax * ax + ay * ay);
         want[0] = -ax / l - 0.5, want[1] = -ay / l;
         break;
       }
-      case BH_WANDER: /* radius 0, distance 0: s = 0 */ break;
-      case BH_INTEGRATE: /* v' = truncate((0.5,0)+(0,0.5), 1) = (0.5,0.5); p' = p + v' */
+      case WANDER: /* radius 0, distance 0: s = 0 */ break;
+      case INTEGRATE: /* v' = truncate((0.5,0)+(0,0.5), 1) = (0.5,0.5); p' = p + v' */
         want[0] = 0.5, want[1] = 0.5;
         CHECK_NEAR(got[0][2], 0.5, bh_tol(0.5));
         break;
@@ -433,8 +434,8 @@ static void test_defaults(void) {
       }
       for (int k = 0; k < 2; k++)
         CHECK_MSG(fabs(got[0][k] - want[k]) <= 2e-6,
-                  "%s %dD defaults: [%d] = %.9g, expected %.9g", bh_entry_name(e), dims,
-                  k, got[0][k], want[k]);
+                  "%s %dD defaults: [%d] = %.9g, expected %.9g", entry_name(e), dims, k,
+                  got[0][k], want[k]);
     }
   }
 }
@@ -454,7 +455,7 @@ static void test_integrator(void) {
   w.out[0][0] = 0, w.out[1][0] = 20;
   c.params.max_force = 8, c.params.mass = 1, c.params.dt = 0.5f,
   c.params.max_speed = 2.5f;
-  CHECK_STATUS(bh_run(BH_INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
   CHECK_NEAR(w.v[0][0], 1.5, bh_tol(1.5));
   CHECK_NEAR(w.v[1][0], 2, bh_tol(2));
   CHECK_NEAR(w.p[0][0], 1.75, bh_tol(1.75));
@@ -465,7 +466,7 @@ static void test_integrator(void) {
    * dt 1: (3,0)+(0,4) = (3,4), max_speed 10 (no truncation); p' = (4,5) */
   w.p[0][0] = 1, w.p[1][0] = 1, w.v[0][0] = 3, w.v[1][0] = 0;
   c.params.mass = 2, c.params.dt = 1, c.params.max_speed = 10;
-  CHECK_STATUS(bh_run(BH_INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
   CHECK_NEAR(w.v[0][0], 3, bh_tol(3));
   CHECK_NEAR(w.v[1][0], 4, bh_tol(4));
   CHECK_NEAR(w.p[0][0], 4, bh_tol(4));
@@ -480,7 +481,7 @@ static void test_integrator(void) {
   w.out[0][0] = 2, w.out[1][0] = 3, w.out[2][0] = 6;
   c.params.max_force = 7, c.params.mass = 0.5f, c.params.dt = 0.25f,
   c.params.max_speed = 7;
-  CHECK_STATUS(bh_run(BH_INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
   static const float wv[3] = {1, 1.5f, 3}, wp[3] = {1.25f, 2.375f, 3.75f};
   for (int k = 0; k < 3; k++) {
     CHECK_NEAR(w.v[k][0], wv[k], bh_tol(wv[k]));
@@ -507,7 +508,7 @@ static void test_integrator(void) {
   c.params.mass_per_agent = mass;
   c.params.max_speed_per_agent = ms;
   c.params.max_force = 0.01f, c.params.mass = 50, c.params.max_speed = 0.01f; /* decoys */
-  CHECK_STATUS(bh_run(BH_INTEGRATE, &c, 0, 4), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(INTEGRATE, &c, 0, 4), CROWDSTEER_OK);
   static const float want_v[4][3] = {
       {2, 3, 6}, {0.5f, 0.75f, 1.5f}, {0, 0, 0}, {0, 0, 0}};
   for (int i = 0; i < 4; i++)
@@ -521,7 +522,7 @@ static void test_integrator(void) {
   w.p[0][0] = 5, w.p[1][0] = 5, w.v[0][0] = 1, w.v[1][0] = 0,
   w.out[0][0] = w.out[1][0] = 0;
   c.params.max_speed = 10;
-  CHECK_STATUS(bh_run(BH_INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(INTEGRATE, &c, 0, 1), CROWDSTEER_OK);
   CHECK_NEAR(w.p[0][0], 6, bh_tol(6));
   CHECK_NEAR(w.p[1][0], 5, bh_tol(5));
 }
@@ -558,7 +559,7 @@ static void test_wander(void) {
   w.v[0][0] = 0, w.v[1][0] = 2, w.w[0][0] = 1, w.w[1][0] = 0;
   c.params.wander_distance = 3, c.params.wander_radius = 0.5f;
   c.wander.seed = 7, c.wander.tick = 3;
-  CHECK_STATUS(bh_run(BH_WANDER, &c, 0, 1), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(WANDER, &c, 0, 1), CROWDSTEER_OK);
   CHECK_NEAR(w.out[0][0], 0.5, bh_tol(0.5));
   CHECK_NEAR(w.out[1][0], 3, bh_tol(3));
   CHECK(w.w[0][0] == 1 && w.w[1][0] == 0);
@@ -569,7 +570,7 @@ static void test_wander(void) {
   w.v[0][0] = 0, w.v[1][0] = 0, w.v[2][0] = -5;
   w.w[0][0] = 0, w.w[1][0] = 1, w.w[2][0] = 0;
   c.params.wander_distance = 2, c.params.wander_radius = 1;
-  CHECK_STATUS(bh_run(BH_WANDER, &c, 0, 1), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(WANDER, &c, 0, 1), CROWDSTEER_OK);
   CHECK_NEAR(w.out[0][0], 0, 1e-7);
   CHECK_NEAR(w.out[1][0], 1, bh_tol(1));
   CHECK_NEAR(w.out[2][0], -2, bh_tol(2));
@@ -581,7 +582,7 @@ static void test_wander(void) {
   for (int i = 0; i < 2; i++)
     w.w[0][i] = w.w[1][i] = 0;
   c.params.wander_distance = 2, c.params.wander_radius = 1;
-  CHECK_STATUS(bh_run(BH_WANDER, &c, 0, 2), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(WANDER, &c, 0, 2), CROWDSTEER_OK);
   CHECK_NEAR(w.w[0][0], 0.6, bh_tol(0.6));
   CHECK_NEAR(w.w[1][0], 0.8, bh_tol(0.8));
   CHECK_NEAR(w.out[0][0], 1.8, bh_tol(1.8));
@@ -613,7 +614,7 @@ static void test_wander(void) {
         want_w[i][k] = wv[k];
     }
     bh_world before = w;
-    CHECK_STATUS(bh_run(BH_WANDER, &c, 3, 8), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(WANDER, &c, 3, 8), CROWDSTEER_OK);
     for (int i = 0; i < 10; i++)
       for (int k = 0; k < dims; k++) {
         if (i < 3 || i >= 8) {
@@ -641,7 +642,7 @@ static void test_per_agent_timing(void) {
   c.params.time_to_target = 3; /* replaced by the array */
   static const float ttt[4] = {1, 2, 0.5f, INFINITY};
   c.params.time_to_target_per_agent = ttt;
-  CHECK_STATUS(bh_run(BH_SEEK, &c, 0, 4), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(SEEK, &c, 0, 4), CROWDSTEER_OK);
   static const float want[4][2] = {{0.2f, 1.6f}, {0.1f, 0.8f}, {0.4f, 3.2f}, {0, 0}};
   for (int i = 0; i < 4; i++)
     for (int k = 0; k < 2; k++)
@@ -656,7 +657,7 @@ static void test_per_agent_timing(void) {
     w.p[0][i] = w.p[1][i] = w.v[0][i] = w.v[1][i] = 0;
   static const float prediction[4] = {0, 2, INFINITY, 5};
   c.params.max_prediction_per_agent = prediction;
-  CHECK_STATUS(bh_run(BH_PURSUIT, &c, 0, 4), CROWDSTEER_OK);
+  CHECK_STATUS(bh_run(PURSUIT, &c, 0, 4), CROWDSTEER_OK);
   static const double aim_y[4] = {0, 2, 5, 5};
   for (int i = 0; i < 4; i++) {
     double l = sqrt(100.0 + aim_y[i] * aim_y[i]);
@@ -677,7 +678,7 @@ static void test_per_agent_timing(void) {
     } else {
       c.params.jitter = jitter[j];
     }
-    CHECK_STATUS(bh_run(BH_WANDER, &c, 0, 4), CROWDSTEER_OK);
+    CHECK_STATUS(bh_run(WANDER, &c, 0, 4), CROWDSTEER_OK);
     static float by_array[2][4];
     for (int k = 0; k < 2; k++)
       if (j == 0)

@@ -40,7 +40,7 @@ static void arrive_run(const char *name, int dims, const float start[3],
   double prev = dist_to(&w, 0, target, dims);
   int grew = 0, overshoot = 0, nan = 0;
   for (int n = 0; n < steps; n++) {
-    step(BH_ARRIVE, &c, &c.params, 1);
+    step(ARRIVE, &c, &c.params, 1);
     double d = dist_to(&w, 0, target, dims);
     if (d > prev) grew++;
     prev = d;
@@ -94,7 +94,7 @@ static void test_arrive(void) {
   c.params.target_radius = 0.5f;
   w.p[0][0] = w.p[1][0] = w.v[0][0] = w.v[1][0] = 0;
   for (int n = 0; n < 20; n++) {
-    step(BH_ARRIVE, &c, &c.params, 1);
+    step(ARRIVE, &c, &c.params, 1);
     CHECK(w.p[0][0] <= 10.25f);
   }
   CHECK(w.p[0][0] == 10 && w.p[1][0] == 0);
@@ -105,7 +105,7 @@ static void test_arrive(void) {
 static void test_flee_leave(void) {
   for (int dims = 2; dims <= 3; dims++) {
     for (int which = 0; which < 2; which++) {
-      bh_entry e = which ? BH_LEAVE : BH_FLEE;
+      bh_entry e = which ? LEAVE : FLEE;
       bh_world w;
       bh_world_fill(&w, 0.0f);
       bh_call c;
@@ -142,11 +142,11 @@ static void test_flee_leave(void) {
           prev[i] = d;
         }
       }
-      CHECK_MSG(shrank == 0, "%s %dD: distance did not grow %d times", bh_entry_name(e),
+      CHECK_MSG(shrank == 0, "%s %dD: distance did not grow %d times", entry_name(e),
                 dims, shrank);
       for (int i = 0; i < N; i++)
-        CHECK_MSG(prev[i] > 3.5, "%s %dD agent %d only reached %g", bh_entry_name(e),
-                  dims, i, prev[i]);
+        CHECK_MSG(prev[i] > 3.5, "%s %dD agent %d only reached %g", entry_name(e), dims,
+                  i, prev[i]);
     }
   }
 
@@ -170,7 +170,7 @@ static void test_flee_leave(void) {
     for (int n = 0; n < 200; n++) {
       int beyond = dist_to(&w, 0, origin, dims) > 5;
       float v_before[3] = {w.v[0][0], w.v[1][0], w.v[2][0]};
-      CHECK_STATUS(bh_run(BH_LEAVE, &c, 0, 1), CROWDSTEER_OK);
+      CHECK_STATUS(bh_run(LEAVE, &c, 0, 1), CROWDSTEER_OK);
       if (beyond) {
         outside_steps++;
         for (int k = 0; k < dims; k++)
@@ -223,8 +223,8 @@ static void test_pursuit_beats_seek(void) {
   const float q3[3] = {0, 15, -10}, qv3[3] = {0.48f, 0, 0.64f};
   for (int dims = 2; dims <= 3; dims++) {
     const float *q = dims == 2 ? q2 : q3, *qv = dims == 2 ? qv2 : qv3;
-    int pursuit = chase_steps(BH_PURSUIT, dims, q, qv);
-    int seek = chase_steps(BH_SEEK, dims, q, qv);
+    int pursuit = chase_steps(PURSUIT, dims, q, qv);
+    int seek = chase_steps(SEEK, dims, q, qv);
     CHECK_MSG(pursuit > 0, "pursuit %dD never caught the quarry", dims);
     /* seek ends up in a tail chase at 1 vs 0.8; pursuit heads it off */
     CHECK_MSG(pursuit > 0 && (seek < 0 || pursuit + 5 < seek),
@@ -257,7 +257,7 @@ static void test_evade_prediction(void) {
     c.params.max_speed_per_agent = ms;
     for (int capped = 0; capped < 2; capped++) {
       c.params.max_prediction = capped ? 0.75f : 0; /* 0 = no cap */
-      CHECK_STATUS(bh_run(BH_EVADE, &c, 0, N), CROWDSTEER_OK);
+      CHECK_STATUS(bh_run(EVADE, &c, 0, N), CROWDSTEER_OK);
       for (int i = 0; i < N; i++) {
         double d[3] = {0, 0, 0}, dl = 0, tvl = 0;
         for (int k = 0; k < dims; k++) {
@@ -311,8 +311,8 @@ static double closest_approach(bh_entry e, int dims) {
 
 static void test_evade_beats_flee(void) {
   for (int dims = 2; dims <= 3; dims++) {
-    double evade = closest_approach(BH_EVADE, dims);
-    double flee = closest_approach(BH_FLEE, dims);
+    double evade = closest_approach(EVADE, dims);
+    double flee = closest_approach(FLEE, dims);
     /* Flee runs ahead along the pursuer's path and is run down; evade sees
      * where the pursuer will be and steps aside (about 2.7 vs 1.4 in 2D). */
     CHECK_MSG(evade > flee + 0.5, "%dD: closest approach evade %g, flee %g", dims, evade,
@@ -344,7 +344,7 @@ static int wander_run(bh_world *w, int dims, uint32_t seed, int steps) {
   int ok = 1;
   for (int n = 0; n < steps; n++) {
     c.wander.tick = (uint32_t)n;
-    step(BH_WANDER, &c, &c.params, N);
+    step(WANDER, &c, &c.params, N);
     for (int i = 0; i < N; i++) {
       double s = speed_of(w, (size_t)i, dims);
       if (!(s <= ms[i] * (1 + 1e-6))) ok = 0;

@@ -66,7 +66,7 @@ typedef enum mut_id {
   M_MODE
 } mut_id;
 
-#define EB(x) (1u << BH_##x)
+#define EB(x) (1u << (x))
 #define ALL 0xFFu
 #define TGT (EB(SEEK) | EB(FLEE) | EB(ARRIVE) | EB(LEAVE) | EB(PURSUIT) | EB(EVADE))
 #define BEH (TGT | EB(WANDER))
@@ -383,7 +383,7 @@ static void run_rows(const mutation *rows, size_t n) {
   for (size_t r = 0; r < n; r++)
     for (int dims = 2; dims <= 3; dims++) {
       if (rows[r].dims_only && rows[r].dims_only != dims) continue;
-      for (int e = 0; e < BH_ENTRY_COUNT; e++) {
+      for (int e = 0; e < ENTRY_COUNT; e++) {
         if (!(rows[r].entries & (1u << e))) continue;
         static bh_world w, before;
         bh_call c;
@@ -393,15 +393,15 @@ static void run_rows(const mutation *rows, size_t n) {
         before = w;
         crowdsteer_status got = bh_run((bh_entry)e, &c, begin, end);
         CHECK_MSG(got == rows[r].want, "%s %dD, %s: got %d (%s), expected %d (%s)",
-                  bh_entry_name(e), dims, rows[r].name, (int)got,
+                  entry_name(e), dims, rows[r].name, (int)got,
                   crowdsteer_status_string(got), (int)rows[r].want,
                   crowdsteer_status_string(rows[r].want));
         int changed = memcmp(&w, &before, sizeof w) != 0;
         if (rows[r].want != CROWDSTEER_OK)
           CHECK_MSG(!changed, "%s %dD, %s: rejected call wrote to an array",
-                    bh_entry_name(e), dims, rows[r].name);
+                    entry_name(e), dims, rows[r].name);
         else
-          CHECK_MSG(changed, "%s %dD, %s: accepted call wrote nothing", bh_entry_name(e),
+          CHECK_MSG(changed, "%s %dD, %s: accepted call wrote nothing", entry_name(e),
                     dims, rows[r].name);
       }
     }
@@ -410,7 +410,7 @@ static void run_rows(const mutation *rows, size_t n) {
 /* An AGENT target's index is checked once per call, and only when the
  * range is not empty (nothing reads it otherwise). */
 static void test_agent_target_empty_range(void) {
-  for (int e = 0; e < BH_ENTRY_COUNT; e++) {
+  for (int e = 0; e < ENTRY_COUNT; e++) {
     if (!bh_has_target((bh_entry)e)) continue;
     bh_world w;
     bh_call c;
@@ -424,7 +424,7 @@ static void test_agent_target_empty_range(void) {
 
 /* The structs themselves are needed even for an empty range. */
 static void test_null_structs_empty_range(void) {
-  for (int e = 0; e < BH_ENTRY_COUNT; e++) {
+  for (int e = 0; e < ENTRY_COUNT; e++) {
     for (int which = 0; which < 5; which++) {
       bh_world w;
       bh_call c;
@@ -438,11 +438,11 @@ static void test_null_structs_empty_range(void) {
       default: c.steering_ptr = NULL, what = "steering"; break;
       }
       int needed = which == 0 || (which == 1 && bh_has_target((bh_entry)e)) ||
-                   (which == 2 && e != BH_INTEGRATE) || (which == 3 && e == BH_WANDER) ||
-                   (which == 4 && e == BH_INTEGRATE);
+                   (which == 2 && e != INTEGRATE) || (which == 3 && e == WANDER) ||
+                   (which == 4 && e == INTEGRATE);
       crowdsteer_status got = bh_run((bh_entry)e, &c, 4, 4);
       CHECK_MSG(got == (needed ? CROWDSTEER_ERROR_NULL_POINTER : CROWDSTEER_OK),
-                "%s: %s NULL on an empty range returned %d", bh_entry_name(e), what,
+                "%s: %s NULL on an empty range returned %d", entry_name(e), what,
                 (int)got);
     }
   }
