@@ -417,7 +417,8 @@ static crowdsteer_status run_here(const cs_backend *backend,
   CS_CHECK(cs_prepare_behaviour(&job.in, c->behaviour, agents, c->target, c->wander,
                                 c->params, begin, end, NULL, 0));
   CS_CHECK(cs_prepare_output(&job.policy, job.in.dims, out, begin, end));
-  if (begin < end) backend->run(backend->behaviour[c->behaviour], &job, begin, end);
+  if (begin < end)
+    backend->run(backend->behaviour[c->behaviour][job.in.dims - 2], &job, begin, end);
   return CROWDSTEER_OK;
 }
 

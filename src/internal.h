@@ -182,12 +182,12 @@ typedef struct cs_integrator {
 typedef void (*cs_kernel)(const cs_job *job, size_t begin, size_t end);
 typedef void (*cs_integrator_kernel)(const cs_integrator *job, size_t begin, size_t end);
 
-/* One backend: a kernel per behaviour, indexed by crowdsteer_behaviour
- * (NULL for the neighbour behaviours), and the integrator; each kernel
- * handles 2D and 3D. `run` runs a kernel for a single-behaviour call (the
+/* One backend: a kernel per behaviour and dims, behaviour[b][dims - 2]
+ * indexed by crowdsteer_behaviour (NULL for the neighbour behaviours), and
+ * the integrator (2D and 3D). `run` runs a kernel for a single-behaviour call (the
  * SIMD backends stream a large OVERWRITE output). */
 typedef struct cs_backend {
-  const cs_kernel *behaviour;
+  const cs_kernel (*behaviour)[2];
   cs_integrator_kernel integrate;
   void (*run)(cs_kernel kernel, const cs_job *job, size_t begin, size_t end);
 } cs_backend;

@@ -309,7 +309,7 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
     if (cs_step_is_neighbour((int)pl->kind[b]))
       cs_nb_step_blend(&jobs[b], first, last);
     else
-      backend->behaviour[pl->kind[b]](&jobs[b], first, last);
+      backend->behaviour[pl->kind[b]][dims - 2](&jobs[b], first, last);
   }
   cs_integrator integrate = pl->integrator;
   for (int k = 0; k < dims; k++)

@@ -435,44 +435,58 @@ CS_INLINE void run_forms(block_fn block, const cs_job *job, size_t begin, size_t
   }
 }
 
-CS_INLINE void run_targeted(block_fn block, const cs_job *job, size_t begin, size_t end) {
-  if (job->in.dims == 2)
-    run_forms(block, job, begin, end, 2);
-  else
-    run_forms(block, job, begin, end, 3);
+/* Wander has no target: its blocks take the POINT form's constant. */
+CS_INLINE void run_untargeted(block_fn block, const cs_job *job, size_t begin, size_t end,
+                              int dims) {
+  run_blocks(block, job, begin, end, CROWDSTEER_TARGET_POINT, dims);
 }
 
-/* Wander has no target: one loop per dims. */
-CS_INLINE void run_untargeted(block_fn block, const cs_job *job, size_t begin,
-                              size_t end) {
-  if (job->in.dims == 2)
-    run_blocks(block, job, begin, end, CROWDSTEER_TARGET_POINT, 2);
-  else
-    run_blocks(block, job, begin, end, CROWDSTEER_TARGET_POINT, 3);
+/* The kernels, one per behaviour and dims (so each stays a frame of its own
+ * size: a sanitizer build keeps every inlined temporary on the stack). Not
+ * inlined: run_streamed calls one up to three times. */
+CS_NOINLINE static void seek_2d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(seek_block, job, begin, end, 2);
+}
+CS_NOINLINE static void seek_3d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(seek_block, job, begin, end, 3);
+}
+CS_NOINLINE static void flee_2d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(flee_block, job, begin, end, 2);
+}
+CS_NOINLINE static void flee_3d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(flee_block, job, begin, end, 3);
+}
+CS_NOINLINE static void arrive_2d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(arrive_block, job, begin, end, 2);
+}
+CS_NOINLINE static void arrive_3d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(arrive_block, job, begin, end, 3);
+}
+CS_NOINLINE static void leave_2d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(leave_block, job, begin, end, 2);
+}
+CS_NOINLINE static void leave_3d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(leave_block, job, begin, end, 3);
+}
+CS_NOINLINE static void pursuit_2d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(pursuit_block, job, begin, end, 2);
+}
+CS_NOINLINE static void pursuit_3d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(pursuit_block, job, begin, end, 3);
+}
+CS_NOINLINE static void evade_2d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(evade_block, job, begin, end, 2);
+}
+CS_NOINLINE static void evade_3d(const cs_job *job, size_t begin, size_t end) {
+  run_forms(evade_block, job, begin, end, 3);
+}
+CS_NOINLINE static void wander_2d(const cs_job *job, size_t begin, size_t end) {
+  run_untargeted(wander_block, job, begin, end, 2);
+}
+CS_NOINLINE static void wander_3d(const cs_job *job, size_t begin, size_t end) {
+  run_untargeted(wander_block, job, begin, end, 3);
 }
 
-/* The kernels. Not inlined: run_streamed calls one up to three times. */
-CS_NOINLINE static void seek_kernel(const cs_job *job, size_t begin, size_t end) {
-  run_targeted(seek_block, job, begin, end);
-}
-CS_NOINLINE static void flee_kernel(const cs_job *job, size_t begin, size_t end) {
-  run_targeted(flee_block, job, begin, end);
-}
-CS_NOINLINE static void arrive_kernel(const cs_job *job, size_t begin, size_t end) {
-  run_targeted(arrive_block, job, begin, end);
-}
-CS_NOINLINE static void leave_kernel(const cs_job *job, size_t begin, size_t end) {
-  run_targeted(leave_block, job, begin, end);
-}
-CS_NOINLINE static void pursuit_kernel(const cs_job *job, size_t begin, size_t end) {
-  run_targeted(pursuit_block, job, begin, end);
-}
-CS_NOINLINE static void evade_kernel(const cs_job *job, size_t begin, size_t end) {
-  run_targeted(evade_block, job, begin, end);
-}
-CS_NOINLINE static void wander_kernel(const cs_job *job, size_t begin, size_t end) {
-  run_untargeted(wander_block, job, begin, end);
-}
 CS_INLINE void integrate_range(const cs_integrator *job, size_t begin, size_t end,
                                int dims) {
   size_t i = begin;
@@ -530,12 +544,17 @@ static void run_streamed(cs_kernel kernel, const cs_job *job, size_t begin, size
 
 /* Indexed by crowdsteer_behaviour (see cs_behaviours in behaviours.c). The
  * neighbour behaviours have their own kernels and job (kernels/neighbours.c). */
-static const cs_kernel kernels[] = {
-    [CROWDSTEER_SEEK] = seek_kernel,       [CROWDSTEER_FLEE] = flee_kernel,
-    [CROWDSTEER_ARRIVE] = arrive_kernel,   [CROWDSTEER_LEAVE] = leave_kernel,
-    [CROWDSTEER_PURSUIT] = pursuit_kernel, [CROWDSTEER_EVADE] = evade_kernel,
-    [CROWDSTEER_WANDER] = wander_kernel,   [CROWDSTEER_SEPARATION] = NULL,
-    [CROWDSTEER_COHESION] = NULL,          [CROWDSTEER_ALIGNMENT] = NULL,
+static const cs_kernel kernels[][2] = {
+    [CROWDSTEER_SEEK] = {seek_2d, seek_3d},
+    [CROWDSTEER_FLEE] = {flee_2d, flee_3d},
+    [CROWDSTEER_ARRIVE] = {arrive_2d, arrive_3d},
+    [CROWDSTEER_LEAVE] = {leave_2d, leave_3d},
+    [CROWDSTEER_PURSUIT] = {pursuit_2d, pursuit_3d},
+    [CROWDSTEER_EVADE] = {evade_2d, evade_3d},
+    [CROWDSTEER_WANDER] = {wander_2d, wander_3d},
+    [CROWDSTEER_SEPARATION] = {NULL, NULL},
+    [CROWDSTEER_COHESION] = {NULL, NULL},
+    [CROWDSTEER_ALIGNMENT] = {NULL, NULL},
 };
 _Static_assert(sizeof kernels / sizeof kernels[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");

@@ -340,14 +340,15 @@ static void run_plain(cs_kernel kernel, const cs_job *job, size_t begin, size_t 
   kernel(job, begin, end);
 }
 
-/* Indexed by crowdsteer_behaviour (see cs_behaviours in behaviours.c); the
- * neighbour behaviours' definition is neighbours/neighbours.c. */
-static const cs_kernel references[] = {
-    [CROWDSTEER_SEEK] = seek,       [CROWDSTEER_FLEE] = flee,
-    [CROWDSTEER_ARRIVE] = arrive,   [CROWDSTEER_LEAVE] = leave,
-    [CROWDSTEER_PURSUIT] = pursuit, [CROWDSTEER_EVADE] = evade,
-    [CROWDSTEER_WANDER] = wander,   [CROWDSTEER_SEPARATION] = NULL,
-    [CROWDSTEER_COHESION] = NULL,   [CROWDSTEER_ALIGNMENT] = NULL,
+/* Indexed by crowdsteer_behaviour (see cs_behaviours in behaviours.c) and
+ * dims - 2 (each reference function handles both); the neighbour
+ * behaviours' definition is neighbours/neighbours.c. */
+static const cs_kernel references[][2] = {
+    [CROWDSTEER_SEEK] = {seek, seek},          [CROWDSTEER_FLEE] = {flee, flee},
+    [CROWDSTEER_ARRIVE] = {arrive, arrive},    [CROWDSTEER_LEAVE] = {leave, leave},
+    [CROWDSTEER_PURSUIT] = {pursuit, pursuit}, [CROWDSTEER_EVADE] = {evade, evade},
+    [CROWDSTEER_WANDER] = {wander, wander},    [CROWDSTEER_SEPARATION] = {NULL, NULL},
+    [CROWDSTEER_COHESION] = {NULL, NULL},      [CROWDSTEER_ALIGNMENT] = {NULL, NULL},
 };
 _Static_assert(sizeof references / sizeof references[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");
