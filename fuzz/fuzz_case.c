@@ -709,7 +709,7 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
   if (!is_null(c, N_PARAMS) && !(req & ERR(CROWDSTEER_ERROR_RANGE)) && !params_ok(c, w))
     req |= ERR(CROWDSTEER_ERROR_PARAMETER);
   /* An array the call uses must be aligned to 4 bytes (ids: wander's). */
-  if (nonempty && c->id_mode == IDS_MISALIGNED && c->entry == E_WANDER)
+  if (nonempty && c->id_mode == IDS_MISALIGNED && c->entry == CROWDSTEER_WANDER)
     req |= ERR(CROWDSTEER_ERROR_ALIGNMENT);
   if (nonempty && c->misalign_field >= 0) {
     const int use = uses_array(c, c->misalign_field);

@@ -62,8 +62,8 @@ static inline crowdsteer_vectors bh_vectors(float (*a)[BH_MAX]) {
 static inline void bh_call_init(bh_call *c, bh_world *w, size_t count, int dims,
                                 crowdsteer_target_kind kind) {
   memset(c, 0, sizeof *c);
-  crowdsteer_agents a = {count,   dims,    w->p[0], w->p[1],
-                         w->p[2], w->v[0], w->v[1], w->v[2], NULL};
+  crowdsteer_agents a = {count,   dims,    w->p[0], w->p[1], w->p[2],
+                         w->v[0], w->v[1], w->v[2], NULL};
   c->agents = a;
   c->target.kind = kind;
   c->target.position = bh_vectors(w->tp);

@@ -66,8 +66,8 @@ static const char *const entry_names[ENTRIES] = {"seek (point)", "pursuit (agent
                                                  "wander"};
 
 static crowdsteer_status run(world *w, int dims, entry e, size_t begin, size_t end) {
-  crowdsteer_agents agents = {w->count, dims,    w->p[0], w->p[1],
-                              w->p[2],  w->v[0], w->v[1], w->v[2], NULL};
+  crowdsteer_agents agents = {w->count, dims,    w->p[0], w->p[1], w->p[2],
+                              w->v[0],  w->v[1], w->v[2], NULL};
   crowdsteer_params params = {0};
   params.max_speed = 2.0f;
   crowdsteer_output out = {

@@ -29,8 +29,8 @@ static inline void crowd_init(crowd *c, size_t count, int dims) {
   for (int k = 0; k < 3; k++)
     c->out[k] = (float *)calloc(count + 1, sizeof(float));
   c->group = (uint32_t *)calloc(count + 1, sizeof(uint32_t));
-  c->agents = (crowdsteer_agents){count,   dims,    c->a[0], c->a[1],
-                                  c->a[2], c->a[3], c->a[4], c->a[5], NULL};
+  c->agents = (crowdsteer_agents){count,   dims,    c->a[0], c->a[1], c->a[2],
+                                  c->a[3], c->a[4], c->a[5], NULL};
 }
 
 static inline void crowd_free(crowd *c) {

@@ -37,7 +37,8 @@ static void make_setup(setup *su, scenario *s, int combine, int shared) {
     memcpy(a[k], s->p[k], n * sizeof(float));
     memcpy(a[3 + k], s->v[k], n * sizeof(float));
   }
-  su->snapshot = (crowdsteer_agents){n, s->dims, a[0], a[1], a[2], a[3], a[4], a[5], NULL};
+  su->snapshot =
+      (crowdsteer_agents){n, s->dims, a[0], a[1], a[2], a[3], a[4], a[5], NULL};
   su->wander = (crowdsteer_wander_state){scenario_vectors(s->wander), 99u, 5u};
 
   static const crowdsteer_behaviour kinds[BEHAVIOURS] = {
