@@ -395,8 +395,9 @@ CROWDSTEER_API void crowdsteer_grid_destroy(crowdsteer_grid *grid);
  * state; any values are accepted (NaN or infinite positions only keep that
  * agent out of every neighbourhood). Memory grows only when count, dims,
  * table size or thread count need more than any earlier build: once warm,
- * a build allocates nothing. Per agent it holds (2 * dims + 1) * 4 bytes
- * (+4 with groups), plus 4 bytes per bucket and per bucket and thread;
+ * a build allocates nothing. Per agent it holds (4 * dims + 3) * 4 bytes
+ * (+8 with groups: the agents in cell order and the build's records), plus
+ * 4 bytes per bucket and a few KiB per build thread;
  * crowdsteer_grid_bytes tells the total. On error the grid keeps its
  * previous contents. count must be below 2^32.
  */

@@ -336,4 +336,59 @@ static void kernel(const cs_nb_job *job, size_t begin, size_t end) {
   shapes[job->behaviour][job->dims - 2](job, begin, end);
 }
 
-const cs_nb_kernel CS_NB_KERNEL = kernel;
+/* ---- the grid build's bucket keys ------------------------------------------ */
+
+/* cs_cell, lane by lane: the same clamps, truncation and floor correction. */
+CS_INLINE vi cells_of(vf x, vf inv_cell) {
+  const vf limit = v_set1(CS_CELL_LIMIT), low = v_set1(-CS_CELL_LIMIT);
+  vf t = v_mul(x, inv_cell);
+  t = v_select(v_lt(t, limit), t, limit);
+  t = v_select(v_gt(t, low), t, low);
+  const vi c = i_from_float_trunc(t); /* |t| <= 2^21: exact */
+  const vi floor = i_sub(c, i_masked(v_gt(i_to_float(c), t), i_set1(1u)));
+  return i_add(floor, i_set1(CS_CELL_BIAS));
+}
+
+/* cs_mix32, lane by lane. */
+CS_INLINE vi mixed(vi x) {
+  x = i_xor(x, i_shr(x, 16));
+  x = i_mul(x, i_set1(0x7feb352du));
+  x = i_xor(x, i_shr(x, 15));
+  x = i_mul(x, i_set1(0x846ca68bu));
+  return i_xor(x, i_shr(x, 16));
+}
+
+/* cs_bucket of the cells of W agents. */
+CS_INLINE vi buckets_of(const float *const pos[3], size_t i, vf inv_cell, vi mask,
+                        const int dims) {
+  static const uint32_t salt[3] = {0x9E3779B1u, 0x85EBCA77u, 0xC2B2AE3Du};
+  vi h = i_zero(), offset = i_zero();
+  for (int k = 0; k < dims; k++) {
+    const vi cell = cells_of(v_load(pos[k] + i), inv_cell);
+    h = i_xor(h, i_mul(i_shr(cell, 2), i_set1(salt[k])));
+    const vi low = i_and(cell, i_set1(3u));
+    offset = i_or(offset, k == 0 ? low : k == 1 ? i_shl(low, 2) : i_shl(low, 4));
+  }
+  const vi spread = dims == 3 ? i_shl(mixed(h), 6) : i_shl(mixed(h), 4);
+  return i_and(i_or(spread, offset), mask);
+}
+
+CS_INLINE void keys_of(const crowdsteer_grid *g, const float *const pos[3], size_t first,
+                       size_t last, uint32_t *keys, const int dims) {
+  const vf inv_cell = v_set1(g->inv_cell);
+  const vi mask = i_set1(g->bucket_mask);
+  size_t i = first;
+  for (; i + W <= last; i += W)
+    i_store(keys + (i - first), buckets_of(pos, i, inv_cell, mask, dims));
+  cs_nb_keys_scalar(g, pos, i, last, keys + (i - first));
+}
+
+static void keys(const crowdsteer_grid *g, const float *const pos[3], size_t first,
+                 size_t last, uint32_t *out) {
+  if (g->dims == 2)
+    keys_of(g, pos, first, last, out, 2);
+  else
+    keys_of(g, pos, first, last, out, 3);
+}
+
+const cs_nb_backend CS_NB_KERNEL = {kernel, keys};

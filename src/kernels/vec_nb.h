@@ -26,6 +26,10 @@ CS_INLINE vmask i_any_common(vi a, vi b) {
   return m_not(i_eq(simde_mm_and_si128(a, b), simde_mm_setzero_si128()));
 }
 CS_INLINE vi i_from_float_trunc(vf a) { return simde_mm_cvttps_epi32(a); }
+CS_INLINE vi i_and(vi a, vi b) { return simde_mm_and_si128(a, b); }
+CS_INLINE vi i_or(vi a, vi b) { return simde_mm_or_si128(a, b); }
+CS_INLINE vi i_sub(vi a, vi b) { return simde_mm_sub_epi32(a, b); }
+#define i_shl(a, n) simde_mm_slli_epi32((a), (n))
 #if defined(__SSE2__)
 CS_INLINE vi i_round_even(vf a) { return simde_mm_cvtps_epi32(a); }
 #else
@@ -52,6 +56,10 @@ CS_INLINE vmask i_any_common(vi a, vi b) {
   return m_not(i_eq(simde_mm256_and_si256(a, b), simde_mm256_setzero_si256()));
 }
 CS_INLINE vi i_from_float_trunc(vf a) { return simde_mm256_cvttps_epi32(a); }
+CS_INLINE vi i_and(vi a, vi b) { return simde_mm256_and_si256(a, b); }
+CS_INLINE vi i_or(vi a, vi b) { return simde_mm256_or_si256(a, b); }
+CS_INLINE vi i_sub(vi a, vi b) { return simde_mm256_sub_epi32(a, b); }
+#define i_shl(a, n) simde_mm256_slli_epi32((a), (n))
 CS_INLINE vi i_round_even(vf a) { return simde_mm256_cvtps_epi32(a); }
 
 #elif CS_LANES == 16
@@ -61,6 +69,10 @@ CS_INLINE int m_count(vmask m) { return __builtin_popcount((unsigned)m); }
 CS_INLINE unsigned m_bits(vmask m) { return (unsigned)m; }
 CS_INLINE vmask i_eq(vi a, vi b) { return simde_mm512_cmpeq_epi32_mask(a, b); }
 CS_INLINE vmask i_any_common(vi a, vi b) { return simde_mm512_test_epi32_mask(a, b); }
+CS_INLINE vi i_and(vi a, vi b) { return simde_mm512_and_si512(a, b); }
+CS_INLINE vi i_or(vi a, vi b) { return simde_mm512_or_si512(a, b); }
+CS_INLINE vi i_sub(vi a, vi b) { return simde_mm512_sub_epi32(a, b); }
+#define i_shl(a, n) simde_mm512_slli_epi32((a), (n))
 #if defined(__AVX512F__)
 CS_INLINE vi i_from_float_trunc(vf a) { return _mm512_cvttps_epi32(a); }
 CS_INLINE vi i_round_even(vf a) { return _mm512_cvtps_epi32(a); }

@@ -1,8 +1,9 @@
 /* The neighbour grid: allocation that only grows, and the build, a stable
- * counting sort of the batch into bucket order in three passes (histogram,
- * prefix sums, scatter), each split over OpenMP threads by agent range or
- * bucket range so that the order, and so every result, is the same for any
- * thread count. */
+ * counting sort of the batch into bucket order in three passes (bucket keys
+ * with the ISA's SIMD and their histogram, prefix sums, one scatter reading
+ * the keys), each split over OpenMP threads by agent range or bucket range
+ * so that the order, and so every result, is the same for any thread
+ * count. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,17 @@
 
 #include "neighbours/neighbours.h"
 
-enum { MAX_BUILD_THREADS = 64, AGENTS_PER_BUILD_THREAD = 16384, ALIGN = 64 };
+enum {
+  MAX_BUILD_THREADS = 64,
+  AGENTS_PER_BUILD_THREAD = 16384,
+  ALIGN = 64,
+  /* Agents per partition of the build (its records and slots: ~100 KiB),
+   * and at most this many partitions (write streams of the partition
+   * pass); keys are computed KEY_BLOCK agents at a time. */
+  PART_AGENTS = 2048,
+  MAX_PARTS = 512,
+  KEY_BLOCK = 256
+};
 
 crowdsteer_status crowdsteer_grid_create(crowdsteer_grid **grid) {
   if (!grid) return CROWDSTEER_ERROR_NULL_POINTER;
@@ -38,9 +49,16 @@ size_t crowdsteer_grid_bytes(const crowdsteer_grid *grid) {
 
 static size_t round_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
 
-/* Agents' arrays: positions and velocities (dims each), index, groups. */
-static size_t agent_arrays(int dims, int with_group) {
-  return (size_t)(2 * dims + 1 + with_group);
+/* Words of one agent's record in the build's partition pass: key, index,
+ * positions and velocities (dims each), group bits. */
+static size_t record_words(int dims, int with_group) {
+  return (size_t)(2 + 2 * dims + with_group);
+}
+
+/* Agents' arrays: positions and velocities (dims each), index, groups, and
+ * the build's records. */
+static size_t agent_words(int dims, int with_group) {
+  return (size_t)(2 * dims + 1 + with_group) + record_words(dims, with_group);
 }
 
 /* Grows a block to at least `bytes` (plus alignment slack); the old block
@@ -57,6 +75,14 @@ static void *aligned_in(void *block) {
   return (void *)((p + ALIGN - 1) / ALIGN * ALIGN);
 }
 
+/* The table block: bucket starts, then per thread its partition counts,
+ * the partitions' starts, then per thread a cursor per bucket of one
+ * partition. */
+static size_t table_words(size_t table, size_t parts, int threads) {
+  return round_up((table + 1) * sizeof(uint32_t)) / sizeof(uint32_t) +
+         (size_t)threads * parts + parts + 1 + (size_t)threads * (table / parts);
+}
+
 /* Lays the grid's arrays out in its (possibly new) blocks. */
 static void lay_out(crowdsteer_grid *g, size_t count, size_t table, int threads, int dims,
                     int with_group) {
@@ -68,18 +94,20 @@ static void lay_out(crowdsteer_grid *g, size_t count, size_t table, int threads,
   }
   g->index = (uint32_t *)(a + (size_t)(2 * dims) * array);
   g->group = with_group ? (uint32_t *)(a + (size_t)(2 * dims + 1) * array) : NULL;
-  char *t = aligned_in(g->table_block);
-  g->start = (uint32_t *)t;
-  g->thread_counts = (uint32_t *)(t + round_up((table + 1) * sizeof(uint32_t)));
-  (void)threads;
+  g->records = (uint32_t *)(a + (size_t)(2 * dims + 1 + with_group) * array);
+  uint32_t *t = aligned_in(g->table_block);
+  g->start = t;
+  g->part_counts = t + round_up((table + 1) * sizeof(uint32_t)) / sizeof(uint32_t);
+  g->part_start = g->part_counts + (size_t)threads * g->parts;
+  g->cursors = g->part_start + g->parts + 1;
 }
 
 static crowdsteer_status reserve(crowdsteer_grid *g, size_t count, size_t table,
                                  int threads, int dims, int with_group) {
   const size_t agent_bytes =
-      agent_arrays(dims, with_group) * round_up(count * sizeof(float)) + ALIGN;
-  const size_t table_bytes = round_up((table + 1) * sizeof(uint32_t)) +
-                             (size_t)threads * table * sizeof(uint32_t) + ALIGN;
+      agent_words(dims, with_group) * round_up(count * sizeof(float)) + ALIGN;
+  const size_t table_bytes =
+      table_words(table, g->parts, threads) * sizeof(uint32_t) + ALIGN;
   void *fresh_agents, *fresh_table;
   if (!grow(g->agent_bytes, agent_bytes, &fresh_agents))
     return CROWDSTEER_ERROR_OUT_OF_MEMORY;
@@ -110,6 +138,15 @@ static size_t automatic_table(size_t count, int dims) {
   return table;
 }
 
+/* Partitions of the build: a power of two of bucket ranges, each holding
+ * about PART_AGENTS agents, so that its final scatter stays in cache. */
+static size_t partitions(size_t count, size_t table) {
+  size_t parts = 1;
+  while (parts < MAX_PARTS && parts * 2 <= table && parts * 2 * PART_AGENTS <= count)
+    parts *= 2;
+  return parts;
+}
+
 static int build_threads(int requested, size_t count) {
 #ifdef _OPENMP
   int threads = requested ? requested : omp_get_max_threads();
@@ -123,13 +160,14 @@ static int build_threads(int requested, size_t count) {
   return threads < 1 ? 1 : threads;
 }
 
-/* Bucket of agent i of the caller's arrays. */
-static inline uint32_t bucket_of(const crowdsteer_grid *g, const float *const pos[3],
-                                 size_t i) {
-  uint32_t cell[3] = {0, 0, 0};
-  for (int k = 0; k < g->dims; k++)
-    cell[k] = cs_cell(pos[k][i], g->inv_cell);
-  return cs_bucket(cell, g->dims, g->bucket_mask);
+void cs_nb_keys_scalar(const crowdsteer_grid *g, const float *const pos[3], size_t first,
+                       size_t last, uint32_t *keys) {
+  for (size_t i = first; i < last; i++) {
+    uint32_t cell[3] = {0, 0, 0};
+    for (int k = 0; k < g->dims; k++)
+      cell[k] = cs_cell(pos[k][i], g->inv_cell);
+    keys[i - first] = cs_bucket(cell, g->dims, g->bucket_mask);
+  }
 }
 
 static void agent_chunk(size_t count, int threads, int t, size_t *first, size_t *last) {
@@ -137,66 +175,160 @@ static void agent_chunk(size_t count, int threads, int t, size_t *first, size_t 
   *last = count * (size_t)(t + 1) / (size_t)threads;
 }
 
-/* Pass 1: per thread, the bucket histogram of its agent chunk. */
-static void histogram(crowdsteer_grid *g, const float *const pos[3], size_t table,
-                      int threads, int t) {
-  uint32_t *counts = g->thread_counts + (size_t)t * table;
-  memset(counts, 0, table * sizeof(uint32_t));
+/* What every pass of one build shares. */
+typedef struct build {
+  crowdsteer_grid *g;
+  const float *pos[3], *vel[3];
+  const uint32_t *group;
+  cs_nb_keys_fn keys;
+  int threads;
+  int part_shift; /* a bucket's partition: bucket >> part_shift */
+} build;
+
+/* Pass 1: per thread, how many agents of its chunk go to each partition. */
+static void count_partitions(const build *b, int t) {
+  crowdsteer_grid *g = b->g;
+  uint32_t *counts = g->part_counts + (size_t)t * g->parts;
+  memset(counts, 0, g->parts * sizeof(uint32_t));
   size_t first, last;
-  agent_chunk(g->count, threads, t, &first, &last);
-  for (size_t i = first; i < last; i++)
-    counts[bucket_of(g, pos, i)]++;
-}
-
-/* Pass 2a: total agents of a bucket range (all threads' chunks). */
-static uint32_t range_total(const crowdsteer_grid *g, size_t table, int threads,
-                            size_t first, size_t last) {
-  uint32_t total = 0;
-  for (int t = 0; t < threads; t++) {
-    const uint32_t *counts = g->thread_counts + (size_t)t * table;
-    for (size_t b = first; b < last; b++)
-      total += counts[b];
+  agent_chunk(g->count, b->threads, t, &first, &last);
+  uint32_t keys[KEY_BLOCK];
+  for (size_t i = first; i < last; i += KEY_BLOCK) {
+    const size_t n = last - i < KEY_BLOCK ? last - i : KEY_BLOCK;
+    b->keys(g, b->pos, i, i + n, keys);
+    for (size_t j = 0; j < n; j++)
+      counts[keys[j] >> b->part_shift]++;
   }
-  return total;
 }
 
-/* Pass 2b: each bucket's start, and each thread's first slot in it. */
-static void range_offsets(crowdsteer_grid *g, size_t table, int threads, size_t first,
-                          size_t last, uint32_t offset) {
-  for (size_t b = first; b < last; b++) {
-    g->start[b] = offset;
-    for (int t = 0; t < threads; t++) {
-      uint32_t *counts = g->thread_counts + (size_t)t * table;
-      const uint32_t n = counts[b];
-      counts[b] = offset;
+/* Pass 2 (one thread, tiny): each partition's start, and each thread's
+ * first record in it (thread order inside a partition: index order). */
+static void place_partitions(const build *b) {
+  crowdsteer_grid *g = b->g;
+  uint32_t offset = 0;
+  for (size_t p = 0; p < g->parts; p++) {
+    g->part_start[p] = offset;
+    for (int t = 0; t < b->threads; t++) {
+      uint32_t *count = g->part_counts + (size_t)t * g->parts + p;
+      const uint32_t n = *count;
+      *count = offset;
       offset += n;
     }
   }
+  g->part_start[g->parts] = offset;
 }
 
-/* Pass 3: every agent of the thread's chunk to its slot, in index order. */
-static void scatter(crowdsteer_grid *g, const crowdsteer_agents *agents,
-                    const float *const pos[3], const uint32_t *group, size_t table,
-                    int threads, int t) {
-  uint32_t *cursor = g->thread_counts + (size_t)t * table;
-  const float *const vel[3] = {agents->vx, agents->vy, agents->vz};
+static inline void put_float(uint32_t *word, float x) { memcpy(word, &x, sizeof x); }
+static inline float get_float(const uint32_t *word) {
+  float x;
+  memcpy(&x, word, sizeof x);
+  return x;
+}
+
+/* Pass 3: the thread's agents, as records, appended to their partitions
+ * in index order: few write streams, so the writes stay in cache. */
+static inline __attribute__((always_inline)) void
+to_partitions(const build *b, int t, const int dims, const int with_group) {
+  crowdsteer_grid *g = b->g;
+  const size_t words = record_words(dims, with_group);
+  uint32_t *cursor = g->part_counts + (size_t)t * g->parts;
   size_t first, last;
-  agent_chunk(g->count, threads, t, &first, &last);
-  for (size_t i = first; i < last; i++) {
-    const uint32_t slot = cursor[bucket_of(g, pos, i)]++;
-    for (int k = 0; k < g->dims; k++) {
-      g->pos[k][slot] = pos[k][i];
-      g->vel[k][slot] = vel[k][i];
+  agent_chunk(g->count, b->threads, t, &first, &last);
+  uint32_t keys[KEY_BLOCK];
+  for (size_t i = first; i < last; i += KEY_BLOCK) {
+    const size_t n = last - i < KEY_BLOCK ? last - i : KEY_BLOCK;
+    b->keys(g, b->pos, i, i + n, keys);
+    for (size_t j = 0; j < n; j++) {
+      const size_t a = i + j;
+      uint32_t *r = g->records + words * cursor[keys[j] >> b->part_shift]++;
+      r[0] = keys[j];
+      r[1] = (uint32_t)a;
+      for (int k = 0; k < dims; k++) {
+        put_float(r + 2 + k, b->pos[k][a]);
+        put_float(r + 2 + dims + k, b->vel[k][a]);
+      }
+      if (with_group) r[2 + 2 * dims] = b->group[a];
     }
-    g->index[slot] = (uint32_t)i;
-    if (group) g->group[slot] = group[i];
+  }
+}
+
+/* Pass 4: one partition's records to their slots (a counting sort over
+ * its buckets, records taken in order: stable), and its bucket starts. */
+static inline __attribute__((always_inline)) void sort_partition(const build *b, size_t p,
+                                                                 uint32_t *cursor,
+                                                                 const int dims,
+                                                                 const int with_group) {
+  crowdsteer_grid *g = b->g;
+  const size_t words = record_words(dims, with_group);
+  const size_t buckets = (size_t)1 << b->part_shift;
+  const uint32_t base = (uint32_t)(p << b->part_shift);
+  const uint32_t *from = g->records + words * g->part_start[p];
+  const uint32_t *to = g->records + words * g->part_start[p + 1];
+  memset(cursor, 0, buckets * sizeof(uint32_t));
+  for (const uint32_t *r = from; r < to; r += words)
+    cursor[r[0] - base]++;
+  uint32_t offset = g->part_start[p];
+  for (size_t k = 0; k < buckets; k++) {
+    g->start[base + k] = offset;
+    const uint32_t n = cursor[k];
+    cursor[k] = offset;
+    offset += n;
+  }
+  for (const uint32_t *r = from; r < to; r += words) {
+    const uint32_t slot = cursor[r[0] - base]++;
+    g->index[slot] = r[1];
+    for (int k = 0; k < dims; k++) {
+      g->pos[k][slot] = get_float(r + 2 + k);
+      g->vel[k][slot] = get_float(r + 2 + dims + k);
+    }
+    if (with_group) g->group[slot] = r[2 + 2 * dims];
+  }
+}
+
+/* The thread's share of passes 3 or 4, one copy of the loops per shape. */
+#define FOR_SHAPES(call)                                                                 \
+  do {                                                                                   \
+    if (dims == 2 && !with_group)                                                        \
+      call(2, 0);                                                                        \
+    else if (dims == 2)                                                                  \
+      call(2, 1);                                                                        \
+    else if (!with_group)                                                                \
+      call(3, 0);                                                                        \
+    else                                                                                 \
+      call(3, 1);                                                                        \
+  } while (0)
+
+static void partition_pass(const build *b, int t) {
+  const int dims = b->g->dims, with_group = b->group != NULL;
+#define TO_PARTITIONS(d, gr) to_partitions(b, t, d, gr)
+  FOR_SHAPES(TO_PARTITIONS);
+#undef TO_PARTITIONS
+}
+
+static void sort_pass(const build *b, int t) {
+  crowdsteer_grid *g = b->g;
+  const int dims = g->dims, with_group = b->group != NULL;
+  uint32_t *cursor = g->cursors + (size_t)t * (((size_t)g->bucket_mask + 1) / g->parts);
+  size_t first, last;
+  agent_chunk(g->parts, b->threads, t, &first, &last);
+  for (size_t p = first; p < last; p++) {
+#define SORT_PARTITION(d, gr) sort_partition(b, p, cursor, d, gr)
+    FOR_SHAPES(SORT_PARTITION);
+#undef SORT_PARTITION
   }
 }
 
 static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agents,
                               const uint32_t *group, size_t table, int threads) {
-  const float *const pos[3] = {agents->px, agents->py, agents->pz};
-  uint32_t totals[MAX_BUILD_THREADS];
+  build b = {g,
+             {agents->px, agents->py, agents->pz},
+             {agents->vx, agents->vy, agents->vz},
+             group,
+             cs_nb_active_keys(),
+             threads,
+             0};
+  while (((size_t)1 << b.part_shift) * g->parts < table)
+    b.part_shift++;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1)
 #endif
@@ -208,24 +340,17 @@ static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agent
 #else
     const int t = 0;
 #endif
-    const size_t first = table * (size_t)t / (size_t)threads;
-    const size_t last = table * (size_t)(t + 1) / (size_t)threads;
-    histogram(g, pos, table, threads, t);
+    count_partitions(&b, t);
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp single
+#endif
+    place_partitions(&b); /* the single's end is a barrier */
+    partition_pass(&b, t);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
-    totals[t] = range_total(g, table, threads, first, last);
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-    uint32_t offset = 0;
-    for (int u = 0; u < t; u++)
-      offset += totals[u];
-    range_offsets(g, table, threads, first, last, offset);
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-    scatter(g, agents, pos, group, table, threads, t);
+    sort_pass(&b, t);
     cs_fpenv_leave(worker);
   }
   g->start[table] = (uint32_t)g->count;
@@ -265,6 +390,8 @@ static crowdsteer_status grid_build_here(crowdsteer_grid *grid,
   const size_t table = desc->table_size ? desc->table_size : automatic_table(count, dims);
   const int threads = build_threads(desc->threads, count);
   const int with_group = desc->group != NULL;
+  const size_t parts = partitions(count, table);
+  grid->parts = parts;
   CS_CHECK(reserve(grid, count, table, threads, dims, with_group));
   grid->built = 1;
   grid->dims = dims;

@@ -306,25 +306,30 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
 
 /* ---- entry points ------------------------------------------------------------- */
 
-/* The kernel of the active ISA (the scalar one where no SIMD kernel is
- * built), indexed like crowdsteer_isa. */
-cs_nb_kernel cs_nb_active_kernel(void) {
+static const cs_nb_backend scalar_backend = {cs_nb_kernel_scalar, cs_nb_keys_scalar};
+
+/* The backend of the active ISA (the scalar one where no SIMD kernel is
+ * built). */
+static const cs_nb_backend *active_backend(void) {
   switch (crowdsteer_active_isa()) {
 #ifdef CROWDSTEER_HAVE_SSE4
-  case CROWDSTEER_ISA_SSE4: return cs_nb_kernel_sse4;
+  case CROWDSTEER_ISA_SSE4: return &cs_nb_kernel_sse4;
 #endif
 #ifdef CROWDSTEER_HAVE_AVX2
-  case CROWDSTEER_ISA_AVX2: return cs_nb_kernel_avx2;
+  case CROWDSTEER_ISA_AVX2: return &cs_nb_kernel_avx2;
 #endif
 #ifdef CROWDSTEER_HAVE_AVX512
-  case CROWDSTEER_ISA_AVX512: return cs_nb_kernel_avx512;
+  case CROWDSTEER_ISA_AVX512: return &cs_nb_kernel_avx512;
 #endif
 #ifdef CROWDSTEER_HAVE_NEON
-  case CROWDSTEER_ISA_NEON: return cs_nb_kernel_neon;
+  case CROWDSTEER_ISA_NEON: return &cs_nb_kernel_neon;
 #endif
-  default: return cs_nb_kernel_scalar;
+  default: return &scalar_backend;
   }
 }
+
+cs_nb_kernel cs_nb_active_kernel(void) { return active_backend()->kernel; }
+cs_nb_keys_fn cs_nb_active_keys(void) { return active_backend()->keys; }
 
 crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
                             const crowdsteer_agents *agents,

@@ -39,11 +39,16 @@ struct crowdsteer_grid {
   uint32_t bucket_mask; /* table size - 1 */
   int scan_all;         /* table too small to tell a query's cells apart */
   int has_group;
-  float *pos[3], *vel[3];  /* bucket order */
-  uint32_t *group;         /* bucket order, when has_group */
-  uint32_t *index;         /* bucket order: each slot's agent index */
-  uint32_t *start;         /* table size + 1 entries */
-  uint32_t *thread_counts; /* per build thread, one count per bucket */
+  float *pos[3], *vel[3]; /* bucket order */
+  uint32_t *group;        /* bucket order, when has_group */
+  uint32_t *index;        /* bucket order: each slot's agent index */
+  uint32_t *start;        /* table size + 1 entries */
+  /* The build's working memory (see grid.c): agent records grouped by
+   * partition (a range of buckets), per-thread partition counts, the
+   * partitions' starts, per-thread bucket cursors of one partition. */
+  uint32_t *records;
+  uint32_t *part_counts, *part_start, *cursors;
+  size_t parts;
   /* crowdsteer_step's neighbour steering (per step behaviour, range-sized)
    * and one cell buffer per thread of its neighbour pass; grown, reused. */
   float *step_scratch;
@@ -320,14 +325,28 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
  * [begin, end) (and selected by lane_select), written per job->mode. */
 typedef void (*cs_nb_kernel)(const cs_nb_job *job, size_t begin, size_t end);
 
-/* The kernel of the active ISA. */
-cs_nb_kernel cs_nb_active_kernel(void);
+/* A backend's bucket keys for the grid build: keys[i - first] = the
+ * bucket of agent i (cs_cell, cs_bucket) for i in [first, last). */
+typedef void (*cs_nb_keys_fn)(const crowdsteer_grid *g, const float *const pos[3],
+                              size_t first, size_t last, uint32_t *keys);
 
-/* The scalar kernel (every backend's fallback) and the per-ISA tables. */
+typedef struct cs_nb_backend {
+  cs_nb_kernel kernel;
+  cs_nb_keys_fn keys;
+} cs_nb_backend;
+
+/* The kernel and the keys of the active ISA. */
+cs_nb_kernel cs_nb_active_kernel(void);
+cs_nb_keys_fn cs_nb_active_keys(void);
+
+/* The scalar kernel and keys (every backend's fallback, the tails of the
+ * SIMD keys) and the per-ISA tables. */
 void cs_nb_kernel_scalar(const cs_nb_job *job, size_t begin, size_t end);
-extern const cs_nb_kernel cs_nb_kernel_sse4;
-extern const cs_nb_kernel cs_nb_kernel_avx2;
-extern const cs_nb_kernel cs_nb_kernel_avx512;
-extern const cs_nb_kernel cs_nb_kernel_neon;
+void cs_nb_keys_scalar(const crowdsteer_grid *g, const float *const pos[3], size_t first,
+                       size_t last, uint32_t *keys);
+extern const cs_nb_backend cs_nb_kernel_sse4;
+extern const cs_nb_backend cs_nb_kernel_avx2;
+extern const cs_nb_backend cs_nb_kernel_avx512;
+extern const cs_nb_backend cs_nb_kernel_neon;
 
 #endif /* CROWDSTEER_NEIGHBOURS_H */
