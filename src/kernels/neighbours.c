@@ -1,7 +1,11 @@
-/* The neighbour kernel, compiled once per ISA like kernels.c: agents are
- * taken cell by cell in the grid's order; the candidates of a cell's 3^dims
- * block of cells are copied once into a small contiguous buffer, and every
- * agent of the cell runs over that buffer W candidates at a time. Each lane
+/* The neighbour kernel, compiled once per ISA like kernels.c: the grid's
+ * slots are walked bucket by bucket (so block by block, in cache), the
+ * agents of a bucket grouped by cell; the candidates of a cell's 3^dims
+ * cells are copied once into a small contiguous buffer, and every agent of
+ * the cell runs over that buffer W candidates at a time (a lean loop when
+ * no field of view or group filter applies). Results go to the agents'
+ * indices, prefetched ahead of the walk. The grid build's bucket keys are
+ * here too, lane by lane. Each lane
  * performs exactly the scalar operations of cs_nb_pair (neighbours.h) and
  * adds its rounded contribution to 32-bit lane sums that are flushed into
  * the 64-bit totals before they could overflow, so the totals, and the
@@ -149,71 +153,68 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
 }
 
 /* The candidates of the 3^dims cells around `cell`, copied into `buffer`;
- * 0 if they do not fit (or the table cannot tell the cells apart). */
+ * 0 if they do not fit. */
 typedef struct cell_buffer {
   float pos[3][BUFFER + W], vel[3][BUFFER + W];
   uint32_t group[BUFFER + W], index[BUFFER + W];
   size_t count;
 } cell_buffer;
 
+/* Copies slots [from, to) of the grid to the buffer's end, whole vectors
+ * (a row is a few agents: memcpy calls would dominate; the grid's arrays
+ * and the buffer have room for a whole vector past their ends). */
+CS_INLINE void copy_row(const cs_nb_job *job, cell_buffer *buf, size_t from, size_t to,
+                        const int dims, const cs_nb_behaviour behaviour) {
+  const crowdsteer_grid *g = job->grid;
+  const size_t at = buf->count;
+  for (size_t j = 0; j < to - from; j += W) {
+    for (int k = 0; k < dims; k++) {
+      v_store(buf->pos[k] + at + j, v_load(g->pos[k] + from + j));
+      if (behaviour == CS_NB_ALIGNMENT)
+        v_store(buf->vel[k] + at + j, v_load(g->vel[k] + from + j));
+    }
+    i_store(buf->index + at + j, i_load(g->index + from + j));
+    if (job->use_mask) i_store(buf->group + at + j, i_load(g->group + from + j));
+  }
+  buf->count = at + (to - from);
+}
+
+/* Cells of one row of the block share their bucket's hash within a block
+ * (cs_bucket): consecutive cells there are consecutive buckets, so the row
+ * is at most 2 runs of slots. */
 CS_INLINE int fill_buffer(const cs_nb_job *job, const uint32_t cell[3], cell_buffer *buf,
                           const int dims, const cs_nb_behaviour behaviour) {
   const crowdsteer_grid *g = job->grid;
-  if (g->scan_all) return 0;
-  size_t first[27], last[27];
-  int rows = 0;
-  size_t total = 0;
-  uint32_t c[3] = {0, 0, 0};
-  const uint32_t z_from = dims == 3 ? cell[2] - 1u : 0u,
-                 z_to = dims == 3 ? cell[2] + 1u : 0u;
-  for (c[2] = z_from;; c[2]++) {
-    for (c[1] = cell[1] - 1u; c[1] != cell[1] + 2u; c[1]++)
-      for (c[0] = cell[0] - 1u; c[0] != cell[0] + 2u; c[0]++) {
+  buf->count = 0;
+  uint32_t c[3] = {0, 0, cell[2]};
+  for (int z = dims == 3 ? -1 : 0; z <= (dims == 3 ? 1 : 0); z++)
+    for (int y = -1; y <= 1; y++) {
+      c[1] = cell[1] + (uint32_t)y;
+      c[2] = cell[2] + (uint32_t)z;
+      for (uint32_t t = 0; t < 3;) {
+        c[0] = cell[0] - 1u + t;
+        const uint32_t in_block = CS_BLOCK(dims) - (c[0] & (CS_BLOCK(dims) - 1u));
+        const uint32_t run = in_block < 3u - t ? in_block : 3u - t;
         const uint32_t b = cs_bucket(c, dims, g->bucket_mask);
-        const size_t from = g->start[b], to = g->start[b + 1];
-        if (from == to) continue;
-        if (rows && last[rows - 1] == from) {
-          last[rows - 1] = to;
-        } else {
-          first[rows] = from;
-          last[rows++] = to;
-        }
-        total += to - from;
+        const size_t from = g->start[b], to = g->start[b + run];
+        if (buf->count + (to - from) > BUFFER) return 0;
+        copy_row(job, buf, from, to, dims, behaviour);
+        t += run;
       }
-    if (c[2] == z_to) break;
-  }
-  if (total > BUFFER) return 0;
-  size_t at = 0;
-  for (int r = 0; r < rows; r++) {
-    const size_t n = last[r] - first[r];
-    /* Vector copies: a row is a few agents, memcpy calls would dominate;
-     * the buffer has room for a whole vector past its count. */
-    for (size_t j = 0; j < n; j += W) { /* whole vectors: see span_sum */
-      const size_t from = first[r] + j, to = at + j;
-      for (int k = 0; k < dims; k++) {
-        v_store(buf->pos[k] + to, v_load(g->pos[k] + from));
-        if (behaviour == CS_NB_ALIGNMENT)
-          v_store(buf->vel[k] + to, v_load(g->vel[k] + from));
-      }
-      i_store(buf->index + to, i_load(g->index + from));
-      if (job->use_mask) i_store(buf->group + to, i_load(g->group + from));
     }
-    at += n;
+  /* One vector past the end: NaN positions (never within the radius, see
+   * buffer_sum), and defined values everywhere a lane is read. */
+  for (int k = 0; k < dims; k++) {
+    v_store(buf->pos[k] + buf->count, v_set1(__builtin_nanf("")));
+    if (behaviour == CS_NB_ALIGNMENT) v_store(buf->vel[k] + buf->count, v_zero());
   }
-  buf->count = at;
+  i_store(buf->index + buf->count, i_zero());
   return 1;
 }
 
 _Static_assert(sizeof(cell_buffer) <= CS_NB_BUFFER_BYTES, "cell buffer size");
 
-CS_INLINE void cell_of(const crowdsteer_grid *g, size_t slot, uint32_t cell[3],
-                       int dims) {
-  cell[2] = 0;
-  for (int k = 0; k < dims; k++)
-    cell[k] = cs_cell(g->pos[k][slot], g->inv_cell);
-}
-
-/* Whether agent a's own cell range lies in the block around `cell`, so the
+/* Whether agent a's cell range lies in the block around `cell`, so the
  * block holds every agent within its radius. */
 CS_INLINE int block_covers(const crowdsteer_grid *g, const cs_nb_agent *a,
                            const uint32_t cell[3], int dims) {
@@ -226,9 +227,103 @@ CS_INLINE int block_covers(const crowdsteer_grid *g, const cs_nb_agent *a,
   return inside;
 }
 
+/* cs_cell, lane by lane: the same clamps, truncation and floor correction. */
+CS_INLINE vi cells_of(vf x, vf inv_cell) {
+  const vf limit = v_set1(CS_CELL_LIMIT), low = v_set1(-CS_CELL_LIMIT);
+  vf t = v_mul(x, inv_cell);
+  t = v_select(v_lt(t, limit), t, limit);
+  t = v_select(v_gt(t, low), t, low);
+  const vi c = i_from_float_trunc(t); /* |t| <= 2^21: exact */
+  const vi floor = i_sub(c, i_masked(v_gt(i_to_float(c), t), i_set1(1u)));
+  return i_add(floor, i_set1(CS_CELL_BIAS));
+}
+
+/* The coincident neighbours of a separating agent in `buf` (rare: found
+ * after the sums, then added one by one). */
+CS_NOINLINE static void add_coincident_in(const cs_nb_agent *a, const cell_buffer *buf,
+                                          cs_nb_sum *sum, const int dims) {
+  const vf radius = v_set1(a->radius);
+  const vi self = i_set1(a->index);
+  for (size_t j = 0; j < buf->count; j += W) {
+    vf dd = v_zero();
+    for (int k = 0; k < dims; k++) {
+      const vf d = v_sub(v_set1(a->p[k]), v_load(buf->pos[k] + j));
+      dd = k ? v_add(dd, v_mul(d, d)) : v_mul(d, d);
+    }
+    const vf dist = v_sqrt(dd);
+    const vi index = i_load(buf->index + j);
+    const vmask in = m_andnot(v_lt(dist, radius), i_eq(index, self));
+    const vmask coincident = m_andnot(in, v_gt(dist, v_zero()));
+    if (m_any(coincident)) add_coincident(a, index, coincident, sum);
+  }
+}
+
+/* Agent a against every candidate of `buf`, for the common query (no field
+ * of view, no group filter): the operations of span_sum without its
+ * filters. Lanes past the buffer's count hold a NaN x, so they are never
+ * within the radius. */
+CS_INLINE void buffer_sum(const cs_nb_agent *a, const cell_buffer *buf, cs_nb_sum *sum,
+                          const int dims, const cs_nb_behaviour behaviour) {
+  const int split = behaviour == CS_NB_ALIGNMENT;
+  vf p[3];
+  for (int k = 0; k < dims; k++)
+    p[k] = v_set1(a->p[k]);
+  const vf radius = v_set1(a->radius), inv_radius = v_set1(a->inv_radius);
+  const vi self = i_set1(a->index);
+  lane_sums acc;
+  lane_sums_clear(&acc, dims);
+  vi count = i_zero();
+  vmask coincident = v_lt(v_set1(1.0f), v_zero()); /* none */
+  for (size_t j = 0; j < buf->count; j += W) {
+    vf d[3];
+    for (int k = 0; k < dims; k++)
+      d[k] = v_sub(p[k], v_load(buf->pos[k] + j));
+    vf dd = v_mul(d[0], d[0]);
+    for (int k = 1; k < dims; k++)
+      dd = v_add(dd, v_mul(d[k], d[k]));
+    const vf dist = v_sqrt(dd);
+    const vi index = i_load(buf->index + j);
+    vmask in = m_andnot(v_lt(dist, radius), i_eq(index, self));
+    if (behaviour == CS_NB_SEPARATION) {
+      const vmask apart = v_gt(dist, v_zero());
+      coincident = m_or(coincident, m_andnot(in, apart));
+      in = m_and(in, apart);
+      const vf w = v_sub(v_div(v_set1(1.0f), dist), inv_radius);
+      for (int k = 0; k < dims; k++)
+        add_fixed(&acc, k, v_mul(d[k], w), in, 0);
+    } else if (behaviour == CS_NB_COHESION) {
+      for (int k = 0; k < dims; k++)
+        add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
+    } else {
+      for (int k = 0; k < dims; k++)
+        add_fixed(&acc, k, v_load(buf->vel[k] + j), in, 1);
+    }
+    count = i_sub(count, i_masked(in, i_set1(0xFFFFFFFFu))); /* +1 per lane in */
+  }
+  /* At most BUFFER / W + 1 vectors, each adding below 1.25 * 2^24 to a
+   * lane (alignment: below 2^24 to each part): no flush needed before. */
+  lane_sums_flush(&acc, sum, dims, split);
+  sum->n += (uint32_t)i_sum64(count);
+  if (behaviour == CS_NB_SEPARATION && m_any(coincident))
+    add_coincident_in(a, buf, sum, dims);
+}
+
+/* Agent i's steering from its sum, the nearest-k cap applied. */
+CS_INLINE void finish(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_sum *sum,
+                      cs_nb_rows *rows) {
+  if (sum->n > job->cap) {
+    if (rows->count < 0) cs_nb_rows_for(job, a, rows);
+    cs_nb_sum_nearest(job, a, rows, sum);
+  }
+  float s[3];
+  cs_nb_steering(job, a, sum, a->index, s);
+  cs_nb_write(job, a->index, s);
+}
+
+/* The agent in grid slot `slot`: against the cell buffer when it holds the
+ * agent's whole query (`covered`), else against its own candidate runs. */
 CS_INLINE void evaluate(const cs_nb_job *job, size_t slot, const cell_buffer *buf,
-                        int buffered, const uint32_t cell[3], const int dims,
-                        const cs_nb_behaviour behaviour) {
+                        int covered, const int dims, const cs_nb_behaviour behaviour) {
   const crowdsteer_grid *g = job->grid;
   const size_t i = g->index[slot];
   float p[3] = {0, 0, 0}, v[3] = {0, 0, 0};
@@ -238,11 +333,12 @@ CS_INLINE void evaluate(const cs_nb_job *job, size_t slot, const cell_buffer *bu
   }
   cs_nb_agent a;
   cs_nb_agent_init(&a, job, i, p, v);
-  cs_nb_sum sum;
-  memset(&sum, 0, sizeof sum);
+  cs_nb_sum sum = {{0, 0, 0}, 0};
   cs_nb_rows rows;
   rows.count = -1;
-  if (buffered && block_covers(g, &a, cell, dims)) {
+  if (covered && !a.fov && !a.use_mask) {
+    buffer_sum(&a, buf, &sum, dims, behaviour);
+  } else if (covered) {
     const source src = {{buf->pos[0], buf->pos[1], buf->pos[2]},
                         {buf->vel[0], buf->vel[1], buf->vel[2]},
                         buf->group,
@@ -257,13 +353,7 @@ CS_INLINE void evaluate(const cs_nb_job *job, size_t slot, const cell_buffer *bu
     for (int r = 0; r < rows.count; r++)
       span_sum(&a, &src, rows.first[r], rows.last[r], &sum, dims, behaviour);
   }
-  if (sum.n > job->cap) {
-    if (rows.count < 0) cs_nb_rows_for(job, &a, &rows);
-    cs_nb_sum_nearest(job, &a, &rows, &sum);
-  }
-  float s[3];
-  cs_nb_steering(job, &a, &sum, i, s);
-  cs_nb_write(job, i, s);
+  finish(job, &a, &sum, &rows);
 }
 
 CS_INLINE int wanted(const cs_nb_job *job, size_t i, size_t begin, size_t end) {
@@ -271,28 +361,117 @@ CS_INLINE int wanted(const cs_nb_job *job, size_t i, size_t begin, size_t end) {
          (!job->lane_select || (job->lane_select[i] & job->lane_bit));
 }
 
+enum {
+  GROUP = 32,          /* slots of a bucket grouped by cell at a time */
+  PREFETCH_SLOTS = 128 /* how far ahead of the walk outputs are prefetched */
+};
+
+/* The cells of slots [first, first + n) of the grid, and which of those
+ * agents have their whole query range in the block around their cell (the
+ * bits of `covered`, as block_covers says). */
+CS_INLINE uint64_t cells_of_slots(const cs_nb_job *job, size_t first, size_t n,
+                                  uint32_t cells[3][GROUP + W], const int dims) {
+  const crowdsteer_grid *g = job->grid;
+  const vf inv_cell = v_set1(g->inv_cell);
+  uint64_t covered = 0;
+  for (size_t j = 0; j < n; j += W) {
+    vmask outside = v_lt(v_set1(1.0f), v_zero()); /* none */
+    /* Per-agent radii: the scalar test below. */
+    const vf r = v_set1(job->radius.value);
+    for (int k = 0; k < dims; k++) {
+      const vf p = v_load(g->pos[k] + first + j);
+      const vi cell = cells_of(p, inv_cell);
+      i_store(cells[k] + j, cell);
+      const vi lo = cells_of(v_sub(p, r), inv_cell), hi = cells_of(v_add(p, r), inv_cell);
+      outside = m_or(outside, m_or(i_gt(cell, i_add(lo, i_set1(1u))),
+                                   i_gt(hi, i_add(cell, i_set1(1u)))));
+    }
+    covered |= (uint64_t)(~m_bits(outside) & CS_ALL_LANES) << j;
+  }
+  if (dims == 2)
+    for (size_t j = 0; j < n; j++)
+      cells[2][j] = 0;
+  if (job->radius.array) {
+    covered = 0;
+    for (size_t j = 0; j < n; j++) {
+      cs_nb_agent a;
+      const float p[3] = {g->pos[0][first + j], g->pos[1][first + j],
+                          dims == 3 ? g->pos[2][first + j] : 0.0f};
+      cs_nb_agent_init(&a, job, g->index[first + j], p, p);
+      const uint32_t cell[3] = {cells[0][j], cells[1][j], cells[2][j]};
+      covered |= (uint64_t)block_covers(g, &a, cell, dims) << j;
+    }
+  }
+  return covered;
+}
+
+/* Slots [first, last) of one bucket (at most GROUP): a bucket may hold
+ * agents of several cells (hash collisions), so its agents are taken cell
+ * by cell; each cell's block of candidates is gathered once. */
+CS_INLINE void run_bucket(const cs_nb_job *job, size_t first, size_t last, size_t begin,
+                          size_t end, const int dims, const cs_nb_behaviour behaviour) {
+  const crowdsteer_grid *g = job->grid;
+  cell_buffer *buf = (cell_buffer *)job->buffer;
+  uint32_t cells[3][GROUP + W];
+  const uint64_t covered = cells_of_slots(job, first, last - first, cells, dims);
+  uint64_t todo = 0;
+  for (size_t s = first; s < last; s++)
+    if (wanted(job, g->index[s], begin, end)) todo |= (uint64_t)1 << (s - first);
+  while (todo) {
+    const unsigned lead = (unsigned)__builtin_ctzll(todo);
+    const uint32_t cell[3] = {cells[0][lead], cells[1][lead], cells[2][lead]};
+    uint64_t members = 0;
+    for (uint64_t rest = todo; rest; rest &= rest - 1) {
+      const unsigned j = (unsigned)__builtin_ctzll(rest);
+      members |= (uint64_t)(cells[0][j] == cell[0] && cells[1][j] == cell[1] &&
+                            cells[2][j] == cell[2])
+                 << j;
+    }
+    todo &= ~members;
+    const uint64_t in_buffer =
+        !g->scan_all && fill_buffer(job, cell, buf, dims, behaviour) ? covered : 0;
+    for (; members; members &= members - 1) {
+      const unsigned j = (unsigned)__builtin_ctzll(members);
+      evaluate(job, first + j, buf, (int)(in_buffer >> j & 1u), dims, behaviour);
+    }
+  }
+}
+
+/* The grid slots [slot_first, slot_last) of the job, bucket by bucket. */
 CS_INLINE void run_cells(const cs_nb_job *job, size_t begin, size_t end, const int dims,
                          const cs_nb_behaviour behaviour) {
   const crowdsteer_grid *g = job->grid;
-  cell_buffer *buf = (cell_buffer *)job->buffer;
-  size_t slot = job->slot_first;
-  while (slot < job->slot_last) {
-    uint32_t cell[3], next[3];
-    cell_of(g, slot, cell, dims);
-    size_t group_end = slot + 1;
-    int todo = wanted(job, g->index[slot], begin, end);
-    for (; group_end < job->slot_last; group_end++) {
-      cell_of(g, group_end, next, dims);
-      if (next[0] != cell[0] || next[1] != cell[1] || next[2] != cell[2]) break;
-      todo |= wanted(job, g->index[group_end], begin, end);
+  const uint32_t *start = g->start;
+  const size_t buckets = (size_t)g->bucket_mask + 1;
+  /* The bucket holding slot_first: the last b with start[b] <= slot_first. */
+  size_t lo = 0, hi = buckets;
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (start[mid] <= job->slot_first)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  size_t ahead = job->slot_first;
+  for (size_t b = lo; b < buckets && start[b] < job->slot_last; b++) {
+    if (start[b + 1] == start[b]) continue; /* most buckets are empty */
+    size_t first = start[b] > job->slot_first ? start[b] : job->slot_first;
+    const size_t last = start[b + 1] < job->slot_last ? start[b + 1] : job->slot_last;
+    /* Results go to the agents' indices, all over the output: ask for
+     * those lines well before the stores (in-order store commits would
+     * otherwise wait for each miss in turn). */
+    const size_t horizon =
+        last + PREFETCH_SLOTS < job->slot_last ? last + PREFETCH_SLOTS : job->slot_last;
+    for (; ahead < horizon; ahead++) {
+      const size_t i = g->index[ahead];
+      if (i < begin || i >= end) continue;
+      for (int k = 0; k < dims; k++)
+        __builtin_prefetch(job->out[k] + (i - job->out_base), 1);
     }
-    if (todo) {
-      const int buffered = fill_buffer(job, cell, buf, dims, behaviour);
-      for (size_t s = slot; s < group_end; s++)
-        if (wanted(job, g->index[s], begin, end))
-          evaluate(job, s, buf, buffered, cell, dims, behaviour);
+    for (; first < last; first += GROUP) {
+      const size_t to = last - first > GROUP ? first + GROUP : last;
+      run_bucket(job, first, to, begin, end, dims, behaviour);
     }
-    slot = group_end;
   }
 }
 
@@ -338,17 +517,6 @@ static void kernel(const cs_nb_job *job, size_t begin, size_t end) {
 
 /* ---- the grid build's bucket keys ------------------------------------------ */
 
-/* cs_cell, lane by lane: the same clamps, truncation and floor correction. */
-CS_INLINE vi cells_of(vf x, vf inv_cell) {
-  const vf limit = v_set1(CS_CELL_LIMIT), low = v_set1(-CS_CELL_LIMIT);
-  vf t = v_mul(x, inv_cell);
-  t = v_select(v_lt(t, limit), t, limit);
-  t = v_select(v_gt(t, low), t, low);
-  const vi c = i_from_float_trunc(t); /* |t| <= 2^21: exact */
-  const vi floor = i_sub(c, i_masked(v_gt(i_to_float(c), t), i_set1(1u)));
-  return i_add(floor, i_set1(CS_CELL_BIAS));
-}
-
 /* cs_mix32, lane by lane. */
 CS_INLINE vi mixed(vi x) {
   x = i_xor(x, i_shr(x, 16));
@@ -365,11 +533,16 @@ CS_INLINE vi buckets_of(const float *const pos[3], size_t i, vf inv_cell, vi mas
   vi h = i_zero(), offset = i_zero();
   for (int k = 0; k < dims; k++) {
     const vi cell = cells_of(v_load(pos[k] + i), inv_cell);
-    h = i_xor(h, i_mul(i_shr(cell, 2), i_set1(salt[k])));
-    const vi low = i_and(cell, i_set1(3u));
-    offset = i_or(offset, k == 0 ? low : k == 1 ? i_shl(low, 2) : i_shl(low, 4));
+    const vi low = i_and(cell, i_set1(CS_BLOCK(dims) - 1u));
+    if (dims == 2) {
+      h = i_xor(h, i_mul(i_shr(cell, 4), i_set1(salt[k])));
+      offset = i_or(offset, k == 0 ? low : i_shl(low, 4));
+    } else {
+      h = i_xor(h, i_mul(i_shr(cell, 3), i_set1(salt[k])));
+      offset = i_or(offset, k == 0 ? low : k == 1 ? i_shl(low, 3) : i_shl(low, 6));
+    }
   }
-  const vi spread = dims == 3 ? i_shl(mixed(h), 6) : i_shl(mixed(h), 4);
+  const vi spread = dims == 3 ? i_shl(mixed(h), 9) : i_shl(mixed(h), 8);
   return i_and(i_or(spread, offset), mask);
 }
 

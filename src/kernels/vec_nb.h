@@ -30,6 +30,9 @@ CS_INLINE vi i_and(vi a, vi b) { return simde_mm_and_si128(a, b); }
 CS_INLINE vi i_or(vi a, vi b) { return simde_mm_or_si128(a, b); }
 CS_INLINE vi i_sub(vi a, vi b) { return simde_mm_sub_epi32(a, b); }
 #define i_shl(a, n) simde_mm_slli_epi32((a), (n))
+CS_INLINE vmask i_gt(vi a, vi b) { /* signed */
+  return simde_mm_castsi128_ps(simde_mm_cmpgt_epi32(a, b));
+}
 #if defined(__SSE2__)
 CS_INLINE vi i_round_even(vf a) { return simde_mm_cvtps_epi32(a); }
 #else
@@ -60,6 +63,9 @@ CS_INLINE vi i_and(vi a, vi b) { return simde_mm256_and_si256(a, b); }
 CS_INLINE vi i_or(vi a, vi b) { return simde_mm256_or_si256(a, b); }
 CS_INLINE vi i_sub(vi a, vi b) { return simde_mm256_sub_epi32(a, b); }
 #define i_shl(a, n) simde_mm256_slli_epi32((a), (n))
+CS_INLINE vmask i_gt(vi a, vi b) { /* signed */
+  return simde_mm256_castsi256_ps(simde_mm256_cmpgt_epi32(a, b));
+}
 CS_INLINE vi i_round_even(vf a) { return simde_mm256_cvtps_epi32(a); }
 
 #elif CS_LANES == 16
@@ -73,6 +79,9 @@ CS_INLINE vi i_and(vi a, vi b) { return simde_mm512_and_si512(a, b); }
 CS_INLINE vi i_or(vi a, vi b) { return simde_mm512_or_si512(a, b); }
 CS_INLINE vi i_sub(vi a, vi b) { return simde_mm512_sub_epi32(a, b); }
 #define i_shl(a, n) simde_mm512_slli_epi32((a), (n))
+CS_INLINE vmask i_gt(vi a, vi b) {
+  return simde_mm512_cmpgt_epi32_mask(a, b);
+} /* signed */
 #if defined(__AVX512F__)
 CS_INLINE vi i_from_float_trunc(vf a) { return _mm512_cvttps_epi32(a); }
 CS_INLINE vi i_round_even(vf a) { return _mm512_cvtps_epi32(a); }

@@ -132,7 +132,7 @@ static crowdsteer_status reserve(crowdsteer_grid *g, size_t count, size_t table,
 static int is_power_of_two(size_t n) { return n && (n & (n - 1)) == 0; }
 
 static size_t automatic_table(size_t count, int dims) {
-  size_t table = dims == 3 ? 64 : 16;
+  size_t table = CS_MIN_TABLE(dims);
   while (table < count / 2)
     table *= 2;
   return table;
@@ -399,7 +399,7 @@ static crowdsteer_status grid_build_here(crowdsteer_grid *grid,
   grid->cell_size = desc->cell_size;
   grid->inv_cell = 1.0f / desc->cell_size;
   grid->bucket_mask = (uint32_t)(table - 1);
-  grid->scan_all = table < (dims == 3 ? 64u : 16u);
+  grid->scan_all = table < CS_MIN_TABLE(dims);
   grid->has_group = with_group;
   sort_into_buckets(grid, agents, desc->group, table, threads);
   return CROWDSTEER_OK;

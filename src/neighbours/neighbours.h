@@ -71,20 +71,29 @@ static inline uint32_t cs_cell(float x, float inv_cell) {
   return (uint32_t)(c + (int32_t)CS_CELL_BIAS);
 }
 
-/* The bucket of a cell: cells are grouped in blocks of 4 per axis; the
- * block is hashed, the position inside the block kept in the low 2 * dims
- * bits. So any 4 consecutive cells along each axis (a query's whole range)
- * fall into distinct buckets when the table has at least 4^dims of them. */
+/* The bucket of a cell: cells are grouped in blocks of CS_BLOCK(dims) per
+ * axis; the block is hashed, the position inside the block kept in the low
+ * bits (x fastest). So any 4 consecutive cells along each axis (a query's
+ * whole range) fall into distinct buckets when the table has at least
+ * CS_BLOCK(dims)^dims of them, the cells of one row of a block are
+ * consecutive buckets, and a walk in bucket order stays inside a block's
+ * neighbourhood for a long time (its data stays in cache). */
+#define CS_BLOCK_BITS(dims) ((dims) == 3 ? 3 : 4)
+#define CS_BLOCK(dims) (1u << CS_BLOCK_BITS(dims))
+#define CS_MIN_TABLE(dims) ((size_t)1 << (dims)*CS_BLOCK_BITS(dims))
+
 static inline uint32_t cs_bucket(const uint32_t cell[3], int dims, uint32_t mask) {
-  uint32_t h = (cell[0] >> 2) * 0x9E3779B1u;
-  uint32_t offset = cell[0] & 3u;
-  h ^= (cell[1] >> 2) * 0x85EBCA77u;
-  offset |= (cell[1] & 3u) << 2;
+  const int bits = CS_BLOCK_BITS(dims);
+  const uint32_t low = CS_BLOCK(dims) - 1u;
+  uint32_t h = (cell[0] >> bits) * 0x9E3779B1u;
+  uint32_t offset = cell[0] & low;
+  h ^= (cell[1] >> bits) * 0x85EBCA77u;
+  offset |= (cell[1] & low) << bits;
   if (dims == 3) {
-    h ^= (cell[2] >> 2) * 0xC2B2AE3Du;
-    offset |= (cell[2] & 3u) << 4;
+    h ^= (cell[2] >> bits) * 0xC2B2AE3Du;
+    offset |= (cell[2] & low) << 2 * bits;
   }
-  return ((cs_mix32(h) << (2 * dims)) | offset) & mask;
+  return ((cs_mix32(h) << dims * bits) | offset) & mask;
 }
 
 /* Everything a neighbour kernel needs, validated, defaults applied. */

@@ -62,11 +62,17 @@ static void check_crowd(crowd *c, crowdsteer_grid *grid, const options *o, float
   float *want[3];
   for (int k = 0; k < 3; k++)
     want[k] = (float *)calloc(c->count + 1, sizeof(float));
-  /* (cell size / radius, table size) pairs; table 4 makes every query scan
-   * all agents (small crowds only), 16 or 64 is the smallest exact table. */
+  /* (cell size / radius, table size) pairs; tables below one block of
+   * cells (256 in 2D, 512 in 3D: the smallest exact table) make every query
+   * scan all agents (4: small crowds only; 128 in 2D, 256 in 3D). */
+  const size_t block_table = c->dims == 3 ? 512 : 256;
   const float cells[6] = {1.0f, 1.5f, 4.0f, 1.0f, 1.5f, 1.0f};
-  const size_t tables[6] = {
-      0, c->count <= 300 ? 4 : 256, 1024, c->dims == 3 ? 64 : 16, 0, 128};
+  const size_t tables[6] = {0,
+                            c->count <= 300 ? 4 : block_table,
+                            4 * block_table,
+                            block_table,
+                            0,
+                            block_table / 2};
   for (int b = 0; b < NB_BEHAVIOURS; b++) {
     CHECK_STATUS(nb_call(b, c, &nb, &params, &out, 0, c->count), CROWDSTEER_OK);
     copy_out(c, want);
