@@ -152,8 +152,9 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
   lane_sums_flush(&acc, sum, dims, split);
 }
 
-/* The candidates of the 3^dims cells around `cell`, copied into `buffer`;
- * 0 if they do not fit. */
+/* The candidates of the 3^dims cells around `cell` (their runs of slots
+ * one after the other) from the skip-th on, as many as fit, copied into
+ * `buffer`; returns how many there are in all. */
 typedef struct cell_buffer {
   float pos[3][BUFFER + W], vel[3][BUFFER + W];
   uint32_t group[BUFFER + W], index[BUFFER + W];
@@ -182,10 +183,12 @@ CS_INLINE void copy_row(const cs_nb_job *job, cell_buffer *buf, size_t from, siz
 /* Cells of one row of the block share their bucket's hash within a block
  * (cs_bucket): consecutive cells there are consecutive buckets, so the row
  * is at most 2 runs of slots. */
-CS_INLINE int fill_buffer(const cs_nb_job *job, const uint32_t cell[3], cell_buffer *buf,
-                          const int dims, const cs_nb_behaviour behaviour) {
+CS_INLINE size_t fill_buffer(const cs_nb_job *job, const uint32_t cell[3],
+                             cell_buffer *buf, size_t skip, const int dims,
+                             const cs_nb_behaviour behaviour) {
   const crowdsteer_grid *g = job->grid;
   buf->count = 0;
+  size_t seen = 0;
   uint32_t c[3] = {0, 0, cell[2]};
   for (int z = dims == 3 ? -1 : 0; z <= (dims == 3 ? 1 : 0); z++)
     for (int y = -1; y <= 1; y++) {
@@ -196,9 +199,12 @@ CS_INLINE int fill_buffer(const cs_nb_job *job, const uint32_t cell[3], cell_buf
         const uint32_t in_block = CS_BLOCK(dims) - (c[0] & (CS_BLOCK(dims) - 1u));
         const uint32_t run = in_block < 3u - t ? in_block : 3u - t;
         const uint32_t b = cs_bucket(c, dims, g->bucket_mask);
-        const size_t from = g->start[b], to = g->start[b + run];
-        if (buf->count + (to - from) > BUFFER) return 0;
-        copy_row(job, buf, from, to, dims, behaviour);
+        const size_t from = g->start[b], n = g->start[b + run] - from;
+        const size_t lo = skip > seen ? skip : seen;
+        const size_t hi = seen + n < skip + BUFFER ? seen + n : skip + BUFFER;
+        if (lo < hi)
+          copy_row(job, buf, from + (lo - seen), from + (hi - seen), dims, behaviour);
+        seen += n;
         t += run;
       }
     }
@@ -209,7 +215,7 @@ CS_INLINE int fill_buffer(const cs_nb_job *job, const uint32_t cell[3], cell_buf
     if (behaviour == CS_NB_ALIGNMENT) v_store(buf->vel[k] + buf->count, v_zero());
   }
   i_store(buf->index + buf->count, i_zero());
-  return 1;
+  return seen;
 }
 
 _Static_assert(sizeof(cell_buffer) <= CS_NB_BUFFER_BYTES, "cell buffer size");
@@ -322,28 +328,40 @@ CS_INLINE void finish(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_sum *sum
 
 /* The agent in grid slot `slot`: against the cell buffer when it holds the
  * agent's whole query (`covered`), else against its own candidate runs. */
-CS_INLINE void evaluate(const cs_nb_job *job, size_t slot, const cell_buffer *buf,
-                        int covered, const int dims, const cs_nb_behaviour behaviour) {
+CS_INLINE void slot_agent(const cs_nb_job *job, size_t slot, cs_nb_agent *a,
+                          const int dims) {
   const crowdsteer_grid *g = job->grid;
-  const size_t i = g->index[slot];
   float p[3] = {0, 0, 0}, v[3] = {0, 0, 0};
   for (int k = 0; k < dims; k++) {
     p[k] = g->pos[k][slot];
     v[k] = g->vel[k][slot];
   }
+  cs_nb_agent_init(a, job, g->index[slot], p, v);
+}
+
+/* Agent a against the candidates in the cell buffer, into `sum`. */
+CS_INLINE void sum_buffer(const cs_nb_agent *a, const cell_buffer *buf, cs_nb_sum *sum,
+                          const int dims, const cs_nb_behaviour behaviour) {
+  if (!a->fov && !a->use_mask) {
+    buffer_sum(a, buf, sum, dims, behaviour);
+    return;
+  }
+  const source src = {{buf->pos[0], buf->pos[1], buf->pos[2]},
+                      {buf->vel[0], buf->vel[1], buf->vel[2]},
+                      buf->group,
+                      buf->index};
+  span_sum(a, &src, 0, buf->count, sum, dims, behaviour);
+}
+
+CS_INLINE void evaluate(const cs_nb_job *job, size_t slot, const cell_buffer *buf,
+                        int covered, const int dims, const cs_nb_behaviour behaviour) {
   cs_nb_agent a;
-  cs_nb_agent_init(&a, job, i, p, v);
+  slot_agent(job, slot, &a, dims);
   cs_nb_sum sum = {{0, 0, 0}, 0};
   cs_nb_rows rows;
   rows.count = -1;
-  if (covered && !a.fov && !a.use_mask) {
-    buffer_sum(&a, buf, &sum, dims, behaviour);
-  } else if (covered) {
-    const source src = {{buf->pos[0], buf->pos[1], buf->pos[2]},
-                        {buf->vel[0], buf->vel[1], buf->vel[2]},
-                        buf->group,
-                        buf->index};
-    span_sum(&a, &src, 0, buf->count, &sum, dims, behaviour);
+  if (covered) {
+    sum_buffer(&a, buf, &sum, dims, behaviour);
   } else {
     cs_nb_rows_for(job, &a, &rows);
     const source src = {{rows.pos[0], rows.pos[1], rows.pos[2]},
@@ -405,6 +423,35 @@ CS_INLINE uint64_t cells_of_slots(const cs_nb_job *job, size_t first, size_t n,
   return covered;
 }
 
+/* The `members` (bits over slots from `first`) of a cell whose block holds
+ * more candidates than the buffer (`total`; its first BUFFER are in the
+ * buffer already): the block goes through the buffer in parts, each
+ * member's exact sums adding up over the parts. */
+CS_INLINE void run_crowded_cell(const cs_nb_job *job, size_t first, uint64_t members,
+                                const uint32_t cell[3], size_t total, const int dims,
+                                const cs_nb_behaviour behaviour) {
+  cell_buffer *buf = (cell_buffer *)job->buffer;
+  cs_nb_sum sums[GROUP];
+  memset(sums, 0, sizeof sums);
+  for (size_t skip = 0; skip < total; skip += BUFFER) {
+    if (skip) fill_buffer(job, cell, buf, skip, dims, behaviour);
+    for (uint64_t rest = members; rest; rest &= rest - 1) {
+      const unsigned j = (unsigned)__builtin_ctzll(rest);
+      cs_nb_agent a;
+      slot_agent(job, first + j, &a, dims);
+      sum_buffer(&a, buf, &sums[j], dims, behaviour);
+    }
+  }
+  for (; members; members &= members - 1) {
+    const unsigned j = (unsigned)__builtin_ctzll(members);
+    cs_nb_agent a;
+    slot_agent(job, first + j, &a, dims);
+    cs_nb_rows rows;
+    rows.count = -1;
+    finish(job, &a, &sums[j], &rows);
+  }
+}
+
 /* Slots [first, last) of one bucket (at most GROUP): a bucket may hold
  * agents of several cells (hash collisions), so its agents are taken cell
  * by cell; each cell's block of candidates is gathered once. */
@@ -428,8 +475,13 @@ CS_INLINE void run_bucket(const cs_nb_job *job, size_t first, size_t last, size_
                  << j;
     }
     todo &= ~members;
-    const uint64_t in_buffer =
-        !g->scan_all && fill_buffer(job, cell, buf, dims, behaviour) ? covered : 0;
+    const size_t total =
+        g->scan_all ? 0 : fill_buffer(job, cell, buf, 0, dims, behaviour);
+    if (total > BUFFER) {
+      run_crowded_cell(job, first, members & covered, cell, total, dims, behaviour);
+      members &= ~covered; /* the rest: their own candidate runs */
+    }
+    const uint64_t in_buffer = g->scan_all ? 0 : covered;
     for (; members; members &= members - 1) {
       const unsigned j = (unsigned)__builtin_ctzll(members);
       evaluate(job, first + j, buf, (int)(in_buffer >> j & 1u), dims, behaviour);
