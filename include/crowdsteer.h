@@ -608,7 +608,8 @@ typedef struct crowdsteer_step_desc {
   int threads;
 } crowdsteer_step_desc;
 
-/** Runs a mixed step on agents [begin, end). It allocates nothing; with
+/** Runs a mixed step on agents [begin, end). It allocates nothing (but a
+ *  step with neighbour behaviours grows its grid's memory when needed); with
  *  threads = 1 it needs about 8 KiB of the caller's stack plus 0.6 KiB per
  *  behaviour (11 KiB for 7 behaviours, 25 KiB for 32, measured on x86-64),
  *  so it runs on a 32 KiB thread or fiber stack; with more threads the
