@@ -1,5 +1,6 @@
 /* Limits that must not crash (docs/guarantees.md): any `threads` value up to
- * INT_MAX with any tile size, and a mixed step of every behaviour kind at
+ * INT_MAX with any tile size, and a mixed step of every behaviour kind
+ * (separation over a grid included) at
  * the largest tile, threads = 1, on a thread with a 32 KiB stack (a job
  * system's fiber). Both give the bits of an ordinary call. And the float
  * limit at tiny distances. */
@@ -40,16 +41,44 @@ static size_t stack_bytes(void) {
 
 typedef struct step_case {
   all_kinds_step all;
+  /* all's behaviours and separation, over a grid of the pre-step state */
+  crowdsteer_step_behaviour behaviours[ALL_KINDS + 1];
+  crowdsteer_neighbours neighbours;
+  crowdsteer_grid *grid;
   crowdsteer_status status;
 } step_case;
 
 /* Every behaviour kind in place with a snapshot (the kind of step a host
  * job system runs), at the largest tile, on the calling thread. */
-static void make_case(step_case *c, scenario *s, scenario *snapshot, int combine) {
+static void make_case(step_case *c, scenario *s, scenario *snapshot, int combine,
+                      int with_separation) {
   all_kinds_make(&c->all, s, snapshot, combine);
   c->all.step.snapshot = &c->all.other;
   c->all.step.tile_size = 4096;
   c->all.step.threads = 1;
+  c->grid = NULL;
+  if (!with_separation) return;
+  memcpy(c->behaviours, c->all.behaviours, sizeof c->all.behaviours);
+  crowdsteer_step_behaviour *separation = &c->behaviours[ALL_KINDS];
+  *separation = c->all.behaviours[0];
+  separation->behaviour = CROWDSTEER_SEPARATION;
+  separation->neighbours = &c->neighbours;
+  for (size_t i = 0; i < s->count; i++)
+    c->all.mask[i] |= (uint32_t)(i % 3 != 0) << ALL_KINDS;
+  c->all.step.behaviours = c->behaviours;
+  c->all.step.behaviour_count = ALL_KINDS + 1;
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  CHECK_STATUS(crowdsteer_grid_create(&c->grid), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_grid_build(c->grid, &c->all.agents, &desc), CROWDSTEER_OK);
+  c->neighbours = (crowdsteer_neighbours){0};
+  c->neighbours.grid = c->grid;
+  c->neighbours.radius = 1.0f;
+}
+
+static void free_case(step_case *c) {
+  crowdsteer_grid_destroy(c->grid);
+  all_kinds_free(&c->all);
 }
 
 static void *run_case(void *arg) {
@@ -92,11 +121,11 @@ static void check_small_stack(int dims, int combine) {
   scenario_make(&got, n, dims, 61, 1);
   scenario_make(&snapshot, n, dims, 61, 1);
   step_case c;
-  make_case(&c, &want, &snapshot, combine);
+  make_case(&c, &want, &snapshot, combine, 1);
   run_case(&c);
   CHECK_STATUS(c.status, CROWDSTEER_OK);
-  all_kinds_free(&c.all);
-  make_case(&c, &got, &snapshot, combine);
+  free_case(&c);
+  make_case(&c, &got, &snapshot, combine, 1);
   const size_t bytes = stack_bytes();
   const size_t used = run_on_small_stack(&c, bytes);
   CHECK_STATUS(c.status, CROWDSTEER_OK);
@@ -105,40 +134,41 @@ static void check_small_stack(int dims, int combine) {
 #ifndef CS_SANITIZED
   CHECK_MSG(used <= SMALL_STACK, "the step used %zu bytes of stack", used);
 #endif
-  printf("%dd %s step, 7 behaviours, tile 4096, isa %s: %zu of %zu stack bytes used "
-         "(thread descriptor and TLS included)\n",
+  printf("%dd %s step, 7 behaviours and separation, tile 4096, isa %s: %zu of %zu "
+         "stack bytes used (thread descriptor and TLS included)\n",
          dims, combine ? "priority" : "blend",
          crowdsteer_isa_name(crowdsteer_active_isa()), used, bytes);
-  all_kinds_free(&c.all);
+  free_case(&c);
   scenario_free(&want);
   scenario_free(&got);
   scenario_free(&snapshot);
 }
 
 /* threads = INT_MAX with one agent per tile (the case that crashed inside
- * libgomp), and with the default tile, give the one-thread bits. */
-static void check_huge_thread_counts(void) {
-  const size_t n = 100000;
+ * libgomp), and with the default tile, give the one-thread bits; with
+ * separation too (its cell pass splits on threads of its own). */
+static void check_huge_thread_counts(size_t n, int with_separation) {
   scenario want, got, snapshot;
   scenario_make(&want, n, 2, 5, 0);
   scenario_make(&snapshot, n, 2, 5, 0);
   step_case c;
-  make_case(&c, &want, &snapshot, CROWDSTEER_BLEND);
+  make_case(&c, &want, &snapshot, CROWDSTEER_BLEND, with_separation);
   run_case(&c);
   CHECK_STATUS(c.status, CROWDSTEER_OK);
-  all_kinds_free(&c.all);
+  free_case(&c);
   static const size_t tiles[] = {1, 0, 4096};
   static const int threads[] = {INT_MAX, INT_MAX - 1, 100000, 0};
   for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++)
     for (size_t h = 0; h < sizeof threads / sizeof threads[0]; h++) {
       scenario_make(&got, n, 2, 5, 0);
-      make_case(&c, &got, &snapshot, CROWDSTEER_BLEND);
+      make_case(&c, &got, &snapshot, CROWDSTEER_BLEND, with_separation);
       c.all.step.tile_size = tiles[t];
       c.all.step.threads = threads[h];
       run_case(&c);
       CHECK_STATUS(c.status, CROWDSTEER_OK);
-      CHECK_MSG(same_scenario(&want, &got), "tile %zu threads %d", tiles[t], threads[h]);
-      all_kinds_free(&c.all);
+      CHECK_MSG(same_scenario(&want, &got), "tile %zu threads %d separation %d", tiles[t],
+                threads[h], with_separation);
+      free_case(&c);
       scenario_free(&got);
     }
   scenario_free(&want);
@@ -172,6 +202,7 @@ static void check_all_small_stacks(void) {
 
 int main(void) {
   if (!on_every_isa(check_all_small_stacks)) return 77;
-  check_huge_thread_counts();
+  check_huge_thread_counts(100000, 0);
+  check_huge_thread_counts(4096 + 1000, 1);
   return check_report("test_limits");
 }
