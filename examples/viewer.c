@@ -31,7 +31,6 @@ static const uint32_t behaviour_colour[B_COUNT] = {0xFFFF9628, 0xFFF03C3C, 0xFF5
  * flockmates within FLOCK_RADIUS. */
 #define SEPARATION_RADIUS 5.0f
 #define SEPARATION_WEIGHT 1.0f
-#define BOIDS_SEPARATION_RADIUS 5.0f
 #define FLOCK_RADIUS 12.0f
 /* Boids' blend: the weights of the flocking picture (docs/pictures.md). */
 #define BOIDS_SEPARATION_WEIGHT 1.5f
@@ -50,7 +49,9 @@ typedef struct crowd {
   size_t n, cap;
   float *px, *py, *vx, *vy, *sx, *sy, *wx, *wy, *speed;
   uint64_t rng;
-  crowdsteer_grid *grid; /* neighbour index, rebuilt every frame */
+  /* Neighbour indexes, rebuilt every frame: cells of the separation radius;
+   * boids' flockmates are farther, so they get a grid of their own. */
+  crowdsteer_grid *grid, *flock_grid;
 } crowd;
 
 static float uniform(uint64_t *s, float lo, float hi) {
@@ -88,6 +89,7 @@ static void crowd_free(crowd *c) {
   for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
     free(arrays[k]);
   crowdsteer_grid_destroy(c->grid);
+  crowdsteer_grid_destroy(c->flock_grid);
   memset(c, 0, sizeof *c);
 }
 
@@ -110,10 +112,10 @@ static crowdsteer_status steer(crowd *c, int b, const crowdsteer_target *t,
   return crowdsteer_run(&a, &d, &o, begin, end);
 }
 
-static crowdsteer_neighbours within(const crowd *c, float radius) {
+static crowdsteer_neighbours within(const crowdsteer_grid *grid, float radius) {
   crowdsteer_neighbours nb;
   memset(&nb, 0, sizeof nb);
-  nb.grid = c->grid;
+  nb.grid = grid;
   nb.radius = radius;
   return nb;
 }
@@ -143,15 +145,13 @@ static crowdsteer_status on_threads(neighbour_call call, const crowdsteer_agents
   return CROWDSTEER_OK;
 }
 
-/* Neighbour steering from the state before the frame's integration: boids
- * (separation, cohesion, alignment) replace the behaviour's steering;
- * otherwise separation is added to it. */
-static crowdsteer_status steer_neighbours(crowd *c, int boids,
-                                          const crowdsteer_params *prm) {
+/* Separation from the state before the frame's integration, added to the
+ * behaviour's steering. */
+static crowdsteer_status add_separation(crowd *c, const crowdsteer_params *prm) {
   crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, NULL};
   crowdsteer_grid_desc desc;
   memset(&desc, 0, sizeof desc);
-  desc.cell_size = boids ? FLOCK_RADIUS : SEPARATION_RADIUS;
+  desc.cell_size = SEPARATION_RADIUS; /* a cell per radius: fewest candidates */
   crowdsteer_status st = crowdsteer_grid_build(c->grid, &a, &desc);
   crowdsteer_output o;
   memset(&o, 0, sizeof o);
@@ -159,24 +159,43 @@ static crowdsteer_status steer_neighbours(crowd *c, int boids,
   o.steering.y = c->sy;
   o.mode = CROWDSTEER_ACCUMULATE;
   o.weight = SEPARATION_WEIGHT;
-  if (!boids) {
-    crowdsteer_neighbours apart = within(c, SEPARATION_RADIUS);
-    return st ? st : on_threads(crowdsteer_separation, &a, &apart, prm, &o);
+  crowdsteer_neighbours apart = within(c->grid, SEPARATION_RADIUS);
+  return st ? st : on_threads(crowdsteer_separation, &a, &apart, prm, &o);
+}
+
+/* Boids: separation, cohesion and alignment blended and integrated by one
+ * crowdsteer_step, which splits its neighbour passes over its threads by
+ * grid cells (each thread gathers only its own cells' candidates). */
+static crowdsteer_status boids_step(crowd *c, const crowdsteer_params *prm) {
+  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, NULL};
+  crowdsteer_grid_desc desc;
+  memset(&desc, 0, sizeof desc);
+  desc.cell_size = SEPARATION_RADIUS;
+  crowdsteer_status st = crowdsteer_grid_build(c->grid, &a, &desc);
+  desc.cell_size = FLOCK_RADIUS;
+  if (st == CROWDSTEER_OK) st = crowdsteer_grid_build(c->flock_grid, &a, &desc);
+  if (st != CROWDSTEER_OK) return st;
+  const crowdsteer_neighbours apart = within(c->grid, SEPARATION_RADIUS);
+  const crowdsteer_neighbours mates = within(c->flock_grid, FLOCK_RADIUS);
+  const crowdsteer_behaviour kinds[3] = {CROWDSTEER_SEPARATION, CROWDSTEER_COHESION,
+                                         CROWDSTEER_ALIGNMENT};
+  const float weights[3] = {BOIDS_SEPARATION_WEIGHT, BOIDS_COHESION_WEIGHT,
+                            BOIDS_ALIGNMENT_WEIGHT};
+  crowdsteer_step_behaviour b[3];
+  memset(b, 0, sizeof b);
+  for (int k = 0; k < 3; k++) {
+    b[k].behaviour = kinds[k];
+    b[k].params = *prm;
+    b[k].weight = weights[k];
+    b[k].neighbours = k == 0 ? &apart : &mates;
   }
-  crowdsteer_neighbours apart = within(c, BOIDS_SEPARATION_RADIUS);
-  crowdsteer_neighbours mates = within(c, FLOCK_RADIUS);
-  o.weight = BOIDS_SEPARATION_WEIGHT; /* into zeroed steering: s = w * separation + ... */
-  crowdsteer_output cohere = o, align = o;
-  cohere.weight = BOIDS_COHESION_WEIGHT;
-  align.weight = BOIDS_ALIGNMENT_WEIGHT;
-  if (st == CROWDSTEER_OK) {
-    for (size_t i = 0; i < c->n; i++)
-      c->sx[i] = c->sy[i] = 0.0f;
-    st = on_threads(crowdsteer_separation, &a, &apart, prm, &o);
-  }
-  if (st == CROWDSTEER_OK) st = on_threads(crowdsteer_cohesion, &a, &mates, prm, &cohere);
-  if (st == CROWDSTEER_OK) st = on_threads(crowdsteer_alignment, &a, &mates, prm, &align);
-  return st;
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = b;
+  step.behaviour_count = 3;
+  step.combine = CROWDSTEER_BLEND;
+  step.integrator = *prm;
+  return crowdsteer_step(&a, &step, 0, c->n);
 }
 
 /* ---- drawing into the ARGB frame -------------------------------------------- */
@@ -385,7 +404,8 @@ static int view_open(view *v, const options *opt) {
   v->pixels = malloc((size_t)v->W * v->H * sizeof *v->pixels);
   v->c.rng = 12345;
   if (!v->tex || !v->pixels || crowd_resize(&v->c, opt->agents, v->W, v->H) ||
-      crowdsteer_grid_create(&v->c.grid) != CROWDSTEER_OK) {
+      crowdsteer_grid_create(&v->c.grid) != CROWDSTEER_OK ||
+      crowdsteer_grid_create(&v->c.flock_grid) != CROWDSTEER_OK) {
     fprintf(stderr, "crowdsteer-viewer: setup failed: %s\n", SDL_GetError());
     return 1;
   }
@@ -486,15 +506,15 @@ static crowdsteer_status simulate(view *v, const crowdsteer_target *t, int frame
   v->ws.direction.x = c->wx;
   v->ws.direction.y = c->wy;
   v->ws.tick = (uint32_t)frame_no;
+  if (v->behaviour == B_BOIDS) return boids_step(c, &v->prm);
   crowdsteer_status st = CROWDSTEER_OK;
   if (v->behaviour == B_MIXED) {
     for (int b = 0; b < CROWDSTEER_WANDER + 1 && st == CROWDSTEER_OK; b++)
       st = steer(c, b, t, &v->ws, &v->prm, c->n * b / 7, c->n * (b + 1) / 7);
-  } else if (v->behaviour != B_BOIDS) {
+  } else {
     st = steer(c, v->behaviour, t, &v->ws, &v->prm, 0, c->n);
   }
-  if (st == CROWDSTEER_OK && (v->separation || v->behaviour == B_BOIDS))
-    st = steer_neighbours(c, v->behaviour == B_BOIDS, &v->prm);
+  if (st == CROWDSTEER_OK && v->separation) st = add_separation(c, &v->prm);
   crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, NULL};
   crowdsteer_vectors s = {c->sx, c->sy, NULL};
   if (st == CROWDSTEER_OK) st = crowdsteer_integrate(&a, &s, &v->prm, 0, c->n);

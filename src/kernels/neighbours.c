@@ -21,7 +21,7 @@
 #endif
 
 enum {
-  /* Candidates one cell's buffer holds (a 3D alignment buffer is 8 KiB). */
+  /* Candidates one cell's buffer holds (the buffer is about 12 KiB). */
   BUFFER = CS_NB_BUFFER_CANDIDATES,
   /* Vectors added into the 32-bit lane sums between flushes: a lane adds
    * at most 1.25 * 2^24 per vector (separation and cohesion contributions
@@ -30,9 +30,12 @@ enum {
   FLUSH_EVERY = 64
 };
 
-/* Where candidates are read from: the grid's arrays or the cell buffer. */
+/* Where candidates are read from: the grid's arrays (velocities as floats)
+ * or the cell buffer (velocities as alignment's fixed-point parts, see
+ * fixed_parts: converted once per cell instead of once per pair). */
 typedef struct source {
   const float *pos[3], *vel[3];
+  const uint32_t *vel_high[3], *vel_low[3];
   const uint32_t *group, *index;
 } source;
 
@@ -70,6 +73,18 @@ CS_NOINLINE static void add_coincident(const cs_nb_agent *a, vi index, vmask lan
   }
 }
 
+/* cs_fixed(c) as high * 2^24 + low, both int32 and each below 2^24 in
+ * magnitude: c clamped (NaN as 0), high = trunc(c), low the rest times
+ * 2^24 (exact), rounded to nearest even as cs_fixed rounds. */
+CS_INLINE void fixed_parts(vf c, vi *high, vi *low) {
+  c = v_select(v_ne(c, c), v_zero(), c);
+  c = v_select(v_lt(c, v_set1(0x1p24f)), c, v_set1(0x1p24f));
+  c = v_select(v_gt(c, v_set1(-0x1p24f)), c, v_set1(-0x1p24f));
+  *high = i_from_float_trunc(c);
+  *low = i_round_even(
+      v_sub(v_mul(c, v_set1(0x1p24f)), v_mul(i_to_float(*high), v_set1(0x1p24f))));
+}
+
 /* A contribution component as cs_fixed does it, for lanes that are in. */
 CS_INLINE void add_fixed(lane_sums *acc, int k, vf c, vmask in, int split) {
   c = v_select(in, c, v_zero());
@@ -77,15 +92,17 @@ CS_INLINE void add_fixed(lane_sums *acc, int k, vf c, vmask in, int split) {
     acc->low[k] = i_add(acc->low[k], i_round_even(v_mul(c, v_set1(0x1p24f))));
     return;
   }
-  c = v_select(v_ne(c, c), v_zero(), c); /* NaN counts as 0 */
-  c = v_select(v_lt(c, v_set1(0x1p24f)), c, v_set1(0x1p24f));
-  c = v_select(v_gt(c, v_set1(-0x1p24f)), c, v_set1(-0x1p24f));
-  /* c * 2^24 = high * 2^24 + low, high = trunc(c), both parts exact. */
-  const vi high = i_from_float_trunc(c);
-  const vf low =
-      v_sub(v_mul(c, v_set1(0x1p24f)), v_mul(i_to_float(high), v_set1(0x1p24f)));
+  vi high, low;
+  fixed_parts(c, &high, &low);
   acc->high[k] = i_add(acc->high[k], high);
-  acc->low[k] = i_add(acc->low[k], i_round_even(low));
+  acc->low[k] = i_add(acc->low[k], low);
+}
+
+/* Alignment's contribution from the cell buffer's fixed-point parts. */
+CS_INLINE void add_parts(lane_sums *acc, int k, const uint32_t *high, const uint32_t *low,
+                         vmask in) {
+  acc->high[k] = i_add(acc->high[k], i_masked(in, i_load(high)));
+  acc->low[k] = i_add(acc->low[k], i_masked(in, i_load(low)));
 }
 
 /* Agent a against candidates [first, last) of `src`, into `sum`. */
@@ -143,6 +160,9 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
     } else if (behaviour == CS_NB_COHESION) {
       for (int k = 0; k < dims; k++)
         add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
+    } else if (src->vel_high[0]) {
+      for (int k = 0; k < dims; k++)
+        add_parts(&acc, k, src->vel_high[k] + j, src->vel_low[k] + j, in);
     } else {
       for (int k = 0; k < dims; k++)
         add_fixed(&acc, k, v_load(src->vel[k] + j), in, 1);
@@ -156,7 +176,8 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
  * one after the other) from the skip-th on, as many as fit, copied into
  * `buffer`; returns how many there are in all. */
 typedef struct cell_buffer {
-  float pos[3][BUFFER + W], vel[3][BUFFER + W];
+  float pos[3][BUFFER + W];
+  uint32_t vel_high[3][BUFFER + W], vel_low[3][BUFFER + W]; /* alignment only */
   uint32_t group[BUFFER + W], index[BUFFER + W];
   size_t count;
 } cell_buffer;
@@ -171,8 +192,12 @@ CS_INLINE void copy_row(const cs_nb_job *job, cell_buffer *buf, size_t from, siz
   for (size_t j = 0; j < to - from; j += W) {
     for (int k = 0; k < dims; k++) {
       v_store(buf->pos[k] + at + j, v_load(g->pos[k] + from + j));
-      if (behaviour == CS_NB_ALIGNMENT)
-        v_store(buf->vel[k] + at + j, v_load(g->vel[k] + from + j));
+      if (behaviour == CS_NB_ALIGNMENT) {
+        vi high, low;
+        fixed_parts(v_load(g->vel[k] + from + j), &high, &low);
+        i_store(buf->vel_high[k] + at + j, high);
+        i_store(buf->vel_low[k] + at + j, low);
+      }
     }
     i_store(buf->index + at + j, i_load(g->index + from + j));
     if (job->use_mask) i_store(buf->group + at + j, i_load(g->group + from + j));
@@ -212,7 +237,10 @@ CS_INLINE size_t fill_buffer(const cs_nb_job *job, const uint32_t cell[3],
    * buffer_sum), and defined values everywhere a lane is read. */
   for (int k = 0; k < dims; k++) {
     v_store(buf->pos[k] + buf->count, v_set1(__builtin_nanf("")));
-    if (behaviour == CS_NB_ALIGNMENT) v_store(buf->vel[k] + buf->count, v_zero());
+    if (behaviour == CS_NB_ALIGNMENT) {
+      i_store(buf->vel_high[k] + buf->count, i_zero());
+      i_store(buf->vel_low[k] + buf->count, i_zero());
+    }
   }
   i_store(buf->index + buf->count, i_zero());
   return seen;
@@ -275,6 +303,7 @@ CS_INLINE void buffer_sum(const cs_nb_agent *a, const cell_buffer *buf, cs_nb_su
   for (int k = 0; k < dims; k++)
     p[k] = v_set1(a->p[k]);
   const vf radius = v_set1(a->radius), inv_radius = v_set1(a->inv_radius);
+  const vf within = v_set1(a->within);
   const vi self = i_set1(a->index);
   lane_sums acc;
   lane_sums_clear(&acc, dims);
@@ -287,10 +316,11 @@ CS_INLINE void buffer_sum(const cs_nb_agent *a, const cell_buffer *buf, cs_nb_su
     vf dd = v_mul(d[0], d[0]);
     for (int k = 1; k < dims; k++)
       dd = v_add(dd, v_mul(d[k], d[k]));
-    const vf dist = v_sqrt(dd);
     const vi index = i_load(buf->index + j);
-    vmask in = m_andnot(v_lt(dist, radius), i_eq(index, self));
+    /* dist < radius, without the square root (cs_within_limit) */
+    vmask in = m_andnot(v_lt(dd, within), i_eq(index, self));
     if (behaviour == CS_NB_SEPARATION) {
+      const vf dist = v_sqrt(dd);
       const vmask apart = v_gt(dist, v_zero());
       coincident = m_or(coincident, m_andnot(in, apart));
       in = m_and(in, apart);
@@ -302,7 +332,7 @@ CS_INLINE void buffer_sum(const cs_nb_agent *a, const cell_buffer *buf, cs_nb_su
         add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
     } else {
       for (int k = 0; k < dims; k++)
-        add_fixed(&acc, k, v_load(buf->vel[k] + j), in, 1);
+        add_parts(&acc, k, buf->vel_high[k] + j, buf->vel_low[k] + j, in);
     }
     count = i_sub(count, i_masked(in, i_set1(0xFFFFFFFFu))); /* +1 per lane in */
   }
@@ -347,7 +377,9 @@ CS_INLINE void sum_buffer(const cs_nb_agent *a, const cell_buffer *buf, cs_nb_su
     return;
   }
   const source src = {{buf->pos[0], buf->pos[1], buf->pos[2]},
-                      {buf->vel[0], buf->vel[1], buf->vel[2]},
+                      {NULL, NULL, NULL},
+                      {buf->vel_high[0], buf->vel_high[1], buf->vel_high[2]},
+                      {buf->vel_low[0], buf->vel_low[1], buf->vel_low[2]},
                       buf->group,
                       buf->index};
   span_sum(a, &src, 0, buf->count, sum, dims, behaviour);
@@ -366,6 +398,8 @@ CS_INLINE void evaluate(const cs_nb_job *job, size_t slot, const cell_buffer *bu
     cs_nb_rows_for(job, &a, &rows);
     const source src = {{rows.pos[0], rows.pos[1], rows.pos[2]},
                         {rows.vel[0], rows.vel[1], rows.vel[2]},
+                        {NULL, NULL, NULL},
+                        {NULL, NULL, NULL},
                         rows.group,
                         rows.index};
     for (int r = 0; r < rows.count; r++)

@@ -107,6 +107,7 @@ typedef struct cs_nb_job {
   const uint32_t *group; /* NULL: no group filter possible */
   const uint32_t *id;    /* the agents' ids for tie-breaks, NULL: indices */
   cs_param radius;       /* after the default */
+  float within;          /* cs_within_limit(radius) when the radius is uniform */
   int use_fov;
   cs_param cos_fov;
   uint32_t cap; /* 1 .. CROWDSTEER_MAX_NEIGHBOURS */
@@ -133,7 +134,7 @@ typedef struct cs_nb_job {
 
 /* The cell buffer of a SIMD kernel (see kernels/neighbours.c). */
 #define CS_NB_BUFFER_CANDIDATES 256
-#define CS_NB_BUFFER_BYTES ((CS_NB_BUFFER_CANDIDATES + 16) * 8 * 4 + 64)
+#define CS_NB_BUFFER_BYTES ((CS_NB_BUFFER_CANDIDATES + 16) * 11 * 4 + 64)
 
 /* One agent's view of the world for a query, with its parameters. */
 typedef struct cs_nb_agent {
@@ -144,6 +145,7 @@ typedef struct cs_nb_agent {
   const uint32_t *ids;
   float p[3], v[3];
   float radius, inv_radius; /* 1 / radius, once per agent */
+  float within;             /* cs_within_limit(radius) */
   float heading[3];
   int fov; /* the field of view applies (not at rest) */
   float cos_fov;
@@ -177,6 +179,20 @@ static inline int64_t cs_fixed(float c) {
 /* The integer sum back to float: one rounding, then an exact scaling. */
 static inline float cs_unfixed(int64_t s) { return (float)s * 0x1p-24f; }
 
+/* The least float T with sqrtf(T) >= radius (radius >= 0, finite). sqrtf
+ * is correctly rounded, so monotone: for every float dd >= 0 (and NaN),
+ * sqrtf(dd) < radius exactly when dd < T. Kernels test the radius on the
+ * squared distance with it, and take square roots only where the formula
+ * needs the distance itself (separation, the field of view). */
+static inline float cs_within_limit(float radius) {
+  float t = radius * radius; /* within an ulp or two of T, or infinity */
+  while (t > 0.0f && sqrtf(t) >= radius)
+    t = nextafterf(t, 0.0f);
+  while (!(sqrtf(t) >= radius))
+    t = nextafterf(t, INFINITY);
+  return t;
+}
+
 /* One rule for every backend: which per-agent inputs a query uses. */
 static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t i,
                                     const float p[3], const float v[3]) {
@@ -202,6 +218,7 @@ static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t
   }
   a->radius = cs_param_at(job->radius, i);
   a->inv_radius = 1.0f / a->radius;
+  a->within = job->radius.array ? cs_within_limit(a->radius) : job->within;
   a->cos_fov = job->use_fov ? cs_param_at(job->cos_fov, i) : -1.0f;
   a->use_mask = job->use_mask;
   a->mask = job->mask_array ? job->mask_array[i] : job->mask;

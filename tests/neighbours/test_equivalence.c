@@ -1,5 +1,6 @@
 /* The grid never changes a bit: for random crowds (sparse, dense, clustered,
- * coincident, 2D and 3D, up to a few thousand agents) every behaviour with
+ * coincident, on rings at the radius, 2D and 3D, up to a few thousand
+ * agents) every behaviour with
  * every option gives, through grids of several cell sizes, table sizes and
  * build thread counts, and over any split of the range, exactly what the
  * brute force over every pair gives. Also: no NaN from finite crowds, a
@@ -145,6 +146,29 @@ static void fill_clusters(crowd *c, rng *r) {
   }
 }
 
+/* Agents on rings around centres, the query's radius away give or take a
+ * few ulps (along an axis, where the squared distance is one rounding of
+ * x^2, and at random angles): squared distances on both sides of the
+ * kernels' radius test, which compares them with a limit instead of taking
+ * square roots. Centres are 3 radii apart. */
+static void fill_rings(crowd *c, rng *r, float radius) {
+  for (size_t i = 0; i < c->count; i++) {
+    const size_t centre = i - i % 25;
+    const float cx = (float)(centre / 25) * 3.0f * radius;
+    float x = cx, y = 0.0f;
+    if (i != centre) {
+      const float angle = i % 2 ? 0.0f : rng_range(r, 0.0f, 6.2831853f);
+      x = cx + radius * cosf(angle);
+      y = radius * sinf(angle);
+      for (int nudge = (int)rng_below(r, 7) - 3; nudge; nudge += nudge < 0 ? 1 : -1)
+        x = nextafterf(x, nudge < 0 ? -INFINITY : INFINITY);
+    }
+    c->a[0][i] = x;
+    c->a[1][i] = y;
+    if (c->dims == 3) c->a[2][i] = 0.0f;
+  }
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   crowdsteer_grid *grid;
@@ -172,6 +196,12 @@ int main(void) {
         o.cap = 1;
         check_crowd(&c, grid, &o, 1.0f, 6u);
         check_accumulate(&c, grid);
+        const float radii[2] = {1.0f, 0.7f};
+        for (int k = 0; k < 4; k++) {
+          fill_rings(&c, &r, radii[k / 2]);
+          o.cap = k % 2;
+          check_crowd(&c, grid, &o, radii[k / 2], 7u + (uint64_t)k);
+        }
       }
       crowd_free(&c);
     }
