@@ -11,7 +11,10 @@
  *  5. crowdsteer_step with seek and the neighbour behaviour blended is the
  *     composition of the single calls;
  *  6. with distinct agent ids, the crowd in reverse order, every agent
- *     keeping its id and its per-agent data, gets the same bits per agent.
+ *     keeping its id and its per-agent data, gets the same bits per agent;
+ *  7. an id index of the crowd is rejected exactly when two agents share an
+ *     id; otherwise each agent's id looks up its index, and an id no agent
+ *     has is reported without a write.
  * Ids may also be shared by several agents (grid and brute force then agree
  * unless a nearest-k cap is in effect) or absent. */
 #include <math.h>
@@ -239,6 +242,48 @@ static int check_reversed(const nb_case *c, const crowdsteer_neighbours *brute,
   return 0;
 }
 
+/* Property 7: crowdsteer_id_index over the crowd's ids (indices when none). */
+static int check_id_index(const nb_case *c) {
+  int shared = 0;
+  const uint32_t *ids = c->id_mode ? c->ids : NULL;
+  for (size_t i = 0; ids && i < c->count; i++)
+    for (size_t j = 0; j < i; j++)
+      shared |= ids[i] == ids[j];
+  crowdsteer_id_index *index;
+  if (crowdsteer_id_index_create(&index) != CROWDSTEER_OK) return fail("id index", c);
+  const crowdsteer_agents agents = {c->count, c->dims, NULL, NULL, NULL,
+                                    NULL,     NULL,    NULL, ids};
+  const crowdsteer_status built = crowdsteer_id_index_build(index, &agents);
+  int failed = 0;
+  static uint32_t found[MAX_AGENTS + 1], all[MAX_AGENTS + 1];
+  for (size_t i = 0; i < c->count; i++)
+    all[i] = ids ? ids[i] : (uint32_t)i;
+  if (built != (shared ? CROWDSTEER_ERROR_PARAMETER : CROWDSTEER_OK))
+    failed |= fail("id index build status", c);
+  if (built == CROWDSTEER_OK &&
+      crowdsteer_id_index_lookup(index, all, c->count, found) == CROWDSTEER_OK) {
+    for (size_t i = 0; i < c->count; i++)
+      if (found[i] != i) failed |= fail("id index lookup", c);
+  } else if (built == CROWDSTEER_OK) {
+    failed |= fail("id index lookup rejected", c);
+  }
+  /* An id nobody has: the least one. */
+  uint32_t absent = 0;
+  for (int taken = 1; taken;) {
+    taken = 0;
+    for (size_t i = 0; i < c->count; i++)
+      taken |= all[i] == absent;
+    absent += (uint32_t)taken;
+  }
+  found[0] = 12345u;
+  if (crowdsteer_id_index_lookup(index, &absent, 1, found) !=
+          CROWDSTEER_ERROR_AGENT_INDEX ||
+      found[0] != 12345u)
+    failed |= fail("id index: an absent id", c);
+  crowdsteer_id_index_destroy(index);
+  return failed;
+}
+
 int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa_override) {
   reader r = {data, size, 0, 0x4E42ull + size};
   static nb_case c; /* large: keep it off the stack */
@@ -296,6 +341,7 @@ int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa_override) {
       failed |= check_step(&c, grid);
     }
   }
+  failed |= check_id_index(&c);
   crowdsteer_grid_destroy(grid);
   return failed;
 }

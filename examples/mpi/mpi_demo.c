@@ -261,13 +261,35 @@ static uint32_t *all_to_all(const uint32_t *out, const int *send_counts,
 
 /* ---- agent targets owned by other ranks ------------------------------------- */
 
-enum { NOWHERE = UINT32_MAX, ASKED = UINT32_MAX - 1 };
+/* The first `count` agents of the batch indexed by id: the library's
+ * crowdsteer_id_index, so a rank needs memory for its own batch only. */
+static void index_batch(crowdsteer_id_index *index, const local *l, size_t count) {
+  crowdsteer_agents batch;
+  memset(&batch, 0, sizeof batch);
+  batch.count = count;
+  batch.dims = 2;
+  batch.id = l->u[U_ID];
+  if (crowdsteer_id_index_build(index, &batch) != CROWDSTEER_OK) {
+    fprintf(stderr, "crowdsteer-mpi: agent ids on this rank are not distinct\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+}
+
+static int find(const crowdsteer_id_index *index, uint32_t id, uint32_t *slot) {
+  return crowdsteer_id_index_lookup(index, &id, 1, slot) == CROWDSTEER_OK;
+}
+
+static int by_value(const void *a, const void *b) {
+  const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
 
 /* Every rank's missing target ids, gathered on every rank; each owner
- * answers its askers with the agents' state (one all-to-all). Returns the
- * answers this rank received, `*received` words. */
+ * (`owned`: this rank's own agents by id) answers its askers with the
+ * agents' state (one all-to-all). Returns the answers this rank received,
+ * `*received` words. */
 static uint32_t *ask_owners(const uint32_t *wanted, int count, const local *l,
-                            const uint32_t *slot_of, int ranks, int *received,
+                            const crowdsteer_id_index *owned, int ranks, int *received,
                             counters *n) {
   int *asked = grow(NULL, (size_t)ranks), *at = grow(NULL, (size_t)ranks);
   MPI_Allgather(&count, 1, MPI_INT, asked, 1, MPI_INT, MPI_COMM_WORLD);
@@ -281,8 +303,8 @@ static uint32_t *ask_owners(const uint32_t *wanted, int count, const local *l,
   for (int r = 0; r < ranks; r++) {
     send_at[r] = words;
     for (int q = at[r]; q < at[r] + asked[r]; q++) {
-      const uint32_t slot = slot_of[all[q]];
-      if (slot >= l->own) continue; /* not mine */
+      uint32_t slot;
+      if (!find(owned, all[q], &slot)) continue; /* not mine */
       state_words(l, slot, answers + words);
       words += GHOST_WORDS;
     }
@@ -299,38 +321,39 @@ static uint32_t *ask_owners(const uint32_t *wanted, int count, const local *l,
 }
 
 /* Resolves every owned agent's target id (for the behaviours with AGENTS
- * targets, `bits`) into an index of the batch: owned agents and ghosts by a
- * lookup, the others fetched and appended. slot_of (one entry per agent of
- * the whole crowd) is NOWHERE everywhere before and after. */
-static void fetch_targets(local *l, uint32_t *slot_of, uint32_t bits, int ranks,
+ * targets, `bits`) into an index of the batch with id indexes: owned
+ * agents and ghosts are there already, the others are fetched from their
+ * owners and appended. */
+static void fetch_targets(local *l, crowdsteer_id_index *batch,
+                          crowdsteer_id_index *owned, uint32_t bits, int ranks,
                           counters *n) {
-  for (size_t i = 0; i < l->total; i++)
-    slot_of[l->u[U_ID][i]] = (uint32_t)i;
+  index_batch(owned, l, l->own);
+  index_batch(batch, l, l->total);
   uint32_t *wanted = grow(NULL, l->own);
   int count = 0;
   for (size_t i = 0; i < l->own; i++) {
+    uint32_t slot;
     const uint32_t t = l->u[U_TARGET_ID][i];
-    if ((l->u[U_MASK][i] & bits) && slot_of[t] == NOWHERE) {
-      slot_of[t] = ASKED;
-      wanted[count++] = t;
-    }
+    if ((l->u[U_MASK][i] & bits) && !find(batch, t, &slot)) wanted[count++] = t;
   }
+  qsort(wanted, (size_t)count, sizeof *wanted, by_value); /* each id asked once */
+  int distinct = 0;
+  for (int i = 0; i < count; i++)
+    if (i == 0 || wanted[i] != wanted[distinct - 1]) wanted[distinct++] = wanted[i];
   int received = 0;
-  uint32_t *in = ask_owners(wanted, count, l, slot_of, ranks, &received, n);
+  uint32_t *in = ask_owners(wanted, distinct, l, owned, ranks, &received, n);
   const size_t first = append_state(l, in, (size_t)received / GHOST_WORDS);
   n->fetched += (double)(l->total - first);
-  for (size_t i = first; i < l->total; i++)
-    slot_of[l->u[U_ID][i]] = (uint32_t)i;
-  for (size_t i = 0; i < l->own; i++) {
+  index_batch(batch, l, l->total);
+  for (size_t i = 0; i < l->own; i++) { /* agents without one: themselves */
     const int uses = (l->u[U_MASK][i] & bits) != 0;
-    l->target_index[i] = uses ? slot_of[l->u[U_TARGET_ID][i]] : 0;
-    if (uses && l->target_index[i] >= ASKED) {
-      fprintf(stderr, "crowdsteer-mpi: no rank owns target %u\n", l->u[U_TARGET_ID][i]);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    l->target_index[i] = uses ? l->u[U_TARGET_ID][i] : l->u[U_ID][i];
   }
-  for (size_t i = 0; i < l->total; i++)
-    slot_of[l->u[U_ID][i]] = NOWHERE;
+  if (crowdsteer_id_index_lookup(batch, l->target_index, l->own, l->target_index) !=
+      CROWDSTEER_OK) {
+    fprintf(stderr, "crowdsteer-mpi: some target is owned by no rank\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   free(wanted);
   free(in);
 }
@@ -631,9 +654,10 @@ static int run_steps(scenario *sc, local *l, const decomposition *d, counters *n
   crowdsteer_grid *grid = NULL;
   if (sc->opts.separation > 0.0f && crowdsteer_grid_create(&grid) != CROWDSTEER_OK)
     return 1;
-  uint32_t *slot_of = malloc(sc->agents.count * sizeof(uint32_t));
-  if (!slot_of) return 1;
-  memset(slot_of, 0xFF, sc->agents.count * sizeof(uint32_t)); /* NOWHERE */
+  crowdsteer_id_index *batch = NULL, *owned = NULL;
+  if (crowdsteer_id_index_create(&batch) != CROWDSTEER_OK ||
+      crowdsteer_id_index_create(&owned) != CROWDSTEER_OK)
+    return 1;
   const uint32_t bits = agent_target_bits(sc);
   int failed = 0;
   for (unsigned s = 0; s < sc->opts.steps; s++) {
@@ -643,7 +667,7 @@ static int run_steps(scenario *sc, local *l, const decomposition *d, counters *n
     lap(n, T_GHOSTS, t);
     wait_for_all(n);
     t = MPI_Wtime();
-    fetch_targets(l, slot_of, bits, d->ranks, n);
+    fetch_targets(l, batch, owned, bits, d->ranks, n);
     t = lap(n, T_TARGETS, t);
     n->own += (double)l->own;
     const crowdsteer_status status = compute(sc, l, grid);
@@ -667,7 +691,8 @@ static int run_steps(scenario *sc, local *l, const decomposition *d, counters *n
     migrate(l, d, n);
     lap(n, T_MIGRATION, t);
   }
-  free(slot_of);
+  crowdsteer_id_index_destroy(batch);
+  crowdsteer_id_index_destroy(owned);
   crowdsteer_grid_destroy(grid);
   return failed;
 }

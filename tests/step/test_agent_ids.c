@@ -2,8 +2,10 @@
  * permutation, every agent keeping its id, gives every agent the same bits
  * as the original order, for every behaviour, the neighbour behaviours
  * (grid and brute force, with nearest-k and coincident ties) and a mixed
- * step over several steps; without the ids the reordered crowd differs, and
- * a misaligned id array is rejected by the calls that read it. */
+ * step over several steps, targets kept by id and resolved through
+ * crowdsteer_id_index; without the ids the reordered crowd differs, and a
+ * misaligned id array is rejected by the calls that read it. Also the id
+ * index's own contract. */
 #include <stdint.h>
 
 #include "../common/check.h"
@@ -100,23 +102,30 @@ static void world_random(world *w, uint64_t seed, int hashed_ids) {
   world_views(w);
 }
 
-/* `to` = `from` reordered: to[j] = from[perm[j]], targets renumbered, and
- * each agent keeps its id (its old index when `from` has none) unless
- * `drop_ids`. */
+/* `to` = `from` reordered: to[j] = from[perm[j]], each agent keeping its
+ * id (its old index when `from` has none) unless `drop_ids`, and its target
+ * kept by id: the target's id, turned into the new index by an id index
+ * (as a user does after sorting a crowd), which must be where the target
+ * went. */
 static void world_permuted(world *to, const world *from, const uint32_t *perm,
                            int drop_ids) {
   world_alloc(to, from->count, from->dims);
-  uint32_t *inverse = (uint32_t *)malloc(from->count * sizeof(uint32_t));
-  for (size_t j = 0; j < from->count; j++)
-    inverse[perm[j]] = (uint32_t)j;
   for (size_t j = 0; j < from->count; j++) {
     for (int a = 0; a < FLOATS; a++)
       to->f[a][j] = from->f[a][perm[j]];
-    to->target[j] = inverse[from->target[perm[j]]];
     to->mask[j] = from->mask[perm[j]];
     to->id[j] = from->id ? from->id[perm[j]] : perm[j];
+    const uint32_t target = from->target[perm[j]];
+    to->target[j] = from->id ? from->id[target] : target; /* by id */
   }
-  free(inverse);
+  crowdsteer_id_index *index;
+  CHECK_STATUS(crowdsteer_id_index_create(&index), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_id_index_build(index, &to->agents), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_id_index_lookup(index, to->target, to->count, to->target),
+               CROWDSTEER_OK);
+  crowdsteer_id_index_destroy(index);
+  for (size_t j = 0; j < from->count; j++)
+    CHECK(perm[to->target[j]] == from->target[perm[j]]);
   if (drop_ids) {
     free(to->id);
     to->id = NULL;
@@ -359,6 +368,73 @@ static void validation(void) {
   world_free(&w);
 }
 
+/* crowdsteer_id_index's contract: ids at both ends of the range, the
+ * index itself without ids, duplicates and misses rejected without a
+ * write, lookups in place, a warm rebuild without growing, and a large
+ * table of scattered ids. */
+static void id_index_contract(void) {
+  crowdsteer_id_index *index;
+  CHECK_STATUS(crowdsteer_id_index_create(NULL), CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_id_index_create(&index), CROWDSTEER_OK);
+  uint32_t ids[6] = {UINT32_MAX, 0u, 7u, UINT32_MAX - 1u, 1u << 31, 12345u};
+  uint32_t out[6] = {9, 9, 9, 9, 9, 9};
+  CHECK_STATUS(crowdsteer_id_index_lookup(index, ids, 1, out),
+               CROWDSTEER_ERROR_AGENT_INDEX);
+  CHECK_STATUS(crowdsteer_id_index_lookup(index, ids, 0, NULL), CROWDSTEER_OK);
+  crowdsteer_agents agents = {6, 2, NULL, NULL, NULL, NULL, NULL, NULL, ids};
+  CHECK_STATUS(crowdsteer_id_index_build(index, &agents), CROWDSTEER_OK);
+  CHECK(crowdsteer_id_index_count(index) == 6);
+  const uint32_t wanted[4] = {12345u, UINT32_MAX, 0u, UINT32_MAX};
+  CHECK_STATUS(crowdsteer_id_index_lookup(index, wanted, 4, out), CROWDSTEER_OK);
+  CHECK(out[0] == 5 && out[1] == 0 && out[2] == 1 && out[3] == 0);
+  const uint32_t missing[3] = {7u, 8u, 0u};
+  out[0] = 42;
+  CHECK_STATUS(crowdsteer_id_index_lookup(index, missing, 3, out),
+               CROWDSTEER_ERROR_AGENT_INDEX);
+  CHECK(out[0] == 42); /* nothing written */
+  uint32_t in_place[2] = {1u << 31, 7u};
+  CHECK_STATUS(crowdsteer_id_index_lookup(index, in_place, 2, in_place), CROWDSTEER_OK);
+  CHECK(in_place[0] == 4 && in_place[1] == 2);
+  CHECK_STATUS(crowdsteer_id_index_lookup(
+                   index, (const uint32_t *)((const char *)ids + 1), 1, out),
+               CROWDSTEER_ERROR_ALIGNMENT);
+  ids[3] = 7u; /* a duplicate: rejected, and the index is then empty */
+  CHECK_STATUS(crowdsteer_id_index_build(index, &agents), CROWDSTEER_ERROR_PARAMETER);
+  CHECK(crowdsteer_id_index_count(index) == 0);
+  CHECK_STATUS(crowdsteer_id_index_lookup(index, wanted, 1, out),
+               CROWDSTEER_ERROR_AGENT_INDEX);
+  agents.id = NULL; /* no ids: the index is the id */
+  CHECK_STATUS(crowdsteer_id_index_build(index, &agents), CROWDSTEER_OK);
+  const uint32_t plain[2] = {5u, 0u};
+  CHECK_STATUS(crowdsteer_id_index_lookup(index, plain, 2, out), CROWDSTEER_OK);
+  CHECK(out[0] == 5 && out[1] == 0);
+  agents.count = 0;
+  CHECK_STATUS(crowdsteer_id_index_build(index, &agents), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_id_index_lookup(index, plain, 1, out),
+               CROWDSTEER_ERROR_AGENT_INDEX);
+  /* 100,000 scattered ids (a multiplicative hash of the index), warm. */
+  const size_t n = 100000;
+  uint32_t *many = (uint32_t *)malloc(n * sizeof(uint32_t));
+  uint32_t *found = (uint32_t *)malloc(n * sizeof(uint32_t));
+  for (size_t i = 0; i < n; i++)
+    many[i] = (uint32_t)i * 0x2545F491u ^ 0xA5A5A5A5u;
+  agents = (crowdsteer_agents){n, 2, NULL, NULL, NULL, NULL, NULL, NULL, many};
+  CHECK_STATUS(crowdsteer_id_index_build(index, &agents), CROWDSTEER_OK);
+  const size_t bytes = crowdsteer_id_index_bytes(index);
+  CHECK(bytes >= n * 2 * sizeof(uint32_t));
+  CHECK_STATUS(crowdsteer_id_index_build(index, &agents), CROWDSTEER_OK);
+  CHECK(crowdsteer_id_index_bytes(index) == bytes);
+  CHECK_STATUS(crowdsteer_id_index_lookup(index, many, n, found), CROWDSTEER_OK);
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; i++)
+    wrong += found[i] != i;
+  CHECK_MSG(wrong == 0, "%zu of %zu ids found at the wrong index", wrong, n);
+  free(many);
+  free(found);
+  crowdsteer_id_index_destroy(index);
+  crowdsteer_id_index_destroy(NULL);
+}
+
 static void body(void) {
   validation();
   /* 1100 agents: the first world steps on two threads. Nearest-k among
@@ -372,6 +448,7 @@ static void body(void) {
 }
 
 int main(void) {
+  id_index_contract();
   if (!on_every_isa(body)) return 77;
   return check_report("test_agent_ids");
 }
