@@ -140,6 +140,7 @@ static crowdsteer_status resolve_agents(int *dims, size_t *count, const float *p
                                         const float *vel[3],
                                         const crowdsteer_agents *agents, size_t begin,
                                         size_t end) {
+  crowdsteer_status fault;
   if (!agents) return CROWDSTEER_ERROR_NULL_POINTER;
   if (agents->dims != 2 && agents->dims != 3) return CROWDSTEER_ERROR_DIMS;
   if (begin > end || end > agents->count) return CROWDSTEER_ERROR_RANGE;
@@ -150,12 +151,13 @@ static crowdsteer_status resolve_agents(int *dims, size_t *count, const float *p
   copy_axes(pos, &p, *dims);
   copy_axes(vel, &v, *dims);
   if (begin == end) return CROWDSTEER_OK;
-  CS_CHECK(vectors_usable(pos, *dims));
+  if ((fault = vectors_usable(pos, *dims)) != CROWDSTEER_OK) return fault;
   return vectors_usable(vel, *dims);
 }
 
 static crowdsteer_status resolve_target(cs_inputs *in, const crowdsteer_target *target,
                                         int needs_velocity, const cs_range *r) {
+  crowdsteer_status fault;
   if (!target) return CROWDSTEER_ERROR_NULL_POINTER;
   in->target_kind = target->kind;
   switch (target->kind) {
@@ -173,7 +175,7 @@ static crowdsteer_status resolve_target(cs_inputs *in, const crowdsteer_target *
     copy_axes(in->target_pos, &target->position, in->dims);
     if (needs_velocity) copy_axes(in->target_vel, &target->velocity, in->dims);
     if (r->begin == r->end) return CROWDSTEER_OK;
-    CS_CHECK(vectors_usable(in->target_pos, in->dims));
+    if ((fault = vectors_usable(in->target_pos, in->dims)) != CROWDSTEER_OK) return fault;
     return needs_velocity ? vectors_usable(in->target_vel, in->dims) : CROWDSTEER_OK;
   case CROWDSTEER_TARGET_AGENTS: /* the indices' values: cs_check_agent_data */
     in->target_index = target->index;
@@ -207,16 +209,20 @@ int cs_all_finite(const float *a, const cs_range *r) { return array_ok(a, r, FIN
 crowdsteer_status cs_prepare_output(cs_policy *policy, int dims,
                                     const crowdsteer_output *out, size_t begin,
                                     size_t end) {
+  crowdsteer_status fault;
   memset(policy, 0, sizeof *policy);
   if (!out) return CROWDSTEER_ERROR_NULL_POINTER;
   copy_axes_rw(policy->out, &out->steering, dims);
-  if (begin < end) CS_CHECK(vectors_usable((const float *const *)policy->out, dims));
+  if ((begin < end) &&
+      (fault = vectors_usable((const float *const *)policy->out, dims)) != CROWDSTEER_OK)
+    return fault;
   if (out->mode == CROWDSTEER_OVERWRITE) return CROWDSTEER_OK;
   if (out->mode != CROWDSTEER_ACCUMULATE) return CROWDSTEER_ERROR_PARAMETER;
   policy->mode = CS_WRITE_ACCUMULATE;
   const cs_range r = {begin, end, NULL, 0}; /* a uniform weight of 0 means 1 */
-  CS_CHECK(resolve_param(&policy->weight, out->weight, out->weight_per_agent, 1.0f,
-                         FINITE, &r));
+  if ((fault = resolve_param(&policy->weight, out->weight, out->weight_per_agent, 1.0f,
+                             FINITE, &r)) != CROWDSTEER_OK)
+    return fault;
   return check_param_array(policy->weight, FINITE, &r);
 }
 
@@ -277,6 +283,7 @@ static cs_param param_in(const cs_inputs *in, const param_spec *spec) {
 
 static crowdsteer_status resolve_params(cs_inputs *in, const crowdsteer_params *given,
                                         unsigned uses, const cs_range *r) {
+  crowdsteer_status fault;
   static const crowdsteer_params defaults;
   const char *p = (const char *)(given ? given : &defaults);
   for (int s = 0; s < BEHAVIOUR_PARAMS; s++) {
@@ -286,8 +293,9 @@ static crowdsteer_status resolve_params(cs_inputs *in, const crowdsteer_params *
     const float *per_agent;
     memcpy(&uniform, p + spec->uniform, sizeof uniform);
     memcpy(&per_agent, p + spec->per_agent, sizeof per_agent);
-    CS_CHECK(resolve_param(param_slot(in, spec), uniform, per_agent, spec->default_value,
-                           spec->rule, r));
+    if ((fault = resolve_param(param_slot(in, spec), uniform, per_agent,
+                               spec->default_value, spec->rule, r)) != CROWDSTEER_OK)
+      return fault;
   }
   /* The largest float behaves as "no limit" for any T a finite state gives,
    * and keeps tv * T finite when max_speed + len(tv) is denormal. */
@@ -300,9 +308,12 @@ static crowdsteer_status resolve_wander(cs_inputs *in,
                                         const crowdsteer_wander_state *wander,
                                         const uint32_t *agent_id, size_t begin,
                                         size_t end) {
+  crowdsteer_status fault;
   if (!wander) return CROWDSTEER_ERROR_NULL_POINTER;
   copy_axes_rw(in->wander, &wander->direction, in->dims);
-  if (begin < end) CS_CHECK(vectors_usable((const float *const *)in->wander, in->dims));
+  if ((begin < end) && (fault = vectors_usable((const float *const *)in->wander,
+                                               in->dims)) != CROWDSTEER_OK)
+    return fault;
   for (int k = 0; k < in->dims; k++)
     in->wander_key[k] = cs_random_key(wander->seed, wander->tick, (uint32_t)k);
   in->agent_id = agent_id; /* wander is the one behaviour here reading ids */
@@ -316,19 +327,25 @@ crowdsteer_status cs_resolve_behaviour(cs_inputs *in, crowdsteer_behaviour behav
                                        const crowdsteer_wander_state *wander,
                                        const crowdsteer_params *params, size_t begin,
                                        size_t end) {
+  crowdsteer_status fault;
   const cs_range r = {begin, end, NULL, 0};
   memset(in, 0, sizeof *in);
-  CS_CHECK(resolve_agents(&in->dims, &in->count, in->pos, in->vel, agents, begin, end));
+  if ((fault = resolve_agents(&in->dims, &in->count, in->pos, in->vel, agents, begin,
+                              end)) != CROWDSTEER_OK)
+    return fault;
   memcpy(in->gather_pos, in->pos, sizeof in->pos);
   memcpy(in->gather_vel, in->vel, sizeof in->vel);
   const cs_behaviour_row *row = cs_behaviour_row_of(behaviour);
   if (!row || (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
     return CROWDSTEER_ERROR_PARAMETER; /* neighbours: see cs_nb_prepare */
-  if (row->inputs & CROWDSTEER_INPUT_WANDER)
-    CS_CHECK(resolve_wander(in, wander, agents->id, begin, end));
-  if (row->inputs & CROWDSTEER_INPUT_TARGET)
-    CS_CHECK(resolve_target(in, target,
-                            (row->inputs & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0, &r));
+  if ((row->inputs & CROWDSTEER_INPUT_WANDER) &&
+      (fault = resolve_wander(in, wander, agents->id, begin, end)) != CROWDSTEER_OK)
+    return fault;
+  if ((row->inputs & CROWDSTEER_INPUT_TARGET) &&
+      (fault = resolve_target(in, target,
+                              (row->inputs & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0,
+                              &r)) != CROWDSTEER_OK)
+    return fault;
   return resolve_params(in, params, row->params, &r);
 }
 
@@ -343,6 +360,7 @@ int cs_has_agent_data(const cs_inputs *in, crowdsteer_behaviour behaviour) {
 
 crowdsteer_status cs_check_agent_data(const cs_inputs *in, crowdsteer_behaviour behaviour,
                                       const cs_range *r) {
+  crowdsteer_status fault;
   if (r->begin == r->end) return CROWDSTEER_OK;
   const unsigned uses = cs_behaviour_row_of(behaviour)->params;
   if (in->target_kind == CROWDSTEER_TARGET_AGENTS && in->target_index &&
@@ -350,8 +368,9 @@ crowdsteer_status cs_check_agent_data(const cs_inputs *in, crowdsteer_behaviour 
     return CROWDSTEER_ERROR_AGENT_INDEX;
   for (int s = 0; s < BEHAVIOUR_PARAMS; s++) {
     const param_spec *spec = &behaviour_params[s];
-    if (uses & spec->used_by)
-      CS_CHECK(check_param_array(param_in(in, spec), spec->rule, r));
+    if ((uses & spec->used_by) &&
+        (fault = check_param_array(param_in(in, spec), spec->rule, r)) != CROWDSTEER_OK)
+      return fault;
   }
   return CROWDSTEER_OK;
 }
@@ -363,9 +382,11 @@ crowdsteer_status cs_prepare_behaviour(cs_inputs *in, crowdsteer_behaviour behav
                                        const crowdsteer_params *params, size_t begin,
                                        size_t end, const uint32_t *select,
                                        uint32_t select_bit) {
+  crowdsteer_status fault;
   const cs_range r = {begin, end, select, select_bit};
-  CS_CHECK(
-      cs_resolve_behaviour(in, behaviour, agents, target, wander, params, begin, end));
+  if ((fault = cs_resolve_behaviour(in, behaviour, agents, target, wander, params, begin,
+                                    end)) != CROWDSTEER_OK)
+    return fault;
   return cs_check_agent_data(in, behaviour, &r);
 }
 
@@ -373,24 +394,33 @@ crowdsteer_status cs_prepare_integrator(cs_integrator *job,
                                         const crowdsteer_agents *agents,
                                         const crowdsteer_params *params, size_t begin,
                                         size_t end) {
+  crowdsteer_status fault;
   static const crowdsteer_params defaults;
   const crowdsteer_params *p = params ? params : &defaults;
   memset(job, 0, sizeof *job);
-  CS_CHECK(
-      resolve_agents(&job->dims, &job->count, job->pos, job->vel, agents, begin, end));
+  if ((fault = resolve_agents(&job->dims, &job->count, job->pos, job->vel, agents, begin,
+                              end)) != CROWDSTEER_OK)
+    return fault;
   crowdsteer_vectors pos = {agents->px, agents->py, agents->pz};
   crowdsteer_vectors vel = {agents->vx, agents->vy, agents->vz};
   copy_axes_rw(job->pos_rw, &pos, job->dims);
   copy_axes_rw(job->vel_rw, &vel, job->dims);
   const cs_range r = {begin, end, NULL, 0};
-  CS_CHECK(resolve_param(&job->max_speed, p->max_speed, p->max_speed_per_agent, 1.0f,
-                         NON_NEGATIVE_FINITE, &r));
-  CS_CHECK(check_param_array(job->max_speed, NON_NEGATIVE_FINITE, &r));
-  CS_CHECK(resolve_param(&job->max_force, p->max_force, p->max_force_per_agent, INFINITY,
-                         NON_NEGATIVE, &r));
-  CS_CHECK(check_param_array(job->max_force, NON_NEGATIVE, &r));
-  CS_CHECK(resolve_param(&job->mass, p->mass, p->mass_per_agent, 1.0f, POSITIVE, &r));
-  CS_CHECK(check_param_array(job->mass, POSITIVE, &r));
+  if ((fault = resolve_param(&job->max_speed, p->max_speed, p->max_speed_per_agent, 1.0f,
+                             NON_NEGATIVE_FINITE, &r)) != CROWDSTEER_OK)
+    return fault;
+  if ((fault = check_param_array(job->max_speed, NON_NEGATIVE_FINITE, &r)) !=
+      CROWDSTEER_OK)
+    return fault;
+  if ((fault = resolve_param(&job->max_force, p->max_force, p->max_force_per_agent,
+                             INFINITY, NON_NEGATIVE, &r)) != CROWDSTEER_OK)
+    return fault;
+  if ((fault = check_param_array(job->max_force, NON_NEGATIVE, &r)) != CROWDSTEER_OK)
+    return fault;
+  if ((fault = resolve_param(&job->mass, p->mass, p->mass_per_agent, 1.0f, POSITIVE,
+                             &r)) != CROWDSTEER_OK)
+    return fault;
+  if ((fault = check_param_array(job->mass, POSITIVE, &r)) != CROWDSTEER_OK) return fault;
   job->dt = p->dt == 0.0f ? 1.0f : p->dt;
   return non_negative_finite(job->dt) ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
 }
@@ -409,14 +439,18 @@ static crowdsteer_status run_here(const cs_backend *backend,
                                   const crowdsteer_agents *agents, const call *c,
                                   const crowdsteer_output *out, size_t begin,
                                   size_t end) {
+  crowdsteer_status fault;
   const cs_behaviour_row *row = cs_behaviour_row_of(c->behaviour);
   if (row && (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
     return cs_nb_run(c->behaviour, agents, c->neighbours, c->params, out, begin, end);
   cs_job job;
   memset(&job, 0, sizeof job);
-  CS_CHECK(cs_prepare_behaviour(&job.in, c->behaviour, agents, c->target, c->wander,
-                                c->params, begin, end, NULL, 0));
-  CS_CHECK(cs_prepare_output(&job.policy, job.in.dims, out, begin, end));
+  if ((fault = cs_prepare_behaviour(&job.in, c->behaviour, agents, c->target, c->wander,
+                                    c->params, begin, end, NULL, 0)) != CROWDSTEER_OK)
+    return fault;
+  if ((fault = cs_prepare_output(&job.policy, job.in.dims, out, begin, end)) !=
+      CROWDSTEER_OK)
+    return fault;
   if (begin < end)
     backend->run(backend->behaviour[c->behaviour][job.in.dims - 2], &job, begin, end);
   return CROWDSTEER_OK;
@@ -445,11 +479,14 @@ static crowdsteer_status integrate_here(const cs_backend *backend,
                                         const crowdsteer_vectors *steering,
                                         const crowdsteer_params *params, size_t begin,
                                         size_t end) {
+  crowdsteer_status fault;
   cs_integrator job;
-  CS_CHECK(cs_prepare_integrator(&job, agents, params, begin, end));
+  if ((fault = cs_prepare_integrator(&job, agents, params, begin, end)) != CROWDSTEER_OK)
+    return fault;
   if (!steering) return CROWDSTEER_ERROR_NULL_POINTER;
   copy_axes(job.steering, steering, job.dims);
-  if (begin < end) CS_CHECK(vectors_usable(job.steering, job.dims));
+  if ((begin < end) && (fault = vectors_usable(job.steering, job.dims)) != CROWDSTEER_OK)
+    return fault;
   if (begin < end) backend->integrate(&job, begin, end);
   return CROWDSTEER_OK;
 }

@@ -9,13 +9,6 @@
 
 #include "crowdsteer.h"
 
-/* Returns the status of `expr` from the calling function unless it is OK. */
-#define CS_CHECK(expr)                                                                   \
-  do {                                                                                   \
-    crowdsteer_status cs_status_ = (expr);                                               \
-    if (cs_status_ != CROWDSTEER_OK) return cs_status_;                                  \
-  } while (0)
-
 /* The host's floating-point environment, saved by cs_fpenv_enter. Every
  * public entry point computes in one fixed environment (see fpenv.c) and
  * gives the host its own back:

@@ -74,10 +74,13 @@ static crowdsteer_status check_state_buffer(const crowdsteer_agents *agents,
 static crowdsteer_status check_behaviour_run(const plan *pl,
                                              const crowdsteer_step_desc *step, size_t b,
                                              size_t first, size_t last) {
+  crowdsteer_status fault;
   const crowdsteer_step_behaviour *desc = &step->behaviours[b];
   const cs_range r = {first, last, step->behaviour_mask, 1u << b};
-  if (!cs_step_is_neighbour(desc->behaviour))
-    CS_CHECK(cs_check_agent_data(&pl->behaviour[b].in, pl->kind[b], &r));
+  if (!cs_step_is_neighbour(desc->behaviour) &&
+      (fault = cs_check_agent_data(&pl->behaviour[b].in, pl->kind[b], &r)) !=
+          CROWDSTEER_OK)
+    return fault;
   if (desc->weight_per_agent && !cs_aligned(desc->weight_per_agent))
     return CROWDSTEER_ERROR_ALIGNMENT;
   if (desc->weight_per_agent && !cs_all_finite(desc->weight_per_agent, &r))
@@ -100,13 +103,16 @@ static int has_agent_data(const plan *pl, const crowdsteer_step_desc *step, size
 static crowdsteer_status check_agent_data(const plan *pl,
                                           const crowdsteer_step_desc *step, size_t begin,
                                           size_t end) {
+  crowdsteer_status fault;
   uint32_t checked = 0;
   for (size_t b = 0; b < pl->behaviour_count; b++)
     if (has_agent_data(pl, step, b)) checked |= 1u << b;
   if (begin == end || !checked) return CROWDSTEER_OK;
   if (!pl->mask) {
     for (size_t b = 0; b < pl->behaviour_count; b++)
-      if (checked & (1u << b)) CS_CHECK(check_behaviour_run(pl, step, b, begin, end));
+      if ((checked & (1u << b)) &&
+          (fault = check_behaviour_run(pl, step, b, begin, end)) != CROWDSTEER_OK)
+        return fault;
     return CROWDSTEER_OK;
   }
   enum { NO_RUN = 0 }; /* run_start holds first + 1, so 0 means "no run open" */
@@ -121,14 +127,18 @@ static crowdsteer_status check_agent_data(const plan *pl,
       if (used & (1u << b)) {
         if (run_start[b] == NO_RUN) run_start[b] = first + 1;
       } else if (run_start[b] != NO_RUN) {
-        CS_CHECK(check_behaviour_run(pl, step, b, run_start[b] - 1, first));
+        if ((fault = check_behaviour_run(pl, step, b, run_start[b] - 1, first)) !=
+            CROWDSTEER_OK)
+          return fault;
         run_start[b] = NO_RUN;
       }
     }
   }
   for (size_t b = 0; b < pl->behaviour_count; b++)
-    if (run_start[b] != NO_RUN)
-      CS_CHECK(check_behaviour_run(pl, step, b, run_start[b] - 1, end));
+    if ((run_start[b] != NO_RUN) &&
+        (fault = check_behaviour_run(pl, step, b, run_start[b] - 1, end)) !=
+            CROWDSTEER_OK)
+      return fault;
   return CROWDSTEER_OK;
 }
 
@@ -175,11 +185,13 @@ static crowdsteer_status share_step_inputs(cs_job *job, const plan *pl,
                                            const crowdsteer_agents *agents,
                                            const crowdsteer_step_desc *step, size_t b,
                                            size_t begin, size_t end) {
+  crowdsteer_status fault;
   const crowdsteer_step_behaviour *desc = &step->behaviours[b];
   const cs_behaviour_row *row = cs_behaviour_row_of(desc->behaviour);
   if (step->output == NULL && (row->inputs & CROWDSTEER_INPUT_TARGET) &&
       desc->target.kind == CROWDSTEER_TARGET_AGENTS) {
-    CS_CHECK(check_state_buffer(agents, step->snapshot, begin, end));
+    if ((fault = check_state_buffer(agents, step->snapshot, begin, end)) != CROWDSTEER_OK)
+      return fault;
     const crowdsteer_agents *s = step->snapshot;
     const float *pos[3] = {s->px, s->py, agents->dims == 3 ? s->pz : NULL};
     const float *vel[3] = {s->vx, s->vy, agents->dims == 3 ? s->vz : NULL};
@@ -207,6 +219,7 @@ static crowdsteer_status share_step_inputs(cs_job *job, const plan *pl,
 static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
                                    const crowdsteer_step_desc *step, size_t begin,
                                    size_t end) {
+  crowdsteer_status fault;
   if (!agents || !step) return CROWDSTEER_ERROR_NULL_POINTER;
   if (!step->behaviours) return CROWDSTEER_ERROR_NULL_POINTER;
   if (step->behaviour_count == 0 ||
@@ -215,10 +228,12 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
       !(step->priority_threshold >= 0.0f && step->priority_threshold <= FLT_MAX) ||
       step->tile_size > MAX_TILE || step->threads < 0)
     return CROWDSTEER_ERROR_PARAMETER;
-  CS_CHECK(
-      cs_prepare_integrator(&out->integrator, agents, &step->integrator, begin, end));
+  if ((fault = cs_prepare_integrator(&out->integrator, agents, &step->integrator, begin,
+                                     end)) != CROWDSTEER_OK)
+    return fault;
   if (step->output) {
-    CS_CHECK(check_state_buffer(agents, step->output, begin, end));
+    if ((fault = check_state_buffer(agents, step->output, begin, end)) != CROWDSTEER_OK)
+      return fault;
     const crowdsteer_agents *o = step->output;
     float *pos[3] = {o->px, o->py, agents->dims == 3 ? o->pz : NULL};
     float *vel[3] = {o->vx, o->vy, agents->dims == 3 ? o->vz : NULL};
@@ -234,8 +249,12 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
     return CROWDSTEER_ERROR_ALIGNMENT;
   for (size_t b = 0; b < step->behaviour_count; b++) {
     out->kind[b] = step->behaviours[b].behaviour;
-    CS_CHECK(resolve_behaviour(&out->behaviour[b], agents, step, b, begin, end));
-    CS_CHECK(share_step_inputs(&out->behaviour[b], out, agents, step, b, begin, end));
+    if ((fault = resolve_behaviour(&out->behaviour[b], agents, step, b, begin, end)) !=
+        CROWDSTEER_OK)
+      return fault;
+    if ((fault = share_step_inputs(&out->behaviour[b], out, agents, step, b, begin,
+                                   end)) != CROWDSTEER_OK)
+      return fault;
   }
   return check_agent_data(out, step, begin, end);
 }
@@ -364,6 +383,7 @@ int cs_team_size(int requested, size_t units) {
 static crowdsteer_status step_here(const crowdsteer_agents *agents,
                                    const crowdsteer_step_desc *step, size_t begin,
                                    size_t end) {
+  crowdsteer_status fault;
   /* The jobs live here, one per behaviour: no allocation, and a stack
    * that grows with the step's behaviour count only (make_plan rejects a
    * count out of range before any job is used). */
@@ -371,9 +391,10 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   cs_job jobs[asked >= 1 && asked <= CROWDSTEER_STEP_MAX_BEHAVIOURS ? asked : 1];
   plan pl;
   pl.behaviour = jobs;
-  CS_CHECK(make_plan(&pl, agents, step, begin, end));
+  if ((fault = make_plan(&pl, agents, step, begin, end)) != CROWDSTEER_OK) return fault;
   if (begin == end) return CROWDSTEER_OK;
-  CS_CHECK(cs_nb_step_run(agents, step, begin, end, pl.behaviour));
+  if ((fault = cs_nb_step_run(agents, step, begin, end, pl.behaviour)) != CROWDSTEER_OK)
+    return fault;
   const cs_backend *backend = cs_active_backend();
   const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;
 #ifdef _OPENMP

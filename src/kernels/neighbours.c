@@ -561,16 +561,26 @@ CS_INLINE void run_cells(const cs_nb_job *job, size_t begin, size_t end, const i
   }
 }
 
-#define FOR_SHAPE(dims, behaviour, name)                                                 \
-  CS_NOINLINE static void name(const cs_nb_job *job, size_t begin, size_t end) {         \
-    run_cells(job, begin, end, dims, behaviour);                                         \
-  }
-FOR_SHAPE(2, CS_NB_SEPARATION, separation_2d)
-FOR_SHAPE(3, CS_NB_SEPARATION, separation_3d)
-FOR_SHAPE(2, CS_NB_COHESION, cohesion_2d)
-FOR_SHAPE(3, CS_NB_COHESION, cohesion_3d)
-FOR_SHAPE(2, CS_NB_ALIGNMENT, alignment_2d)
-FOR_SHAPE(3, CS_NB_ALIGNMENT, alignment_3d)
+/* One copy of the walk per shape: constant dims and behaviour let the
+ * compiler drop every test on them from the loops. */
+CS_NOINLINE static void separation_2d(const cs_nb_job *job, size_t begin, size_t end) {
+  run_cells(job, begin, end, 2, CS_NB_SEPARATION);
+}
+CS_NOINLINE static void separation_3d(const cs_nb_job *job, size_t begin, size_t end) {
+  run_cells(job, begin, end, 3, CS_NB_SEPARATION);
+}
+CS_NOINLINE static void cohesion_2d(const cs_nb_job *job, size_t begin, size_t end) {
+  run_cells(job, begin, end, 2, CS_NB_COHESION);
+}
+CS_NOINLINE static void cohesion_3d(const cs_nb_job *job, size_t begin, size_t end) {
+  run_cells(job, begin, end, 3, CS_NB_COHESION);
+}
+CS_NOINLINE static void alignment_2d(const cs_nb_job *job, size_t begin, size_t end) {
+  run_cells(job, begin, end, 2, CS_NB_ALIGNMENT);
+}
+CS_NOINLINE static void alignment_3d(const cs_nb_job *job, size_t begin, size_t end) {
+  run_cells(job, begin, end, 3, CS_NB_ALIGNMENT);
+}
 
 static const cs_nb_kernel shapes[CS_NB_COUNT][2] = {
     [CS_NB_SEPARATION] = {separation_2d, separation_3d},

@@ -285,37 +285,41 @@ static inline __attribute__((always_inline)) void sort_partition(const build *b,
   }
 }
 
-/* The thread's share of passes 3 or 4, one copy of the loops per shape. */
-#define FOR_SHAPES(call)                                                                 \
-  do {                                                                                   \
-    if (dims == 2 && !with_group)                                                        \
-      call(2, 0);                                                                        \
-    else if (dims == 2)                                                                  \
-      call(2, 1);                                                                        \
-    else if (!with_group)                                                                \
-      call(3, 0);                                                                        \
-    else                                                                                 \
-      call(3, 1);                                                                        \
-  } while (0)
-
+/* The thread's share of pass 3, one copy of the loop per shape (constant
+ * dims and group flag let the compiler unroll the record's fields). */
 static void partition_pass(const build *b, int t) {
   const int dims = b->g->dims, with_group = b->group != NULL;
-#define TO_PARTITIONS(d, gr) to_partitions(b, t, d, gr)
-  FOR_SHAPES(TO_PARTITIONS);
-#undef TO_PARTITIONS
+  if (dims == 2 && !with_group)
+    to_partitions(b, t, 2, 0);
+  else if (dims == 2)
+    to_partitions(b, t, 2, 1);
+  else if (!with_group)
+    to_partitions(b, t, 3, 0);
+  else
+    to_partitions(b, t, 3, 1);
 }
 
+/* Pass 4 for one partition, one copy per shape as pass 3. */
+static void sort_one_partition(const build *b, size_t p, uint32_t *cursor) {
+  const int dims = b->g->dims, with_group = b->group != NULL;
+  if (dims == 2 && !with_group)
+    sort_partition(b, p, cursor, 2, 0);
+  else if (dims == 2)
+    sort_partition(b, p, cursor, 2, 1);
+  else if (!with_group)
+    sort_partition(b, p, cursor, 3, 0);
+  else
+    sort_partition(b, p, cursor, 3, 1);
+}
+
+/* The thread's share of pass 4: a contiguous run of partitions. */
 static void sort_pass(const build *b, int t) {
   crowdsteer_grid *g = b->g;
-  const int dims = g->dims, with_group = b->group != NULL;
   uint32_t *cursor = g->cursors + (size_t)t * (((size_t)g->bucket_mask + 1) / g->parts);
   size_t first, last;
   agent_chunk(g->parts, b->threads, t, &first, &last);
-  for (size_t p = first; p < last; p++) {
-#define SORT_PARTITION(d, gr) sort_partition(b, p, cursor, d, gr)
-    FOR_SHAPES(SORT_PARTITION);
-#undef SORT_PARTITION
-  }
+  for (size_t p = first; p < last; p++)
+    sort_one_partition(b, p, cursor);
 }
 
 static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agents,
@@ -383,8 +387,9 @@ static crowdsteer_status check_build(const crowdsteer_agents *agents,
 static crowdsteer_status grid_build_here(crowdsteer_grid *grid,
                                          const crowdsteer_agents *agents,
                                          const crowdsteer_grid_desc *desc) {
+  crowdsteer_status fault;
   if (!grid) return CROWDSTEER_ERROR_NULL_POINTER;
-  CS_CHECK(check_build(agents, desc));
+  if ((fault = check_build(agents, desc)) != CROWDSTEER_OK) return fault;
   const int dims = agents->dims;
   const size_t count = agents->count;
   const size_t table = desc->table_size ? desc->table_size : automatic_table(count, dims);
@@ -392,7 +397,8 @@ static crowdsteer_status grid_build_here(crowdsteer_grid *grid,
   const int with_group = desc->group != NULL;
   const size_t parts = partitions(count, table);
   grid->parts = parts;
-  CS_CHECK(reserve(grid, count, table, threads, dims, with_group));
+  if ((fault = reserve(grid, count, table, threads, dims, with_group)) != CROWDSTEER_OK)
+    return fault;
   grid->built = 1;
   grid->dims = dims;
   grid->count = count;

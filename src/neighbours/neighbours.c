@@ -245,6 +245,7 @@ static crowdsteer_status resolve_neighbours(cs_nb_job *job,
                                             const crowdsteer_neighbours *nb,
                                             const crowdsteer_agents *agents,
                                             const cs_range *r) {
+  crowdsteer_status fault;
   if (!nb) return CROWDSTEER_ERROR_NULL_POINTER;
   /* The per-agent arrays this range reads, as 32-bit elements: aligned. */
   if (r->begin < r->end) {
@@ -269,8 +270,8 @@ static crowdsteer_status resolve_neighbours(cs_nb_job *job,
     if (r->begin < r->end && agents->count > UINT32_MAX - 1)
       return CROWDSTEER_ERROR_RANGE; /* agent indices are 32-bit */
   }
-  CS_CHECK(resolve_radius(job, nb, r));
-  CS_CHECK(resolve_view(job, nb, r));
+  if ((fault = resolve_radius(job, nb, r)) != CROWDSTEER_OK) return fault;
+  if ((fault = resolve_view(job, nb, r)) != CROWDSTEER_OK) return fault;
   job->cap = nb->max_neighbours == 0 || nb->max_neighbours > CROWDSTEER_MAX_NEIGHBOURS
                  ? CROWDSTEER_MAX_NEIGHBOURS
                  : nb->max_neighbours;
@@ -286,11 +287,14 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
                                 const crowdsteer_neighbours *nb,
                                 const crowdsteer_params *params, size_t begin, size_t end,
                                 const uint32_t *select, uint32_t select_bit) {
+  crowdsteer_status fault;
   static const crowdsteer_target no_target; /* seek's validation: same parameters */
   cs_inputs base;
   memset(job, 0, sizeof *job);
-  CS_CHECK(cs_prepare_behaviour(&base, CROWDSTEER_SEEK, agents, &no_target, NULL, params,
-                                begin, end, select, select_bit));
+  if ((fault = cs_prepare_behaviour(&base, CROWDSTEER_SEEK, agents, &no_target, NULL,
+                                    params, begin, end, select, select_bit)) !=
+      CROWDSTEER_OK)
+    return fault;
   job->behaviour = behaviour;
   job->dims = base.dims;
   job->count = base.count;
@@ -301,7 +305,7 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
   job->lane_select = select;
   job->lane_bit = select_bit;
   const cs_range r = {begin, end, select, select_bit};
-  CS_CHECK(resolve_neighbours(job, nb, agents, &r));
+  if ((fault = resolve_neighbours(job, nb, agents, &r)) != CROWDSTEER_OK) return fault;
   job->slot_last = job->grid ? job->grid->count : 0;
   return CROWDSTEER_OK;
 }
@@ -338,11 +342,15 @@ crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
                             const crowdsteer_neighbours *nb,
                             const crowdsteer_params *params, const crowdsteer_output *out,
                             size_t begin, size_t end) {
+  crowdsteer_status fault;
   const cs_nb_behaviour kind = (cs_nb_behaviour)(behaviour - CROWDSTEER_SEPARATION);
   cs_nb_job job;
-  CS_CHECK(cs_nb_prepare(&job, kind, agents, nb, params, begin, end, NULL, 0));
+  if ((fault = cs_nb_prepare(&job, kind, agents, nb, params, begin, end, NULL, 0)) !=
+      CROWDSTEER_OK)
+    return fault;
   cs_policy output;
-  CS_CHECK(cs_prepare_output(&output, job.dims, out, begin, end));
+  if ((fault = cs_prepare_output(&output, job.dims, out, begin, end)) != CROWDSTEER_OK)
+    return fault;
   memcpy(job.out, output.out, sizeof job.out);
   job.mode =
       output.mode == CS_WRITE_ACCUMULATE ? CROWDSTEER_ACCUMULATE : CROWDSTEER_OVERWRITE;

@@ -99,6 +99,7 @@ static void neighbour_pass(cs_nb_job *job, size_t begin, size_t end, float *scra
 crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
                                  const crowdsteer_step_desc *step, size_t begin,
                                  size_t end, cs_job *jobs) {
+  crowdsteer_status fault;
   const size_t range = end - begin;
   const int dims = agents->dims;
   const int threads = pass_threads(step->threads, range);
@@ -111,7 +112,8 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
     for (size_t c = 0; c < step->behaviour_count; c++)
       slices += cs_step_is_neighbour(step->behaviours[c].behaviour) &&
                 step->behaviours[c].neighbours->grid == g;
-    CS_CHECK(reserve(g, slices * (size_t)dims * range, threads));
+    if ((fault = reserve(g, slices * (size_t)dims * range, threads)) != CROWDSTEER_OK)
+      return fault;
   }
   for (size_t b = 0; b < step->behaviour_count; b++) {
     const crowdsteer_step_behaviour *desc = &step->behaviours[b];
@@ -123,7 +125,8 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
                step->behaviours[c].neighbours->grid == g;
     float *scratch = g->step_scratch + slice * (size_t)dims * range;
     cs_nb_job job;
-    CS_CHECK(prepare(&job, agents, desc, begin, begin, NULL, 0));
+    if ((fault = prepare(&job, agents, desc, begin, begin, NULL, 0)) != CROWDSTEER_OK)
+      return fault;
     /* As for every step behaviour, a max_speed left at 0 is the integrator's
      * (make_plan put it in the behaviour's job). */
     if (desc->params.max_speed == 0.0f && !desc->params.max_speed_per_agent)
