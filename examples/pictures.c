@@ -605,31 +605,40 @@ done:
 /* Left: a wolf pursues one sheep after another while every sheep evades it
  * (both through per-agent index targets), with a pull back to the pasture.
  * Right: wanderers with a weak pull to the centre. */
-static int figure_evade_wander(pic_image *img) {
-  enum { SHEEP = 40, N = 1 + SHEEP, W = 30 };
-  panel p[2];
-  int rc = -1;
-  uint32_t index[N];
-  if (panels_init(p, N, W)) goto done;
+enum { EW_SHEEP = 40, EW_FLOCK = 1 + EW_SHEEP, EW_WANDERERS = 30 };
+
+/* The wolf (agent 0) and its sheep in the left panel, every sheep watching
+ * the wolf; the wanderers in the right one. */
+static void place_evade_wander(panel p[2], uint32_t index[EW_FLOCK]) {
   uint64_t seed = 20240601;
   flock *f = p[0].f;
   f->px[0] = 30.0f;
   f->py[0] = 370.0f;
   f->colour[0] = COL_PURSUIT_BRIGHT;
-  for (size_t i = 1; i < N; i++) {
+  for (size_t i = 1; i < EW_FLOCK; i++) {
     f->px[i] = uniform(&seed, 130, 270);
     f->py[i] = uniform(&seed, 150, 290);
     f->colour[i] = COL_EVADE;
-    index[i] = 0; /* every sheep watches the wolf */
+    index[i] = 0;
   }
   flock *w = p[1].f;
-  for (size_t i = 0; i < W; i++) {
+  for (size_t i = 0; i < EW_WANDERERS; i++) {
     w->px[i] = uniform(&seed, 120, 280);
     w->py[i] = uniform(&seed, 130, 290);
     w->vx[i] = uniform(&seed, -1, 1);
     w->vy[i] = uniform(&seed, -1, 1);
     w->colour[i] = COL_WANDER;
   }
+}
+
+static int figure_evade_wander(pic_image *img) {
+  enum { N = EW_FLOCK, W = EW_WANDERERS };
+  panel p[2];
+  int rc = -1;
+  uint32_t index[N];
+  if (panels_init(p, N, W)) goto done;
+  place_evade_wander(p, index);
+  flock *f = p[0].f, *w = p[1].f;
   crowdsteer_params wolf, sheep, wan;
   memset(&wolf, 0, sizeof wolf);
   wolf.max_speed = 2.6f;
@@ -964,6 +973,23 @@ static void crowd_legend(pic_image *out, size_t n, int steps, int size) {
   }
 }
 
+/* Adds each agent to its pixel's count and its group's colour to the
+ * pixel's colour sums (counts saturate). */
+static void accumulate_density(const float *px, const float *py, const size_t *edge,
+                               float scale, int size, uint32_t *count, uint32_t *sum) {
+  for (int g = 0; g < CROWD_GROUPS; g++)
+    for (size_t i = edge[g]; i < edge[g + 1]; i++) {
+      int x = pix(px[i] * scale), y = pix(py[i] * scale);
+      if (x < 0 || y < 0 || x >= size || y >= size) continue;
+      size_t k = (size_t)y * (size_t)size + (size_t)x;
+      if (count[k] == UINT32_MAX) continue;
+      count[k]++;
+      sum[3 * k] += crowd_colour[g].r;
+      sum[3 * k + 1] += crowd_colour[g].g;
+      sum[3 * k + 2] += crowd_colour[g].b;
+    }
+}
+
 int pic_render_crowd(size_t agents, int steps, int size, pic_image *out) {
   if (agents < 100 || agents > 100000000 || steps < 1 || size < 16) return -1;
   if (pic_image_init(out, size, size)) return -1;
@@ -1022,18 +1048,8 @@ int pic_render_crowd(size_t agents, int steps, int size, pic_image *out) {
         crowdsteer_pursuit(&a, &hunt, &prm, &o, edge[4], edge[5]) ||
         crowdsteer_integrate(&a, &s, &prm, 0, n))
       goto done;
-    if (step < accumulate_from) continue;
-    for (int g = 0; g < CROWD_GROUPS; g++)
-      for (size_t i = edge[g]; i < edge[g + 1]; i++) {
-        int x = pix(px[i] * scale), y = pix(py[i] * scale);
-        if (x < 0 || y < 0 || x >= size || y >= size) continue;
-        size_t k = (size_t)y * (size_t)size + (size_t)x;
-        if (count[k] == UINT32_MAX) continue;
-        count[k]++;
-        sum[3 * k] += crowd_colour[g].r;
-        sum[3 * k + 1] += crowd_colour[g].g;
-        sum[3 * k + 2] += crowd_colour[g].b;
-      }
+    if (step >= accumulate_from)
+      accumulate_density(px, py, edge, scale, size, count, sum);
   }
   if (box_filter(&count, &sum, size)) goto done;
   tone_map(count, sum, size, out);

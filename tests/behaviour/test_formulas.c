@@ -204,7 +204,7 @@ static void test_hand_cases(void) {
 
 /* Different per-agent values in one batch, and the literal reading of
  * per-agent arrays: 0 there is 0, not the default. */
-static void test_per_agent_mix(void) {
+static void test_per_agent_seek_flee(void) {
   bh_world w;
   bh_world_fill(&w, 0.0f);
   bh_call c;
@@ -249,7 +249,13 @@ static void test_per_agent_mix(void) {
   for (int i = 0; i < 4; i++)
     for (int k = 0; k < 3; k++)
       CHECK_NEAR(w.out[k][i], want_flee[1][k], bh_tol(want_flee[1][k]));
+}
 
+/* Per-agent radii of arrive and leave, taken literally (2D). */
+static void test_per_agent_arrive_leave(void) {
+  bh_world w;
+  bh_world_fill(&w, 0.0f);
+  bh_call c;
   /* Arrive with per-agent radii (2D): p = (0,0), t = (6,8), dist 10, ms 2.
    * agent 0: tr 0, sr 0       -> full speed, desired (1.2,1.6)
    * agent 1: tr 0, sr 40      -> speed 0.5,  desired (0.3,0.4)
@@ -487,7 +493,13 @@ static void test_integrator(void) {
     CHECK_NEAR(w.v[k][0], wv[k], bh_tol(wv[k]));
     CHECK_NEAR(w.p[k][0], wp[k], bh_tol(wp[k]));
   }
+}
 
+/* The integrator's per-agent limits, and dt's default. */
+static void test_integrator_per_agent(void) {
+  bh_world w;
+  bh_world_fill(&w, 0.0f);
+  bh_call c;
   /* Per-agent max_force, mass and max_speed (3D), uniform dt 1, v = 0,
    * s = (2,3,6) for all, p = 0:
    * agent 0: mf 3.5 -> f = (1,1.5,3); mass 0.5 -> a = (2,3,6); ms 100 -> v' = (2,3,6)
@@ -590,9 +602,13 @@ static void test_wander(void) {
   CHECK(w.w[0][1] == 1 && w.w[1][1] == 0);
   CHECK_NEAR(w.out[0][1], 3, bh_tol(3));
   CHECK_NEAR(w.out[1][1], 0, 1e-7);
+}
 
-  /* With jitter, per-agent radius/distance, in a sub-range so the random
-   * numbers must use the agent's index in the whole batch. */
+/* With jitter, per-agent radius/distance, in a sub-range so the random
+ * numbers must use the agent's index in the whole batch. */
+static void test_wander_jitter(void) {
+  bh_world w;
+  bh_call c;
   for (int dims = 2; dims <= 3; dims++) {
     bh_world_fill(&w, 0.0f);
     bh_call_init(&c, &w, 10, dims, CROWDSTEER_TARGET_POINT);
@@ -692,11 +708,14 @@ static void test_per_agent_timing(void) {
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   test_hand_cases();
-  test_per_agent_mix();
+  test_per_agent_seek_flee();
+  test_per_agent_arrive_leave();
   test_accumulate();
   test_per_agent_timing();
   test_defaults();
   test_integrator();
+  test_integrator_per_agent();
   test_wander();
+  test_wander_jitter();
   return check_report("test_behaviour_formulas");
 }

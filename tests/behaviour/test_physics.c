@@ -149,10 +149,12 @@ static void test_flee_leave(void) {
                   i, prev[i]);
     }
   }
+}
 
-  /* Leave: an agent coasting out through the danger radius. Inside, it is
-   * steered; once beyond, the steering is exactly zero and it keeps its
-   * velocity. */
+/* Leave: an agent coasting out through the danger radius. Inside, it is
+ * steered; once beyond, the steering is exactly zero and it keeps its
+ * velocity. */
+static void test_leave_danger_edge(void) {
   for (int dims = 2; dims <= 3; dims++) {
     bh_world w;
     bh_world_fill(&w, 0.0f);
@@ -381,6 +383,7 @@ int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   test_arrive();
   test_flee_leave();
+  test_leave_danger_edge();
   test_pursuit_beats_seek();
   test_evade_prediction();
   test_evade_beats_flee();

@@ -278,16 +278,9 @@ static void baseline(bh_call *c, bh_world *w, int dims) {
   c->wander.seed = 99;
 }
 
-/* Applies a row; returns the range to call. */
-static void apply(const mutation *m, bh_call *c, bh_world *w, size_t *begin,
-                  size_t *end) {
-  crowdsteer_params *p = &c->params;
-  float v = m->value;
-  size_t at = (size_t)m->at;
-  *begin = BEGIN;
-  *end = END;
+/* A row that makes a pointer NULL: 1 when `m` is one. */
+static int apply_null(const mutation *m, bh_call *c) {
   switch (m->id) {
-  case M_NONE: break;
   case M_PARAMS_NULL: c->params_ptr = NULL; break;
   case M_AGENTS_NULL: c->agents_ptr = NULL; break;
   case M_PX_NULL: c->agents.px = NULL; break;
@@ -312,11 +305,16 @@ static void apply(const mutation *m, bh_call *c, bh_world *w, size_t *begin,
   case M_WANDER_Z_NULL: c->wander.direction.z = NULL; break;
   case M_STEER_NULL: c->steering_ptr = NULL; break;
   case M_STEER_Y_NULL: c->steering.y = NULL; break;
-  case M_DIMS: c->agents.dims = (int)v; break;
-  case M_RANGE:
-    *begin = (size_t)v;
-    *end = at;
-    break;
+  default: return 0;
+  }
+  return 1;
+}
+
+/* A row that sets a uniform parameter: 1 when `m` is one. */
+static int apply_uniform(const mutation *m, bh_call *c) {
+  crowdsteer_params *p = &c->params;
+  const float v = m->value;
+  switch (m->id) {
   case M_MAX_SPEED: p->max_speed = v, p->max_speed_per_agent = NULL; break;
   case M_MAX_FORCE: p->max_force = v, p->max_force_per_agent = NULL; break;
   case M_MASS: p->mass = v, p->mass_per_agent = NULL; break;
@@ -336,6 +334,18 @@ static void apply(const mutation *m, bh_call *c, bh_world *w, size_t *begin,
     c->out.weight = v;
     break;
   case M_OVERWRITE_WEIGHT: c->out.weight = v; break;
+  default: return 0;
+  }
+  return 1;
+}
+
+/* A row that sets one agent's value of a per-agent array: 1 when `m` is
+ * one. */
+static int apply_per_agent(const mutation *m, bh_call *c, bh_world *w) {
+  crowdsteer_params *p = &c->params;
+  const float v = m->value;
+  const size_t at = (size_t)m->at;
+  switch (m->id) {
   case M_PA_MAX_SPEED: w->max_speed[at] = v; break;
   case M_PA_MAX_FORCE: w->max_force[at] = v; break;
   case M_PA_MASS: w->mass[at] = v; break;
@@ -364,6 +374,26 @@ static void apply(const mutation *m, bh_call *c, bh_world *w, size_t *begin,
     p->jitter_per_agent = w->jitter;
     w->jitter[at] = v;
     break;
+  default: return 0;
+  }
+  return 1;
+}
+
+/* Applies a row; returns the range to call. */
+static void apply(const mutation *m, bh_call *c, bh_world *w, size_t *begin,
+                  size_t *end) {
+  float v = m->value;
+  size_t at = (size_t)m->at;
+  *begin = BEGIN;
+  *end = END;
+  if (apply_null(m, c) || apply_uniform(m, c) || apply_per_agent(m, c, w)) return;
+  switch (m->id) {
+  case M_NONE: break;
+  case M_DIMS: c->agents.dims = (int)v; break;
+  case M_RANGE:
+    *begin = (size_t)v;
+    *end = at;
+    break;
   case M_AGENT:
     c->target.kind = CROWDSTEER_TARGET_AGENT;
     c->target.agent = v >= 4e9f ? UINT32_MAX : (uint32_t)v;
@@ -374,6 +404,7 @@ static void apply(const mutation *m, bh_call *c, bh_world *w, size_t *begin,
     break;
   case M_KIND: c->target.kind = (crowdsteer_target_kind)(int)v; break;
   case M_MODE: c->out.mode = (crowdsteer_write_mode)(int)v; break;
+  default: break;
   }
 }
 
