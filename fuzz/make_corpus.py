@@ -3,6 +3,7 @@
 # 2D and 3D, each target form and write mode (layout: fuzz/fuzz_case.c), and a
 # few crowdsteer_step calls (layout: fuzz/fuzz_step.c).
 import os
+import re
 
 here = os.path.dirname(os.path.abspath(__file__))
 out = os.path.join(here, "corpus")
@@ -19,7 +20,21 @@ def seed(entry, dims, count, kind, mode, per_agent=0, isa=2):
     params = [0] * 14
     return bytes(header + params)
 
-entries = ["seek", "flee", "arrive", "leave", "pursuit", "evade", "wander", "integrate"]
+def behaviour_names():
+    """crowdsteer_behaviour's names in enum order, read from the header (the
+    library's table is indexed by it), so an added behaviour needs no edit
+    here."""
+    header = open(os.path.join(here, "..", "include", "crowdsteer.h")).read()
+    body = re.search(r"typedef enum crowdsteer_behaviour \{(.*?)\} crowdsteer_behaviour;",
+                     header, re.S).group(1)
+    values = {name: int(v) for name, v in re.findall(r"CROWDSTEER_(\w+) = (\d+)", body)
+              if name != "BEHAVIOUR_COUNT"}
+    return [n.lower() for n, _ in sorted(values.items(), key=lambda kv: kv[1])]
+
+# The fuzzer's entries (fuzz/fuzz_case.c): the behaviours up to wander by
+# their enum values, then the integrator.
+names = behaviour_names()
+entries = names[: names.index("wander") + 1] + ["integrate"]
 for e, name in enumerate(entries):
     for dims, dname in ((0, "2d"), (3, "3d")):
         for kind, kname in ((0, "point"), (5, "arrays"), (10, "agents"), (14, "agent")):
@@ -74,7 +89,8 @@ def step_seed(behaviours, dims=0, count=17, combine=0, mask_form=1, out=0, snap=
         h += b
     return bytes(h)
 
-SEEK, FLEE, ARRIVE, LEAVE, PURSUIT, EVADE, WANDER = range(7)
+SEEK, FLEE, ARRIVE, LEAVE, PURSUIT, EVADE, WANDER = (
+    names.index(n) for n in ("seek", "flee", "arrive", "leave", "pursuit", "evade", "wander"))
 POINT, ARRAYS, AGENTS, AGENT = 0, 5, 10, 14
 mixed = [behaviour(SEEK, POINT), behaviour(FLEE, ARRAYS, weight=-2),
          behaviour(ARRIVE, AGENTS, per_agent=0x18), behaviour(PURSUIT, AGENTS),

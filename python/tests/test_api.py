@@ -225,3 +225,12 @@ def test_per_agent_timing_parameters():
                                           jitter_per_agent=np.full(30, 0.25, np.float32)),
               per_agent)
     assert bits(uniform) == bits(per_agent)
+
+
+def test_behaviour_constants_follow_the_library_table():
+    # SEEK .. ALIGNMENT are made from crowdsteer_behaviour_name at import.
+    names = ["SEEK", "FLEE", "ARRIVE", "LEAVE", "PURSUIT", "EVADE", "WANDER",
+             "SEPARATION", "COHESION", "ALIGNMENT"]
+    assert cs.BEHAVIOUR_COUNT == len(names)
+    for value, name in enumerate(names):
+        assert getattr(cs, name) == value

@@ -42,16 +42,6 @@ static const struct constant_row {
   const char *name;
   long value;
 } constant_rows[] = {
-    {"SEEK", CROWDSTEER_SEEK},
-    {"FLEE", CROWDSTEER_FLEE},
-    {"ARRIVE", CROWDSTEER_ARRIVE},
-    {"LEAVE", CROWDSTEER_LEAVE},
-    {"PURSUIT", CROWDSTEER_PURSUIT},
-    {"EVADE", CROWDSTEER_EVADE},
-    {"WANDER", CROWDSTEER_WANDER},
-    {"SEPARATION", CROWDSTEER_SEPARATION},
-    {"COHESION", CROWDSTEER_COHESION},
-    {"ALIGNMENT", CROWDSTEER_ALIGNMENT},
     {"TARGET_POINT", CROWDSTEER_TARGET_POINT},
     {"TARGET_ARRAYS", CROWDSTEER_TARGET_ARRAYS},
     {"TARGET_AGENTS", CROWDSTEER_TARGET_AGENTS},
@@ -1901,7 +1891,23 @@ static int add_types(PyObject *module) {
   return 0;
 }
 
+/* SEEK .. ALIGNMENT from the library's behaviour table (its names, upper
+ * case), so a behaviour added there needs no edit here. */
+static int add_behaviour_constants(PyObject *module) {
+  for (int b = 0; b < CROWDSTEER_BEHAVIOUR_COUNT; b++) {
+    char upper[32];
+    const char *name = crowdsteer_behaviour_name((crowdsteer_behaviour)b);
+    size_t n = 0;
+    for (; name[n] && n + 1 < sizeof upper; n++)
+      upper[n] = (char)(name[n] >= 'a' && name[n] <= 'z' ? name[n] - 'a' + 'A' : name[n]);
+    upper[n] = '\0';
+    if (PyModule_AddIntConstant(module, upper, b) < 0) return -1;
+  }
+  return PyModule_AddIntConstant(module, "BEHAVIOUR_COUNT", CROWDSTEER_BEHAVIOUR_COUNT);
+}
+
 static int add_tables(PyObject *module) {
+  if (add_behaviour_constants(module) < 0) return -1;
   for (size_t i = 0; i < sizeof constant_rows / sizeof constant_rows[0]; i++)
     if (PyModule_AddIntConstant(module, constant_rows[i].name, constant_rows[i].value) <
         0)
