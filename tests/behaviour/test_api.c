@@ -1,6 +1,6 @@
 /* API odds and ends: status strings, version, ISA names, forcing ISAs, and
  * the statistical shape of crowdsteer_random. Forces ISAs itself. */
-#include "behaviour_util.h"
+#include "../common/small_world.h"
 
 static void test_status_strings(void) {
   enum { CODES = 11 };

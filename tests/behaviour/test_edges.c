@@ -2,7 +2,7 @@
  * target, at rest, count 0 and 1, empty ranges with NULL arrays, coordinates up to 1e18,
  * tiny and subnormal values, max_speed 0, pursuit's zero divisor and head-on branch, NaN
  * isolation. */
-#include "behaviour_util.h"
+#include "../common/small_world.h"
 /* after check.h, which brings the <math.h> it needs */
 #include "../common/scenario.h"
 

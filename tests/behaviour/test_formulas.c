@@ -1,7 +1,7 @@
 /* Every behaviour and the integrator against values worked out by hand from
  * docs/behaviours.md §3 and §8: 2D and 3D, every target form, uniform and per-agent
  * parameters, accumulate mode, the zero-means-default rule, time_to_target and wander. */
-#include "behaviour_util.h"
+#include "../common/small_world.h"
 
 typedef struct hand_case {
   const char *name;

@@ -1,7 +1,7 @@
 /* What a user sees over many steps of behaviour + crowdsteer_integrate:
  * arrive stops without overshoot, flee and leave open distance, pursuit beats
  * seek, evade beats flee, wander stays bounded and is reproducible. */
-#include "behaviour_util.h"
+#include "../common/small_world.h"
 
 static double dist_to(const bh_world *w, size_t i, const float t[3], int dims) {
   double s = 0;

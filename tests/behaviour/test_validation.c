@@ -1,7 +1,7 @@
 /* Every input docs/behaviours.md §9 rejects returns its status and leaves every array
  * byte for byte unchanged; inputs a call does not look at (values outside the range,
  * fields it does not use, z in 2D) are accepted. */
-#include "behaviour_util.h"
+#include "../common/small_world.h"
 
 enum { COUNT = 12, BEGIN = 2, END = 10, MIDDLE = 5, LAST = END - 1 };
 

@@ -5,7 +5,7 @@
  * build thread counts, and over any split of the range, exactly what the
  * brute force over every pair gives. Also: no NaN from finite crowds, a
  * warm grid reallocates nothing, and accumulate mode blends exactly. */
-#include "nb_util.h"
+#include "../common/neighbour_crowd.h"
 
 typedef struct options {
   int per_agent, fov, cap, mask;
@@ -46,7 +46,7 @@ static int compare(crowd *c, float *const want[3], const char *what, int behavio
     for (size_t i = 0; i < c->count; i++)
       if (!same_bits(c->out[k][i], want[k][i])) {
         CHECK_MSG(0, "%s %s %zu agents %dD: agent %zu axis %d: %.9g vs %.9g", what,
-                  nb_names[behaviour], c->count, c->dims, i, k, c->out[k][i], want[k][i]);
+                  nb_name(behaviour), c->count, c->dims, i, k, c->out[k][i], want[k][i]);
         return 0;
       }
   return 1;
@@ -79,7 +79,7 @@ static void check_crowd(crowd *c, crowdsteer_grid *grid, const options *o, float
     copy_out(c, want);
     for (int k = 0; k < c->dims; k++)
       for (size_t i = 0; i < c->count; i++)
-        CHECK_MSG(isfinite(want[k][i]), "%s agent %zu: %g", nb_names[b], i, want[k][i]);
+        CHECK_MSG(isfinite(want[k][i]), "%s agent %zu: %g", nb_name(b), i, want[k][i]);
     const int configs = c->count > 300 ? 3 : 6; /* keep the run short */
     for (int cs = 0; cs < configs; cs++) {
       const int t = cs;

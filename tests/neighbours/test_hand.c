@@ -1,7 +1,7 @@
 /* The worked values of docs/behaviours.md ("Neighbours"), through the brute
  * force and through grids, plus the field of view, the nearest-k cap, the
  * group filter, coincident agents and empty neighbourhoods, on every ISA. */
-#include "nb_util.h"
+#include "../common/neighbour_crowd.h"
 
 static crowdsteer_grid *grid;
 
@@ -29,7 +29,7 @@ static void steer_one(int behaviour, crowd *c, crowdsteer_neighbours nb,
   for (int g = 1; g < 3; g++)
     for (int k = 0; k < c->dims; k++)
       CHECK_MSG(same_bits(got[g][k], got[0][k]), "%s agent %zu axis %d: %g vs %g",
-                nb_names[behaviour], i, k, got[g][k], got[0][k]);
+                nb_name(behaviour), i, k, got[g][k], got[0][k]);
   memcpy(s, got[0], sizeof got[0]);
 }
 
@@ -180,7 +180,7 @@ static void test_coincident(void) {
         float s[3];
         steer_one(b, &c, nb, &params, i, s);
         for (int k = 0; k < dims; k++)
-          CHECK_MSG(isfinite(s[k]), "%s %zu: %g", nb_names[b], i, s[k]);
+          CHECK_MSG(isfinite(s[k]), "%s %zu: %g", nb_name(b), i, s[k]);
       }
     /* Agent 0 has 149 agents on its spot, all of higher index: pushed to -x. */
     float s[3];

@@ -1,7 +1,7 @@
 /* Multi-step behaviour of the neighbour behaviours through crowdsteer_step:
  * a crowd seeking one point while separating keeps its members apart, and
  * boids (separation, cohesion, alignment) align from a random start. */
-#include "nb_util.h"
+#include "../common/neighbour_crowd.h"
 
 static crowdsteer_grid *grid;
 

@@ -14,7 +14,7 @@
 #include <xmmintrin.h>
 #endif
 
-#include "nb_util.h"
+#include "../common/neighbour_crowd.h"
 
 enum { KINDS = 5 };
 

@@ -1,6 +1,6 @@
 /* Bad input to the grid and to the neighbour behaviours: the documented
  * status, and nothing written. */
-#include "nb_util.h"
+#include "../common/neighbour_crowd.h"
 
 static crowd c;
 static crowdsteer_grid *grid;
@@ -15,7 +15,7 @@ static void expect(const crowdsteer_neighbours *nb, const crowdsteer_params *par
       for (size_t i = 0; i < c.count; i++)
         c.out[k][i] = 42.0f;
     crowdsteer_status got = nb_call(b, &c, nb, params, &out, 0, c.count);
-    CHECK_MSG(got == want, "line %d %s: status %d, expected %d", line, nb_names[b],
+    CHECK_MSG(got == want, "line %d %s: status %d, expected %d", line, nb_name(b),
               (int)got, (int)want);
     if (want == CROWDSTEER_OK) continue;
     for (int k = 0; k < 2; k++)

@@ -1,15 +1,24 @@
-/* Shared helpers of the neighbour tests: a small crowd owning its arrays,
- * random crowds at a chosen density (plain integer and IEEE arithmetic, so
- * the same floats everywhere), and calls of the three behaviours by number. */
-#ifndef CROWDSTEER_TEST_NB_UTIL_H
-#define CROWDSTEER_TEST_NB_UTIL_H
+/* The neighbour fixture of the test family (tests/common): a crowd owning
+ * its arrays, random crowds at a chosen density (plain integer and IEEE
+ * arithmetic, so the same floats everywhere), and calls of the three
+ * neighbour behaviours by number, named by the library's table. */
+#ifndef CROWDSTEER_TEST_NEIGHBOUR_CROWD_H
+#define CROWDSTEER_TEST_NEIGHBOUR_CROWD_H
 
-#include "../common/check.h"
-#include "../common/scenario.h"
+#include "check.h"
+#include "scenario.h"
 
-enum { NB_SEPARATION, NB_COHESION, NB_ALIGNMENT, NB_BEHAVIOURS };
-static const char *const nb_names[NB_BEHAVIOURS] = {"separation", "cohesion",
-                                                    "alignment"};
+enum {
+  NB_SEPARATION = CROWDSTEER_SEPARATION - CROWDSTEER_SEPARATION,
+  NB_COHESION = CROWDSTEER_COHESION - CROWDSTEER_SEPARATION,
+  NB_ALIGNMENT = CROWDSTEER_ALIGNMENT - CROWDSTEER_SEPARATION,
+  NB_BEHAVIOURS
+};
+
+static inline const char *nb_name(int behaviour) {
+  return crowdsteer_behaviour_name(
+      (crowdsteer_behaviour)(CROWDSTEER_SEPARATION + behaviour));
+}
 
 typedef struct crowd {
   size_t count;

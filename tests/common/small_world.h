@@ -1,14 +1,16 @@
-/* Shared fixtures for the behaviour tests: a small world whose arrays all live
- * in one struct (so "nothing was written" is one memcmp) and one switch that
- * calls any entry point. Include once per test binary (check.h has state). */
-#ifndef CROWDSTEER_TEST_BEHAVIOUR_UTIL_H
-#define CROWDSTEER_TEST_BEHAVIOUR_UTIL_H
+/* The hand-sized fixture of the test family (tests/common): a small world
+ * whose arrays all live in one struct (so "nothing was written" is one
+ * memcmp) and a call of any named entry point whose struct arguments can
+ * each be NULL (what crowdsteer_run cannot express, so bh_run names them).
+ * Include once per test binary (check.h has state). */
+#ifndef CROWDSTEER_TEST_SMALL_WORLD_H
+#define CROWDSTEER_TEST_SMALL_WORLD_H
 
 #include <float.h>
 #include <stdint.h>
 
-#include "../common/check.h"
-#include "../common/entries.h"
+#include "check.h"
+#include "entries.h"
 
 enum { BH_MAX = 16 };
 
