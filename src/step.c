@@ -31,9 +31,11 @@ int crowdsteer_step_max_threads(void) {
 #define CHUNK 256
 
 /* A resolved step: one job per behaviour (in the caller's frame, sized by
- * the behaviour count), one for the integrator. */
+ * the behaviour count), one resolved neighbour job per neighbour behaviour
+ * (sized by their count), one for the integrator. */
 typedef struct plan {
   cs_job *behaviour;
+  cs_nb_job *neighbour;
   crowdsteer_behaviour kind[CROWDSTEER_STEP_MAX_BEHAVIOURS];
   size_t behaviour_count;
   uint32_t all_bits;
@@ -154,7 +156,8 @@ static int selected(const uint32_t *mask, uint32_t bit, size_t begin, size_t end
 /* Behaviour b's validation, once: its inputs resolved over [begin, end) (a
  * neighbour behaviour checked whole). The arrays of a behaviour no agent
  * selects are not required: then only its shape and uniform values count. */
-static crowdsteer_status resolve_behaviour(cs_job *job, const crowdsteer_agents *agents,
+static crowdsteer_status resolve_behaviour(cs_job *job, cs_nb_job *nb_job,
+                                           const crowdsteer_agents *agents,
                                            const crowdsteer_step_desc *step, size_t b,
                                            size_t begin, size_t end) {
   const crowdsteer_step_behaviour *desc = &step->behaviours[b];
@@ -164,9 +167,9 @@ static crowdsteer_status resolve_behaviour(cs_job *job, const crowdsteer_agents 
     job->in.dims = agents->dims;
     job->in.count = agents->count;
     crowdsteer_status st =
-        cs_nb_step_check(agents, desc, begin, end, step->behaviour_mask, bit);
+        cs_nb_step_check(nb_job, agents, desc, begin, end, step->behaviour_mask, bit);
     if (st != CROWDSTEER_OK && !selected(step->behaviour_mask, bit, begin, end))
-      st = cs_nb_step_check(agents, desc, begin, begin, NULL, 0);
+      st = cs_nb_step_check(nb_job, agents, desc, begin, begin, NULL, 0);
     return st;
   }
   crowdsteer_status st =
@@ -247,10 +250,13 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
   out->tile = step->tile_size ? step->tile_size : DEFAULT_TILE;
   if (out->mask && begin < end && !cs_aligned(out->mask))
     return CROWDSTEER_ERROR_ALIGNMENT;
+  size_t neighbour = 0;
   for (size_t b = 0; b < step->behaviour_count; b++) {
     out->kind[b] = step->behaviours[b].behaviour;
-    if ((fault = resolve_behaviour(&out->behaviour[b], agents, step, b, begin, end)) !=
-        CROWDSTEER_OK)
+    cs_nb_job *nb_job =
+        cs_step_is_neighbour(out->kind[b]) ? &out->neighbour[neighbour++] : NULL;
+    if ((fault = resolve_behaviour(&out->behaviour[b], nb_job, agents, step, b, begin,
+                                   end)) != CROWDSTEER_OK)
       return fault;
     if ((fault = share_step_inputs(&out->behaviour[b], out, agents, step, b, begin,
                                    end)) != CROWDSTEER_OK)
@@ -384,16 +390,24 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
                                    const crowdsteer_step_desc *step, size_t begin,
                                    size_t end) {
   crowdsteer_status fault;
-  /* The jobs live here, one per behaviour: no allocation, and a stack
-   * that grows with the step's behaviour count only (make_plan rejects a
-   * count out of range before any job is used). */
+  /* The jobs live here, one per behaviour and one more per neighbour
+   * behaviour: no allocation, and a stack that grows with the step's
+   * behaviour count only (make_plan rejects a count out of range before any
+   * job is used). */
   const size_t asked = step ? step->behaviour_count : 0;
-  cs_job jobs[asked >= 1 && asked <= CROWDSTEER_STEP_MAX_BEHAVIOURS ? asked : 1];
+  const int in_range = asked >= 1 && asked <= CROWDSTEER_STEP_MAX_BEHAVIOURS;
+  size_t neighbours = 0;
+  for (size_t b = 0; in_range && step->behaviours && b < asked; b++)
+    neighbours += cs_step_is_neighbour(step->behaviours[b].behaviour);
+  cs_job jobs[in_range ? asked : 1];
+  cs_nb_job nb_jobs[neighbours ? neighbours : 1];
   plan pl;
   pl.behaviour = jobs;
+  pl.neighbour = nb_jobs;
   if ((fault = make_plan(&pl, agents, step, begin, end)) != CROWDSTEER_OK) return fault;
   if (begin == end) return CROWDSTEER_OK;
-  if ((fault = cs_nb_step_run(agents, step, begin, end, pl.behaviour)) != CROWDSTEER_OK)
+  if ((fault = cs_nb_step_run(agents, step, begin, end, pl.behaviour, pl.neighbour)) !=
+      CROWDSTEER_OK)
     return fault;
   const cs_backend *backend = cs_active_backend();
   const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;

@@ -27,11 +27,10 @@ static crowdsteer_status prepare(cs_nb_job *job, const crowdsteer_agents *agents
                        desc->neighbours, &desc->params, first, last, select, bit);
 }
 
-crowdsteer_status cs_nb_step_check(const crowdsteer_agents *agents,
+crowdsteer_status cs_nb_step_check(cs_nb_job *job, const crowdsteer_agents *agents,
                                    const crowdsteer_step_behaviour *desc, size_t first,
                                    size_t last, const uint32_t *select, uint32_t bit) {
-  cs_nb_job job;
-  return prepare(&job, agents, desc, first, last, select, bit);
+  return prepare(job, agents, desc, first, last, select, bit);
 }
 
 /* Grows a grid's step memory to `floats` of scratch and `buffers` buffers. */
@@ -98,7 +97,7 @@ static void neighbour_pass(cs_nb_job *job, size_t begin, size_t end, float *scra
 
 crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
                                  const crowdsteer_step_desc *step, size_t begin,
-                                 size_t end, cs_job *jobs) {
+                                 size_t end, cs_job *jobs, cs_nb_job *nb_jobs) {
   crowdsteer_status fault;
   const size_t range = end - begin;
   const int dims = agents->dims;
@@ -115,6 +114,7 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
     if ((fault = reserve(g, slices * (size_t)dims * range, threads)) != CROWDSTEER_OK)
       return fault;
   }
+  size_t nth = 0; /* the nth neighbour behaviour: nb_jobs[nth] */
   for (size_t b = 0; b < step->behaviour_count; b++) {
     const crowdsteer_step_behaviour *desc = &step->behaviours[b];
     if (!cs_step_is_neighbour(desc->behaviour)) continue;
@@ -124,9 +124,7 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
       slice += cs_step_is_neighbour(step->behaviours[c].behaviour) &&
                step->behaviours[c].neighbours->grid == g;
     float *scratch = g->step_scratch + slice * (size_t)dims * range;
-    cs_nb_job job;
-    if ((fault = prepare(&job, agents, desc, begin, begin, NULL, 0)) != CROWDSTEER_OK)
-      return fault;
+    cs_nb_job job = nb_jobs[nth++];
     /* As for every step behaviour, a max_speed left at 0 is the integrator's
      * (make_plan put it in the behaviour's job). */
     if (desc->params.max_speed == 0.0f && !desc->params.max_speed_per_agent)
