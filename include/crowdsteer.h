@@ -508,7 +508,12 @@ typedef struct crowdsteer_neighbours {
  * the batch the grid was built from); without one they read the agents. An
  * agent with no neighbour gets zero steering.
  * Sums over neighbours are exact (64-bit integer sums of contributions
- * rounded to multiples of 2^-24), so the visiting order never matters. */
+ * rounded to multiples of 2^-24), so the visiting order never matters.
+ * A call walks the grid cell by cell and gathers each cell's candidates for
+ * the agents of [begin, end) found there, so ranges of indices scattered
+ * over space (a batch split by index over threads) each gather almost every
+ * cell: to spread one behaviour over threads, prefer crowdsteer_step with
+ * threads > 1 (it splits the grid's cells) or a batch sorted by cell. */
 
 /** Separation: s = max_speed * sum over neighbours of d * (1/dist - 1/radius),
  *  d = p_i - p_q (coincident agents push apart along x: -x for the agent of
