@@ -26,22 +26,26 @@ typedef struct writer {
 static int not_a_wanderer(size_t i) { return i % WANDERS_EVERY != 0; }
 static int any_agent(size_t i) { return (void)i, 1; }
 
+/* The value a writer stores in round r: at least 2 (never a component of a
+ * unit direction) and below 2^23 + 2, cycling, so every value is an exact
+ * float however many rounds a slow run (valgrind) makes. A float counter
+ * stopped growing at 2^24 and then counted every check as a lost write. */
+static float round_value(uint32_t r) { return 2.0f + (float)(r & 0x7FFFFFu); }
+
 /* Writes a new value into every owned direction, then checks the previous
  * round's value is still there: a stale store by the library would show. */
 static void *write_directions(void *arg) {
   writer *w = (writer *)arg;
-  float round = 1.0f;
   atomic_store(&w->started, 1);
-  while (!atomic_load(w->stop)) {
+  for (uint32_t round = 0; !atomic_load(w->stop); round++) {
     for (size_t i = w->begin; i < w->end; i++) {
       if (!w->owns(i)) continue;
       for (int k = 0; k < w->dims; k++) {
-        if (w->s->wander[k][i] != round - 1.0f && round > 1.0f) w->lost++;
-        w->s->wander[k][i] = round;
+        if (round > 0 && w->s->wander[k][i] != round_value(round - 1u)) w->lost++;
+        w->s->wander[k][i] = round_value(round);
         w->writes++;
       }
     }
-    round += 1.0f;
   }
   return NULL;
 }
