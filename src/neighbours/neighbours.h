@@ -179,12 +179,15 @@ static inline int64_t cs_fixed(float c) {
 /* The integer sum back to float: one rounding, then an exact scaling. */
 static inline float cs_unfixed(int64_t s) { return (float)s * 0x1p-24f; }
 
-/* The least float T with sqrtf(T) >= radius (radius >= 0, finite). sqrtf
- * is correctly rounded, so monotone: for every float dd >= 0 (and NaN),
- * sqrtf(dd) < radius exactly when dd < T. Kernels test the radius on the
- * squared distance with it, and take square roots only where the formula
- * needs the distance itself (separation, the field of view). */
+/* The least float T with sqrtf(T) >= radius (0 for any radius that is not
+ * positive). sqrtf is correctly rounded, so monotone: for every float
+ * dd >= 0 (and NaN), sqrtf(dd) < radius exactly when dd < T. Kernels test the radius on
+ * the squared distance with it, and take square roots only where the formula needs the
+ * distance itself (separation, the field of view). */
 static inline float cs_within_limit(float radius) {
+  /* NaN, 0 or negative (a per-agent radius outside the validated range may
+   * be anything): no distance is below it, and none is below 0. */
+  if (!(radius > 0.0f)) return 0.0f;
   float t = radius * radius; /* within an ulp or two of T, or infinity */
   while (t > 0.0f && sqrtf(t) >= radius)
     t = nextafterf(t, 0.0f);
