@@ -561,25 +561,373 @@ CS_INLINE void run_cells(const cs_nb_job *job, size_t begin, size_t end, const i
   }
 }
 
+/* ---- agents in lanes: the common query ------------------------------------ */
+
+/* With a uniform radius and neither field of view nor group filter, a
+ * tile of up to W agents of one cell row (consecutive slots of the grid)
+ * runs with one agent per lane against each candidate in turn: every
+ * per-agent step (the sums, their reduction, the count) is a lane of a
+ * vector, and the candidates are the tile's rows of cells read in place,
+ * with no copy. Each lane performs exactly cs_nb_pair's operations, as the
+ * candidate-lane loops above do. */
+CS_INLINE int lanes_fit(const cs_nb_job *job) {
+  return !job->grid->scan_all && !job->radius.array && !job->use_fov && !job->use_mask;
+}
+
+/* Cells one tile may span along x: with one cell more on each side its
+ * candidate cells stay within one block's width, so distinct cells are
+ * distinct buckets and no candidate is read twice (cs_bucket). */
+#define TILE_SPAN(dims) (CS_BLOCK(dims) - 3u)
+
+/* Candidates added into a tile's 32-bit lane sums between flushes: each
+ * adds below 1.25 * 2^24 to a lane (alignment: below 2^24 to each part),
+ * so 96 stay below 2^31. */
+#define TILE_FLUSH_EVERY 96
+
+/* The lanes whose bit is set in `bits`. */
+CS_INLINE vmask m_from_bits(uint32_t bits) {
+  static const uint32_t lane_bit[16] = {
+      1u << 0, 1u << 1, 1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
+      1u << 8, 1u << 9, 1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15};
+  return i_any_common(i_set1(bits), i_load(lane_bit));
+}
+
+/* A tile's agents (lanes) and their running sums. */
+typedef struct tile {
+  vf p[3];
+  vi slot;
+  vmask members;
+  lane_sums acc;
+  vi count;
+  int64_t total[3][W]; /* flushed lane sums */
+  int flushed;
+  uint32_t coincident[W]; /* separation: +-1 pushes along x, per lane */
+} tile;
+
+CS_INLINE void tile_flush(tile *t, const int dims, const int split) {
+  uint32_t low[W], high[W];
+  for (int k = 0; k < dims; k++) {
+    i_store(low, t->acc.low[k]);
+    i_store(high, t->acc.high[k]);
+    for (int j = 0; j < W; j++)
+      t->total[k][j] += (int64_t)(int32_t)low[j] +
+                        (split ? (int64_t)(int32_t)high[j] * ((int64_t)1 << 24) : 0);
+  }
+  lane_sums_clear(&t->acc, dims);
+  t->flushed = 1;
+}
+
+/* Coincident pairs of a separating tile (rare): each lane in `lanes`
+ * pushes along x away from the lower id, counted as a neighbour. */
+CS_NOINLINE static void tile_coincident(const cs_nb_job *job, tile *t, vmask lanes,
+                                        size_t q) {
+  const crowdsteer_grid *g = job->grid;
+  uint32_t slot[W];
+  i_store(slot, t->slot);
+  const uint32_t q_id = cs_agent_id(job->id, g->index[q]);
+  for (uint32_t bits = m_lane_bits(lanes); bits; bits &= bits - 1) {
+    const unsigned j = (unsigned)__builtin_ctz(bits);
+    const uint32_t id = cs_agent_id(job->id, g->index[slot[j]]);
+    t->coincident[j] += id < q_id ? (uint32_t)-1 : 1u;
+  }
+}
+
+/* The tile's agents against candidate slots [from, to). The sums live in
+ * registers for the run (the tile itself escapes to the rare coincident
+ * handler, so its fields would be reloaded every candidate). */
+CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
+                        const int dims, const cs_nb_behaviour behaviour) {
+  const crowdsteer_grid *g = job->grid;
+  const int split = behaviour == CS_NB_ALIGNMENT;
+  const vf within = v_set1(job->within), radius = v_set1(job->radius.value);
+  const vf inv_radius = v_set1(1.0f / job->radius.value);
+  const vi one = i_set1(1u);
+  vf p[3];
+  for (int k = 0; k < dims; k++)
+    p[k] = t->p[k];
+  const vi slot = t->slot;
+  const vmask members = t->members;
+  lane_sums acc = t->acc;
+  vi count = t->count;
+  for (size_t q = from; q < to; q++) {
+    vf d[3];
+    for (int k = 0; k < dims; k++)
+      d[k] = v_sub(p[k], v_set1(g->pos[k][q]));
+    vf dd = v_mul(d[0], d[0]);
+    for (int k = 1; k < dims; k++)
+      dd = v_add(dd, v_mul(d[k], d[k]));
+    vmask in =
+        m_andnot(m_and(members, v_lt(dd, within)), i_eq(slot, i_set1((uint32_t)q)));
+    count = i_add(count, i_masked(in, one));
+    if (behaviour == CS_NB_SEPARATION) {
+      const vmask apart = v_gt(dd, v_zero());
+      const vmask coincident = m_andnot(in, apart);
+      if (m_any(coincident)) tile_coincident(job, t, coincident, q);
+      in = m_and(in, apart);
+      const vf dist = v_sqrt(dd);
+      const vf w = v_sub(v_div(v_set1(1.0f), dist), inv_radius);
+      for (int k = 0; k < dims; k++)
+        add_fixed(&acc, k, v_mul(d[k], w), in, 0);
+    } else if (behaviour == CS_NB_COHESION) {
+      for (int k = 0; k < dims; k++)
+        add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
+    } else {
+      for (int k = 0; k < dims; k++) {
+        vi high, low;
+        fixed_parts(v_set1(g->vel[k][q]), &high, &low);
+        acc.high[k] = i_add(acc.high[k], i_masked(in, high));
+        acc.low[k] = i_add(acc.low[k], i_masked(in, low));
+      }
+    }
+    if (++acc.vectors == TILE_FLUSH_EVERY) {
+      t->acc = acc;
+      tile_flush(t, dims, split);
+      acc = t->acc;
+    }
+  }
+  t->acc = acc;
+  t->count = count;
+}
+
+/* Every candidate of the tile whose agents' cells are x in [x_first,
+ * x_last] of the row (y, z): the cells around them, row by row, each row's
+ * cells as runs of consecutive buckets (split where a block ends). */
+CS_INLINE void tile_candidates(const cs_nb_job *job, tile *t, uint32_t x_first,
+                               uint32_t x_last, uint32_t y, uint32_t z, const int dims,
+                               const cs_nb_behaviour behaviour) {
+  const crowdsteer_grid *g = job->grid;
+  const uint32_t low = CS_BLOCK(dims) - 1u;
+  uint32_t c[3];
+  for (int dz = dims == 3 ? -1 : 0; dz <= (dims == 3 ? 1 : 0); dz++)
+    for (int dy = -1; dy <= 1; dy++) {
+      c[1] = y + (uint32_t)dy;
+      c[2] = dims == 3 ? z + (uint32_t)dz : 0u;
+      for (uint32_t x = x_first - 1u; x != x_last + 2u;) {
+        const uint32_t in_block = CS_BLOCK(dims) - (x & low);
+        const uint32_t left = x_last + 2u - x;
+        const uint32_t run = in_block < left ? in_block : left;
+        c[0] = x;
+        const uint32_t b = cs_bucket(c, dims, g->bucket_mask);
+        tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour);
+        x += run;
+      }
+    }
+}
+
+/* One agent of the tile: its steering from its exact sum, through the
+ * shared scalar formulas. */
+CS_INLINE void lane_finish(const cs_nb_job *job, const tile *t, size_t slot, unsigned j,
+                           uint32_t count, const uint32_t low[3][W],
+                           const uint32_t high[3][W], const int dims,
+                           const cs_nb_behaviour behaviour) {
+  const crowdsteer_grid *g = job->grid;
+  const int split = behaviour == CS_NB_ALIGNMENT;
+  cs_nb_sum sum = {{0, 0, 0}, count};
+  for (int k = 0; k < dims; k++) {
+    sum.s[k] = (int64_t)(int32_t)low[k][j] +
+               (split ? (int64_t)(int32_t)high[k][j] * ((int64_t)1 << 24) : 0);
+    if (t->flushed) sum.s[k] += t->total[k][j];
+  }
+  if (behaviour == CS_NB_SEPARATION)
+    sum.s[0] += (int64_t)(int32_t)t->coincident[j] * ((int64_t)1 << 24);
+  cs_nb_agent a;
+  a.index = g->index[slot];
+  for (int k = 0; k < 3; k++)
+    a.v[k] = k < dims ? g->vel[k][slot] : 0.0f;
+  float s[3];
+  cs_nb_steering(job, &a, &sum, a.index, s);
+  cs_nb_write(job, a.index, s);
+}
+
+CS_INLINE vf param_lanes(cs_param p, const uint32_t index[W]) {
+  return p.array ? v_gather_lanes(p.array, index) : v_set1(p.value);
+}
+
+/* The agents of `lanes` at once: separation and cohesion whose exact sums
+ * fit the int32 `sums` (no coincident push), by
+ * cs_nb_steering's and cs_nb_write's operations lane by lane. The other
+ * lanes of index/rel hold a member's, so every gather reads valid data. */
+CS_INLINE void lanes_finish(const cs_nb_job *job, const tile *t, const vi sums[3],
+                            size_t first, uint32_t lanes, const uint32_t index[W],
+                            const uint32_t rel[W], const int dims,
+                            const cs_nb_behaviour behaviour) {
+  const crowdsteer_grid *g = job->grid;
+  const vf max_speed = param_lanes(job->max_speed, index);
+  const vmask alone = i_eq(t->count, i_zero());
+  vf C[3], s[3];
+  for (int k = 0; k < dims; k++)
+    C[k] = v_mul(i_to_float(sums[k]), v_set1(0x1p-24f));
+  if (behaviour == CS_NB_SEPARATION) {
+    for (int k = 0; k < dims; k++)
+      s[k] = v_mul(C[k], max_speed);
+  } else {
+    vf cc = v_mul(C[0], C[0]);
+    for (int k = 1; k < dims; k++)
+      cc = v_add(cc, v_mul(C[k], C[k]));
+    const vf l = v_sqrt(cc);
+    const vmask toward = v_gt(l, v_zero());
+    const vf time_to_target = param_lanes(job->time_to_target, index);
+    for (int k = 0; k < dims; k++) {
+      const vf desired = v_select(toward, v_mul(v_div(C[k], l), max_speed), v_zero());
+      s[k] = v_div(v_sub(desired, v_load(g->vel[k] + first)), time_to_target);
+    }
+  }
+  const vf weight =
+      job->mode == CROWDSTEER_OVERWRITE ? v_zero() : param_lanes(job->weight, index);
+  for (int k = 0; k < dims; k++) {
+    vf out = v_select(alone, v_zero(), s[k]);
+    if (job->mode != CROWDSTEER_OVERWRITE)
+      out = v_add(v_gather_lanes(job->out[k], rel), v_mul(weight, out));
+    float value[W];
+    v_store(value, out);
+    for (uint32_t rest = lanes; rest; rest &= rest - 1) {
+      const unsigned j = (unsigned)__builtin_ctz(rest);
+      job->out[k][rel[j]] = value[j];
+    }
+  }
+}
+
+/* The tile's steering from its exact sums: lane-parallel where the sums
+ * fit the lanes, agent by agent otherwise; agents past the nearest-k cap
+ * are recomputed on their own candidate runs. */
+CS_INLINE void tile_finish(const cs_nb_job *job, tile *t, size_t first, uint32_t bits,
+                           const int dims, const cs_nb_behaviour behaviour) {
+  const crowdsteer_grid *g = job->grid;
+  const int in_lanes = behaviour != CS_NB_ALIGNMENT;
+  uint32_t count[W], low[3][W], high[3][W], index[W], rel[W];
+  i_store(count, t->count);
+  for (int k = 0; k < dims; k++) {
+    i_store(low[k], t->acc.low[k]);
+    i_store(high[k], t->acc.high[k]);
+  }
+  /* After a flush, the lanes whose whole sums fit 32 bits stay parallel. */
+  vi sums[3] = {t->acc.low[0], t->acc.low[1], t->acc.low[2]};
+  uint32_t wide = 0;
+  if (t->flushed && in_lanes) {
+    uint32_t whole[3][W];
+    for (int k = 0; k < dims; k++) {
+      for (unsigned j = 0; j < W; j++) {
+        const int64_t total = t->total[k][j] + (int32_t)low[k][j];
+        whole[k][j] = (uint32_t)total;
+        if (total != (int32_t)total) wide |= 1u << j;
+      }
+      sums[k] = i_load(whole[k]);
+    }
+  }
+  const uint32_t lead = g->index[first + (unsigned)__builtin_ctz(bits)];
+  uint32_t lanes = 0;
+  for (unsigned j = 0; j < W; j++) {
+    index[j] = (bits >> j & 1u) ? g->index[first + j] : lead;
+    rel[j] = index[j] - (uint32_t)job->out_base;
+  }
+  for (uint32_t rest = bits; rest; rest &= rest - 1) {
+    const unsigned j = (unsigned)__builtin_ctz(rest);
+    if (count[j] > job->cap)
+      evaluate(job, first + j, NULL, 0, dims, behaviour);
+    else if (in_lanes && !t->coincident[j] && !(wide >> j & 1u))
+      lanes |= 1u << j;
+    else
+      lane_finish(job, t, first + j, j, count[j], low, high, dims, behaviour);
+  }
+  if (lanes) lanes_finish(job, t, sums, first, lanes, index, rel, dims, behaviour);
+}
+
+/* The grid slots [slot_first, slot_last) of the job in tiles: a tile
+ * starts at the first agent not yet done and takes, of the W slots from
+ * there, the agents of its cell row within TILE_SPAN cells (the others, from
+ * colliding blocks or the next row, lead tiles of their own). Agents whose
+ * query leaves the cells around their own take the candidate-run path. */
+CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const int dims,
+                         const cs_nb_behaviour behaviour) {
+  const crowdsteer_grid *g = job->grid;
+  const size_t last = job->slot_last;
+  size_t ahead = job->slot_first;
+  uint64_t done = 0; /* bit j: slot first + j is done */
+  for (size_t first = job->slot_first; first < last;) {
+    const size_t n = last - first < W ? last - first : W;
+    /* As run_cells: the outputs' lines asked for well before the stores. */
+    const size_t horizon =
+        first + n + PREFETCH_SLOTS < last ? first + n + PREFETCH_SLOTS : last;
+    for (; ahead < horizon; ahead++) {
+      const size_t i = g->index[ahead];
+      if (i < begin || i >= end) continue;
+      for (int k = 0; k < dims; k++)
+        __builtin_prefetch(job->out[k] + (i - job->out_base), 1);
+    }
+    uint32_t cells[3][GROUP + W];
+    const uint32_t covered = (uint32_t)cells_of_slots(job, first, n, cells, dims);
+    uint32_t todo = 0;
+    for (size_t j = 0; j < n; j++)
+      if (!(done >> j & 1u) && wanted(job, g->index[first + j], begin, end))
+        todo |= 1u << j;
+    uint32_t members = 0;
+    if (todo & 1u) {
+      if (covered & 1u) {
+        const uint32_t x = cells[0][0], y = cells[1][0], z = cells[2][0];
+        uint32_t x_last = x;
+        for (uint32_t rest = todo & covered; rest; rest &= rest - 1) {
+          const unsigned j = (unsigned)__builtin_ctz(rest);
+          if (cells[1][j] == y && cells[2][j] == z &&
+              cells[0][j] - x <= TILE_SPAN(dims)) {
+            members |= 1u << j;
+            x_last = cells[0][j] > x_last ? cells[0][j] : x_last;
+          }
+        }
+        tile t;
+        for (int k = 0; k < dims; k++) {
+          t.p[k] = v_load(g->pos[k] + first);
+          memset(t.total[k], 0, sizeof t.total[k]);
+        }
+        t.slot = i_add(i_set1((uint32_t)first), i_iota());
+        t.members = m_from_bits(members);
+        lane_sums_clear(&t.acc, dims);
+        t.count = i_zero();
+        t.flushed = 0;
+        memset(t.coincident, 0, sizeof t.coincident);
+        tile_candidates(job, &t, x, x_last, y, z, dims, behaviour);
+        tile_finish(job, &t, first, members, dims, behaviour);
+      } else {
+        evaluate(job, first, NULL, 0, dims, behaviour);
+        members = 1u;
+      }
+    }
+    /* Slots before the next one to do: done, or not wanted. */
+    done |= members;
+    done |= ~(uint64_t)todo & (((uint64_t)1 << n) - 1u);
+    const unsigned step = done == ~(uint64_t)0 ? 64u : (unsigned)__builtin_ctzll(~done);
+    first += step;
+    done = step >= 64 ? 0 : done >> step;
+  }
+}
+
+/* The walk that fits the job. */
+CS_INLINE void walk(const cs_nb_job *job, size_t begin, size_t end, const int dims,
+                    const cs_nb_behaviour behaviour) {
+  if (lanes_fit(job))
+    run_lanes(job, begin, end, dims, behaviour);
+  else
+    run_cells(job, begin, end, dims, behaviour);
+}
+
 /* One copy of the walk per shape: constant dims and behaviour let the
  * compiler drop every test on them from the loops. */
 CS_NOINLINE static void separation_2d(const cs_nb_job *job, size_t begin, size_t end) {
-  run_cells(job, begin, end, 2, CS_NB_SEPARATION);
+  walk(job, begin, end, 2, CS_NB_SEPARATION);
 }
 CS_NOINLINE static void separation_3d(const cs_nb_job *job, size_t begin, size_t end) {
-  run_cells(job, begin, end, 3, CS_NB_SEPARATION);
+  walk(job, begin, end, 3, CS_NB_SEPARATION);
 }
 CS_NOINLINE static void cohesion_2d(const cs_nb_job *job, size_t begin, size_t end) {
-  run_cells(job, begin, end, 2, CS_NB_COHESION);
+  walk(job, begin, end, 2, CS_NB_COHESION);
 }
 CS_NOINLINE static void cohesion_3d(const cs_nb_job *job, size_t begin, size_t end) {
-  run_cells(job, begin, end, 3, CS_NB_COHESION);
+  walk(job, begin, end, 3, CS_NB_COHESION);
 }
 CS_NOINLINE static void alignment_2d(const cs_nb_job *job, size_t begin, size_t end) {
-  run_cells(job, begin, end, 2, CS_NB_ALIGNMENT);
+  walk(job, begin, end, 2, CS_NB_ALIGNMENT);
 }
 CS_NOINLINE static void alignment_3d(const cs_nb_job *job, size_t begin, size_t end) {
-  run_cells(job, begin, end, 3, CS_NB_ALIGNMENT);
+  walk(job, begin, end, 3, CS_NB_ALIGNMENT);
 }
 
 static const cs_nb_kernel shapes[CS_NB_COUNT][2] = {

@@ -133,7 +133,7 @@ static int is_power_of_two(size_t n) { return n && (n & (n - 1)) == 0; }
 
 static size_t automatic_table(size_t count, int dims) {
   size_t table = CS_MIN_TABLE(dims);
-  while (table < count / 2)
+  while (table < count * 2)
     table *= 2;
   return table;
 }
