@@ -601,6 +601,7 @@ typedef struct tile {
   vi count;
   int64_t total[3][W]; /* flushed lane sums */
   int flushed;
+  vmask met;              /* separation: lanes that met a coincident agent */
   uint32_t coincident[W]; /* separation: +-1 pushes along x, per lane */
 } tile;
 
@@ -632,9 +633,31 @@ CS_NOINLINE static void tile_coincident(const cs_nb_job *job, tile *t, vmask lan
   }
 }
 
-/* The tile's agents against candidate slots [from, to). The sums live in
- * registers for the run (the tile itself escapes to the rare coincident
- * handler, so its fields would be reloaded every candidate). */
+/* Coincident candidates in slots [from, to) of a separating tile, each
+ * added by tile_coincident: a second pass over the tile's candidates, run
+ * only when the first saw one. */
+CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, size_t to,
+                                   const int dims) {
+  const crowdsteer_grid *g = job->grid;
+  const vf within = v_set1(job->within);
+  for (size_t q = from; q < to; q++) {
+    vf dd = v_zero();
+    for (int k = 0; k < dims; k++) {
+      const vf d = v_sub(t->p[k], v_set1(g->pos[k][q]));
+      dd = k ? v_add(dd, v_mul(d, d)) : v_mul(d, d);
+    }
+    const vmask in =
+        m_andnot(m_and(t->members, v_lt(dd, within)), i_eq(t->slot, i_set1((uint32_t)q)));
+    const vmask coincident = m_andnot(in, v_gt(dd, v_zero()));
+    if (m_any(coincident)) tile_coincident(job, t, coincident, q);
+  }
+}
+
+/* The tile's agents against candidate slots [from, to), the sums in
+ * registers for the run. Separation scales the weight by 2^24 before the
+ * product instead of the product after: both are exact scalings of one
+ * rounding wherever the product is normal, and where it is not its fixed
+ * point value rounds to 0 either way, so the bits are cs_fixed's. */
 CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
                         const int dims, const cs_nb_behaviour behaviour) {
   const crowdsteer_grid *g = job->grid;
@@ -649,6 +672,7 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
   const vmask members = t->members;
   lane_sums acc = t->acc;
   vi count = t->count;
+  vmask met = t->met;
   for (size_t q = from; q < to; q++) {
     vf d[3];
     for (int k = 0; k < dims; k++)
@@ -661,13 +685,13 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
     count = i_add(count, i_masked(in, one));
     if (behaviour == CS_NB_SEPARATION) {
       const vmask apart = v_gt(dd, v_zero());
-      const vmask coincident = m_andnot(in, apart);
-      if (m_any(coincident)) tile_coincident(job, t, coincident, q);
+      met = m_or(met, m_andnot(in, apart));
       in = m_and(in, apart);
       const vf dist = v_sqrt(dd);
-      const vf w = v_sub(v_div(v_set1(1.0f), dist), inv_radius);
+      const vf w = v_mul(v_sub(v_div(v_set1(1.0f), dist), inv_radius), v_set1(0x1p24f));
       for (int k = 0; k < dims; k++)
-        add_fixed(&acc, k, v_mul(d[k], w), in, 0);
+        acc.low[k] =
+            i_add(acc.low[k], i_round_even(v_select(in, v_mul(d[k], w), v_zero())));
     } else if (behaviour == CS_NB_COHESION) {
       for (int k = 0; k < dims; k++)
         add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
@@ -687,6 +711,7 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
   }
   t->acc = acc;
   t->count = count;
+  t->met = met;
 }
 
 /* Every candidate of the tile whose agents' cells are x in [x_first,
@@ -694,7 +719,7 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
  * cells as runs of consecutive buckets (split where a block ends). */
 CS_INLINE void tile_candidates(const cs_nb_job *job, tile *t, uint32_t x_first,
                                uint32_t x_last, uint32_t y, uint32_t z, const int dims,
-                               const cs_nb_behaviour behaviour) {
+                               const cs_nb_behaviour behaviour, const int coincident) {
   const crowdsteer_grid *g = job->grid;
   const uint32_t low = CS_BLOCK(dims) - 1u;
   uint32_t c[3];
@@ -708,7 +733,10 @@ CS_INLINE void tile_candidates(const cs_nb_job *job, tile *t, uint32_t x_first,
         const uint32_t run = in_block < left ? in_block : left;
         c[0] = x;
         const uint32_t b = cs_bucket(c, dims, g->bucket_mask);
-        tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour);
+        if (coincident)
+          tile_run_coincident(job, t, g->start[b], g->start[b + run], dims);
+        else
+          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour);
         x += run;
       }
     }
@@ -884,7 +912,10 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
         t.count = i_zero();
         t.flushed = 0;
         memset(t.coincident, 0, sizeof t.coincident);
-        tile_candidates(job, &t, x, x_last, y, z, dims, behaviour);
+        t.met = m_not(m_from_bits(CS_ALL_LANES)); /* none */
+        tile_candidates(job, &t, x, x_last, y, z, dims, behaviour, 0);
+        if (behaviour == CS_NB_SEPARATION && m_any(t.met))
+          tile_candidates(job, &t, x, x_last, y, z, dims, behaviour, 1);
         tile_finish(job, &t, first, members, dims, behaviour);
       } else {
         evaluate(job, first, NULL, 0, dims, behaviour);
