@@ -221,7 +221,7 @@ CS_INLINE size_t fill_buffer(const cs_nb_job *job, const uint32_t cell[3],
       c[2] = cell[2] + (uint32_t)z;
       for (uint32_t t = 0; t < 3;) {
         c[0] = cell[0] - 1u + t;
-        const uint32_t in_block = CS_BLOCK(dims) - (c[0] & (CS_BLOCK(dims) - 1u));
+        const uint32_t in_block = CS_BLOCK_X(dims) - (c[0] & (CS_BLOCK_X(dims) - 1u));
         const uint32_t run = in_block < 3u - t ? in_block : 3u - t;
         const uint32_t b = cs_bucket(c, dims, g->bucket_mask);
         const size_t from = g->start[b], n = g->start[b + run] - from;
@@ -577,7 +577,7 @@ CS_INLINE int lanes_fit(const cs_nb_job *job) {
 /* Cells one tile may span along x: with one cell more on each side its
  * candidate cells stay within one block's width, so distinct cells are
  * distinct buckets and no candidate is read twice (cs_bucket). */
-#define TILE_SPAN(dims) (CS_BLOCK(dims) - 3u)
+#define TILE_SPAN(dims) (CS_BLOCK_X(dims) - 3u)
 
 /* Candidates added into a tile's 32-bit lane sums between flushes: each
  * adds below 1.25 * 2^24 to a lane (alignment: below 2^24 to each part),
@@ -721,14 +721,14 @@ CS_INLINE void tile_candidates(const cs_nb_job *job, tile *t, uint32_t x_first,
                                uint32_t x_last, uint32_t y, uint32_t z, const int dims,
                                const cs_nb_behaviour behaviour, const int coincident) {
   const crowdsteer_grid *g = job->grid;
-  const uint32_t low = CS_BLOCK(dims) - 1u;
+  const uint32_t low = CS_BLOCK_X(dims) - 1u;
   uint32_t c[3];
   for (int dz = dims == 3 ? -1 : 0; dz <= (dims == 3 ? 1 : 0); dz++)
     for (int dy = -1; dy <= 1; dy++) {
       c[1] = y + (uint32_t)dy;
       c[2] = dims == 3 ? z + (uint32_t)dz : 0u;
       for (uint32_t x = x_first - 1u; x != x_last + 2u;) {
-        const uint32_t in_block = CS_BLOCK(dims) - (x & low);
+        const uint32_t in_block = CS_BLOCK_X(dims) - (x & low);
         const uint32_t left = x_last + 2u - x;
         const uint32_t run = in_block < left ? in_block : left;
         c[0] = x;
@@ -1005,16 +1005,21 @@ CS_INLINE vi mixed(vi x) {
 CS_INLINE vi buckets_of(const float *const pos[3], size_t i, vf inv_cell, vi mask,
                         const int dims) {
   static const uint32_t salt[3] = {0x9E3779B1u, 0x85EBCA77u, 0xC2B2AE3Du};
+  const int x_bits = CS_BLOCK_X_BITS(dims);
   vi h = i_zero(), offset = i_zero();
   for (int k = 0; k < dims; k++) {
     const vi cell = cells_of(v_load(pos[k] + i), inv_cell);
-    const vi low = i_and(cell, i_set1(CS_BLOCK(dims) - 1u));
-    if (dims == 2) {
-      h = i_xor(h, i_mul(i_shr(cell, 4), i_set1(salt[k])));
-      offset = i_or(offset, k == 0 ? low : i_shl(low, 4));
+    if (k == 0) {
+      h = i_mul(dims == 3 ? i_shr(cell, 5) : i_shr(cell, 6), i_set1(salt[0]));
+      offset = i_and(cell, i_set1(CS_BLOCK_X(dims) - 1u));
     } else {
-      h = i_xor(h, i_mul(i_shr(cell, 3), i_set1(salt[k])));
-      offset = i_or(offset, k == 0 ? low : k == 1 ? i_shl(low, 3) : i_shl(low, 6));
+      h = i_xor(h, i_mul(i_shr(cell, CS_BLOCK_YZ_BITS), i_set1(salt[k])));
+      const vi low = i_and(cell, i_set1((1u << CS_BLOCK_YZ_BITS) - 1u));
+      const int shift = x_bits + (k - 1) * CS_BLOCK_YZ_BITS;
+      offset = i_or(offset, shift == 5   ? i_shl(low, 5)
+                            : shift == 6 ? i_shl(low, 6)
+                            : shift == 7 ? i_shl(low, 7)
+                                         : i_shl(low, 8));
     }
   }
   const vi spread = dims == 3 ? i_shl(mixed(h), 9) : i_shl(mixed(h), 8);
