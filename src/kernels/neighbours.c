@@ -599,14 +599,16 @@ typedef struct tile {
   vmask members;
   lane_sums acc;
   vi count;
-  int64_t total[3][W]; /* flushed lane sums */
-  int flushed;
+  int64_t total[3][W];    /* flushed lane sums */
+  int flushed;            /* total holds sums (else it is not initialised) */
   vmask met;              /* separation: lanes that met a coincident agent */
+  int pushed;             /* coincident holds pushes (else not initialised) */
   uint32_t coincident[W]; /* separation: +-1 pushes along x, per lane */
 } tile;
 
 CS_INLINE void tile_flush(tile *t, const int dims, const int split) {
   uint32_t low[W], high[W];
+  if (!t->flushed) memset(t->total, 0, sizeof t->total);
   for (int k = 0; k < dims; k++) {
     i_store(low, t->acc.low[k]);
     i_store(high, t->acc.high[k]);
@@ -756,7 +758,7 @@ CS_INLINE void lane_finish(const cs_nb_job *job, const tile *t, size_t slot, uns
                (split ? (int64_t)(int32_t)high[k][j] * ((int64_t)1 << 24) : 0);
     if (t->flushed) sum.s[k] += t->total[k][j];
   }
-  if (behaviour == CS_NB_SEPARATION)
+  if (behaviour == CS_NB_SEPARATION && t->pushed)
     sum.s[0] += (int64_t)(int32_t)t->coincident[j] * ((int64_t)1 << 24);
   cs_nb_agent a;
   a.index = g->index[slot];
@@ -843,19 +845,24 @@ CS_INLINE void tile_finish(const cs_nb_job *job, tile *t, size_t first, uint32_t
     }
   }
   const uint32_t lead = g->index[first + (unsigned)__builtin_ctz(bits)];
+  const vi lane_index = i_select(t->members, i_load(g->index + first), i_set1(lead));
+  i_store(index, lane_index);
+  i_store(rel, i_sub(lane_index, i_set1((uint32_t)job->out_base)));
+  /* Counts and the cap are below 2^31: a signed compare. */
+  const uint32_t over = m_lane_bits(i_gt(t->count, i_set1(job->cap))) & bits;
   uint32_t lanes = 0;
-  for (unsigned j = 0; j < W; j++) {
-    index[j] = (bits >> j & 1u) ? g->index[first + j] : lead;
-    rel[j] = index[j] - (uint32_t)job->out_base;
-  }
-  for (uint32_t rest = bits; rest; rest &= rest - 1) {
-    const unsigned j = (unsigned)__builtin_ctz(rest);
-    if (count[j] > job->cap)
-      evaluate(job, first + j, NULL, 0, dims, behaviour);
-    else if (in_lanes && !t->coincident[j] && !(wide >> j & 1u))
-      lanes |= 1u << j;
-    else
-      lane_finish(job, t, first + j, j, count[j], low, high, dims, behaviour);
+  if (!over && in_lanes && !t->pushed && !wide) {
+    lanes = bits;
+  } else {
+    for (uint32_t rest = bits; rest; rest &= rest - 1) {
+      const unsigned j = (unsigned)__builtin_ctz(rest);
+      if (over >> j & 1u)
+        evaluate(job, first + j, NULL, 0, dims, behaviour);
+      else if (in_lanes && !(t->pushed && t->coincident[j]) && !(wide >> j & 1u))
+        lanes |= 1u << j;
+      else
+        lane_finish(job, t, first + j, j, count[j], low, high, dims, behaviour);
+    }
   }
   if (lanes) lanes_finish(job, t, sums, first, lanes, index, rel, dims, behaviour);
 }
@@ -902,20 +909,21 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
           }
         }
         tile t;
-        for (int k = 0; k < dims; k++) {
+        for (int k = 0; k < dims; k++)
           t.p[k] = v_load(g->pos[k] + first);
-          memset(t.total[k], 0, sizeof t.total[k]);
-        }
         t.slot = i_add(i_set1((uint32_t)first), i_iota());
         t.members = m_from_bits(members);
         lane_sums_clear(&t.acc, dims);
         t.count = i_zero();
         t.flushed = 0;
-        memset(t.coincident, 0, sizeof t.coincident);
+        t.pushed = 0;
         t.met = m_not(m_from_bits(CS_ALL_LANES)); /* none */
         tile_candidates(job, &t, x, x_last, y, z, dims, behaviour, 0);
-        if (behaviour == CS_NB_SEPARATION && m_any(t.met))
+        if (behaviour == CS_NB_SEPARATION && m_any(t.met)) {
+          memset(t.coincident, 0, sizeof t.coincident);
+          t.pushed = 1;
           tile_candidates(job, &t, x, x_last, y, z, dims, behaviour, 1);
+        }
         tile_finish(job, &t, first, members, dims, behaviour);
       } else {
         evaluate(job, first, NULL, 0, dims, behaviour);
