@@ -666,7 +666,6 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
   const int split = behaviour == CS_NB_ALIGNMENT;
   const vf within = v_set1(job->within), radius = v_set1(job->radius.value);
   const vf inv_radius = v_set1(1.0f / job->radius.value);
-  const vi one = i_set1(1u);
   vf p[3];
   for (int k = 0; k < dims; k++)
     p[k] = t->p[k];
@@ -675,37 +674,43 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
   lane_sums acc = t->acc;
   vi count = t->count;
   vmask met = t->met;
-  for (size_t q = from; q < to; q++) {
-    vf d[3];
-    for (int k = 0; k < dims; k++)
-      d[k] = v_sub(p[k], v_set1(g->pos[k][q]));
-    vf dd = v_mul(d[0], d[0]);
-    for (int k = 1; k < dims; k++)
-      dd = v_add(dd, v_mul(d[k], d[k]));
-    vmask in =
-        m_andnot(m_and(members, v_lt(dd, within)), i_eq(slot, i_set1((uint32_t)q)));
-    count = i_add(count, i_masked(in, one));
-    if (behaviour == CS_NB_SEPARATION) {
-      const vmask apart = v_gt(dd, v_zero());
-      met = m_or(met, m_andnot(in, apart));
-      in = m_and(in, apart);
-      const vf dist = v_sqrt(dd);
-      const vf w = v_mul(v_sub(v_div(v_set1(1.0f), dist), inv_radius), v_set1(0x1p24f));
+  for (size_t q = from; q < to;) {
+    /* Candidates up to the next flush, without a test per candidate. */
+    const size_t room = (size_t)(TILE_FLUSH_EVERY - acc.vectors);
+    const size_t stop = to - q < room ? to : q + room;
+    acc.vectors += (int)(stop - q);
+    for (; q < stop; q++) {
+      vf d[3];
       for (int k = 0; k < dims; k++)
-        acc.low[k] =
-            i_add(acc.low[k], i_round_even(v_select(in, v_mul(d[k], w), v_zero())));
-    } else if (behaviour == CS_NB_COHESION) {
-      for (int k = 0; k < dims; k++)
-        add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
-    } else {
-      for (int k = 0; k < dims; k++) {
-        vi high, low;
-        fixed_parts(v_set1(g->vel[k][q]), &high, &low);
-        acc.high[k] = i_add(acc.high[k], i_masked(in, high));
-        acc.low[k] = i_add(acc.low[k], i_masked(in, low));
+        d[k] = v_sub(p[k], v_set1(g->pos[k][q]));
+      vf dd = v_mul(d[0], d[0]);
+      for (int k = 1; k < dims; k++)
+        dd = v_add(dd, v_mul(d[k], d[k]));
+      vmask in =
+          m_andnot(m_and(members, v_lt(dd, within)), i_eq(slot, i_set1((uint32_t)q)));
+      count = i_count(count, in);
+      if (behaviour == CS_NB_SEPARATION) {
+        const vmask apart = v_gt(dd, v_zero());
+        met = m_or(met, m_andnot(in, apart));
+        in = m_and(in, apart);
+        const vf dist = v_sqrt(dd);
+        const vf w = v_mul(v_sub(v_div(v_set1(1.0f), dist), inv_radius), v_set1(0x1p24f));
+        for (int k = 0; k < dims; k++)
+          acc.low[k] =
+              i_add(acc.low[k], i_round_even(v_select(in, v_mul(d[k], w), v_zero())));
+      } else if (behaviour == CS_NB_COHESION) {
+        for (int k = 0; k < dims; k++)
+          add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
+      } else {
+        for (int k = 0; k < dims; k++) {
+          vi high, low;
+          fixed_parts(v_set1(g->vel[k][q]), &high, &low);
+          acc.high[k] = i_add(acc.high[k], i_masked(in, high));
+          acc.low[k] = i_add(acc.low[k], i_masked(in, low));
+        }
       }
     }
-    if (++acc.vectors == TILE_FLUSH_EVERY) {
+    if (acc.vectors == TILE_FLUSH_EVERY) {
       t->acc = acc;
       tile_flush(t, dims, split);
       acc = t->acc;

@@ -150,4 +150,20 @@ CS_INLINE int64_t i_sum64(vi a) {
 CS_INLINE vi i_zero(void) { return i_set1(0); }
 CS_INLINE vi i_masked(vmask m, vi a) { return i_select(m, a, i_zero()); }
 
+/* count + 1 on the lanes of m: one instruction (a masked add, or the
+ * subtraction of the all-ones lanes). */
+#if CS_LANES == 16
+CS_INLINE vi i_count(vi count, vmask m) {
+  return simde_mm512_mask_add_epi32(count, m, count, i_set1(1u));
+}
+#elif CS_LANES == 8
+CS_INLINE vi i_count(vi count, vmask m) {
+  return simde_mm256_sub_epi32(count, simde_mm256_castps_si256(m));
+}
+#else
+CS_INLINE vi i_count(vi count, vmask m) {
+  return simde_mm_sub_epi32(count, simde_mm_castps_si128(m));
+}
+#endif
+
 #endif /* CROWDSTEER_VEC_NB_H */
