@@ -563,15 +563,15 @@ CS_INLINE void run_cells(const cs_nb_job *job, size_t begin, size_t end, const i
 
 /* ---- agents in lanes: the common query ------------------------------------ */
 
-/* With a uniform radius and neither field of view nor group filter, a
- * tile of up to W agents of one cell row (consecutive slots of the grid)
- * runs with one agent per lane against each candidate in turn: every
- * per-agent step (the sums, their reduction, the count) is a lane of a
- * vector, and the candidates are the tile's rows of cells read in place,
- * with no copy. Each lane performs exactly cs_nb_pair's operations, as the
+/* Without a field of view, a tile of up to W agents of one cell row
+ * (consecutive slots of the grid) runs with one agent per lane against
+ * each candidate in turn: every per-agent step (the sums, their reduction,
+ * the count, the radius and group filter) is a lane of a vector, and the
+ * candidates are the tile's rows of cells read in place, with no copy.
+ * Each lane performs exactly cs_nb_pair's operations, as the
  * candidate-lane loops above do. */
 CS_INLINE int lanes_fit(const cs_nb_job *job) {
-  return !job->grid->scan_all && !job->radius.array && !job->use_fov && !job->use_mask;
+  return !job->grid->scan_all && !job->use_fov;
 }
 
 /* Cells one tile may span along x: with one cell more on each side its
@@ -597,6 +597,8 @@ typedef struct tile {
   vf p[3];
   vi slot;
   vmask members;
+  vf within, radius, inv_radius; /* per lane (cs_nb_agent_init) */
+  vi mask;                       /* the lanes' neighbour masks, when used */
   lane_sums acc;
   vi count;
   int64_t total[3][W];    /* flushed lane sums */
@@ -641,15 +643,15 @@ CS_NOINLINE static void tile_coincident(const cs_nb_job *job, tile *t, vmask lan
 CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, size_t to,
                                    const int dims) {
   const crowdsteer_grid *g = job->grid;
-  const vf within = v_set1(job->within);
   for (size_t q = from; q < to; q++) {
     vf dd = v_zero();
     for (int k = 0; k < dims; k++) {
       const vf d = v_sub(t->p[k], v_set1(g->pos[k][q]));
       dd = k ? v_add(dd, v_mul(d, d)) : v_mul(d, d);
     }
-    const vmask in =
-        m_andnot(m_and(t->members, v_lt(dd, within)), i_eq(t->slot, i_set1((uint32_t)q)));
+    vmask in = m_andnot(m_and(t->members, v_lt(dd, t->within)),
+                        i_eq(t->slot, i_set1((uint32_t)q)));
+    if (job->use_mask) in = m_and(in, i_any_common(i_set1(g->group[q]), t->mask));
     const vmask coincident = m_andnot(in, v_gt(dd, v_zero()));
     if (m_any(coincident)) tile_coincident(job, t, coincident, q);
   }
@@ -661,11 +663,12 @@ CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, s
  * rounding wherever the product is normal, and where it is not its fixed
  * point value rounds to 0 either way, so the bits are cs_fixed's. */
 CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
-                        const int dims, const cs_nb_behaviour behaviour) {
+                        const int dims, const cs_nb_behaviour behaviour,
+                        const int masked) {
   const crowdsteer_grid *g = job->grid;
   const int split = behaviour == CS_NB_ALIGNMENT;
-  const vf within = v_set1(job->within), radius = v_set1(job->radius.value);
-  const vf inv_radius = v_set1(1.0f / job->radius.value);
+  const vf within = t->within, radius = t->radius, inv_radius = t->inv_radius;
+  const vi mask = t->mask;
   vf p[3];
   for (int k = 0; k < dims; k++)
     p[k] = t->p[k];
@@ -688,6 +691,7 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
         dd = v_add(dd, v_mul(d[k], d[k]));
       vmask in =
           m_andnot(m_and(members, v_lt(dd, within)), i_eq(slot, i_set1((uint32_t)q)));
+      if (masked) in = m_and(in, i_any_common(i_set1(g->group[q]), mask));
       count = i_count(count, in);
       if (behaviour == CS_NB_SEPARATION) {
         const vmask apart = v_gt(dd, v_zero());
@@ -742,8 +746,10 @@ CS_INLINE void tile_candidates(const cs_nb_job *job, tile *t, uint32_t x_first,
         const uint32_t b = cs_bucket(c, dims, g->bucket_mask);
         if (coincident)
           tile_run_coincident(job, t, g->start[b], g->start[b + run], dims);
+        else if (job->use_mask)
+          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour, 1);
         else
-          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour);
+          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour, 0);
         x += run;
       }
     }
@@ -872,6 +878,37 @@ CS_INLINE void tile_finish(const cs_nb_job *job, tile *t, size_t first, uint32_t
   if (lanes) lanes_finish(job, t, sums, first, lanes, index, rel, dims, behaviour);
 }
 
+/* The lanes' radius (its limit for the squared distance, its inverse) and
+ * neighbour mask, as cs_nb_agent_init takes them; lanes that are not
+ * members get a limit of 0 (never a neighbour). */
+CS_INLINE void tile_parameters(const cs_nb_job *job, tile *t, size_t first,
+                               uint32_t members) {
+  const crowdsteer_grid *g = job->grid;
+  if (!job->radius.array) {
+    t->within = v_set1(job->within);
+    t->radius = v_set1(job->radius.value);
+    t->inv_radius = v_set1(1.0f / job->radius.value);
+  } else {
+    float within[W], radius[W], inverse[W];
+    for (unsigned j = 0; j < W; j++) {
+      const float r = (members >> j & 1u) ? job->radius.array[g->index[first + j]] : 1.0f;
+      radius[j] = r;
+      inverse[j] = 1.0f / r;
+      within[j] = (members >> j & 1u) ? cs_within_limit(r) : 0.0f;
+    }
+    t->within = v_load(within);
+    t->radius = v_load(radius);
+    t->inv_radius = v_load(inverse);
+  }
+  t->mask = i_set1(job->mask);
+  if (job->use_mask && job->mask_array) {
+    uint32_t mask[W];
+    for (unsigned j = 0; j < W; j++)
+      mask[j] = (members >> j & 1u) ? job->mask_array[g->index[first + j]] : 0u;
+    t->mask = i_load(mask);
+  }
+}
+
 /* The grid slots [slot_first, slot_last) of the job in tiles: a tile
  * starts at the first agent not yet done and takes, of the W slots from
  * there, the agents of its cell row within TILE_SPAN cells (the others, from
@@ -918,6 +955,7 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
           t.p[k] = v_load(g->pos[k] + first);
         t.slot = i_add(i_set1((uint32_t)first), i_iota());
         t.members = m_from_bits(members);
+        tile_parameters(job, &t, first, members);
         lane_sums_clear(&t.acc, dims);
         t.count = i_zero();
         t.flushed = 0;
