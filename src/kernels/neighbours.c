@@ -563,16 +563,14 @@ CS_INLINE void run_cells(const cs_nb_job *job, size_t begin, size_t end, const i
 
 /* ---- agents in lanes: the common query ------------------------------------ */
 
-/* Without a field of view, a tile of up to W agents of one cell row
- * (consecutive slots of the grid) runs with one agent per lane against
- * each candidate in turn: every per-agent step (the sums, their reduction,
- * the count, the radius and group filter) is a lane of a vector, and the
- * candidates are the tile's rows of cells read in place, with no copy.
- * Each lane performs exactly cs_nb_pair's operations, as the
- * candidate-lane loops above do. */
-CS_INLINE int lanes_fit(const cs_nb_job *job) {
-  return !job->grid->scan_all && !job->use_fov;
-}
+/* A tile of up to W agents of one cell row (consecutive slots of the
+ * grid) runs with one agent per lane against each candidate in turn: every
+ * per-agent step (the sums, their reduction, the count, the radius, group
+ * and field-of-view filters) is a lane of a vector, and the candidates are
+ * the tile's rows of cells read in place, with no copy. Each lane performs
+ * exactly cs_nb_pair's operations, as the candidate-lane loops above do.
+ * Only a table too small to tell cells apart takes the other walk. */
+CS_INLINE int lanes_fit(const cs_nb_job *job) { return !job->grid->scan_all; }
 
 /* Cells one tile may span along x: with one cell more on each side its
  * candidate cells stay within one block's width, so distinct cells are
@@ -599,6 +597,8 @@ typedef struct tile {
   vmask members;
   vf within, radius, inv_radius; /* per lane (cs_nb_agent_init) */
   vi mask;                       /* the lanes' neighbour masks, when used */
+  vf heading[3], cos_fov;        /* the field of view, when used */
+  vmask fov;                     /* lanes whose field of view applies */
   lane_sums acc;
   vi count;
   int64_t total[3][W];    /* flushed lane sums */
@@ -637,6 +637,24 @@ CS_NOINLINE static void tile_coincident(const cs_nb_job *job, tile *t, vmask lan
   }
 }
 
+/* The lanes of `in` that keep candidate q after the group filter and
+ * the field of view (cs_nb_pair: only for an agent in motion and a
+ * candidate apart from it). */
+CS_INLINE vmask tile_filters(const cs_nb_job *job, const tile *t, size_t q, vmask in,
+                             const vf d[3], vf dd, const int dims, const int masked,
+                             const int sighted) {
+  if (masked) in = m_and(in, i_any_common(i_set1(job->grid->group[q]), t->mask));
+  if (sighted) {
+    const vf dist = v_sqrt(dd);
+    vf view = v_mul(t->heading[0], v_div(v_sub(v_zero(), d[0]), dist));
+    for (int k = 1; k < dims; k++)
+      view = v_add(view, v_mul(t->heading[k], v_div(v_sub(v_zero(), d[k]), dist)));
+    const vmask looked = m_and(t->fov, v_gt(dist, v_zero()));
+    in = m_and(in, m_or(m_not(looked), v_le(t->cos_fov, view)));
+  }
+  return in;
+}
+
 /* Coincident candidates in slots [from, to) of a separating tile, each
  * added by tile_coincident: a second pass over the tile's candidates, run
  * only when the first saw one. */
@@ -644,14 +662,14 @@ CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, s
                                    const int dims) {
   const crowdsteer_grid *g = job->grid;
   for (size_t q = from; q < to; q++) {
-    vf dd = v_zero();
+    vf d[3], dd = v_zero();
     for (int k = 0; k < dims; k++) {
-      const vf d = v_sub(t->p[k], v_set1(g->pos[k][q]));
-      dd = k ? v_add(dd, v_mul(d, d)) : v_mul(d, d);
+      d[k] = v_sub(t->p[k], v_set1(g->pos[k][q]));
+      dd = k ? v_add(dd, v_mul(d[k], d[k])) : v_mul(d[k], d[k]);
     }
     vmask in = m_andnot(m_and(t->members, v_lt(dd, t->within)),
                         i_eq(t->slot, i_set1((uint32_t)q)));
-    if (job->use_mask) in = m_and(in, i_any_common(i_set1(g->group[q]), t->mask));
+    in = tile_filters(job, t, q, in, d, dd, dims, job->use_mask, job->use_fov);
     const vmask coincident = m_andnot(in, v_gt(dd, v_zero()));
     if (m_any(coincident)) tile_coincident(job, t, coincident, q);
   }
@@ -663,12 +681,11 @@ CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, s
  * rounding wherever the product is normal, and where it is not its fixed
  * point value rounds to 0 either way, so the bits are cs_fixed's. */
 CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
-                        const int dims, const cs_nb_behaviour behaviour,
-                        const int masked) {
+                        const int dims, const cs_nb_behaviour behaviour, const int masked,
+                        const int sighted) {
   const crowdsteer_grid *g = job->grid;
   const int split = behaviour == CS_NB_ALIGNMENT;
   const vf within = t->within, radius = t->radius, inv_radius = t->inv_radius;
-  const vi mask = t->mask;
   vf p[3];
   for (int k = 0; k < dims; k++)
     p[k] = t->p[k];
@@ -691,7 +708,7 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
         dd = v_add(dd, v_mul(d[k], d[k]));
       vmask in =
           m_andnot(m_and(members, v_lt(dd, within)), i_eq(slot, i_set1((uint32_t)q)));
-      if (masked) in = m_and(in, i_any_common(i_set1(g->group[q]), mask));
+      in = tile_filters(job, t, q, in, d, dd, dims, masked, sighted);
       count = i_count(count, in);
       if (behaviour == CS_NB_SEPARATION) {
         const vmask apart = v_gt(dd, v_zero());
@@ -746,10 +763,13 @@ CS_INLINE void tile_candidates(const cs_nb_job *job, tile *t, uint32_t x_first,
         const uint32_t b = cs_bucket(c, dims, g->bucket_mask);
         if (coincident)
           tile_run_coincident(job, t, g->start[b], g->start[b + run], dims);
+        else if (job->use_fov)
+          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour, job->use_mask,
+                   1);
         else if (job->use_mask)
-          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour, 1);
+          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour, 1, 0);
         else
-          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour, 0);
+          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour, 0, 0);
         x += run;
       }
     }
@@ -882,7 +902,7 @@ CS_INLINE void tile_finish(const cs_nb_job *job, tile *t, size_t first, uint32_t
  * neighbour mask, as cs_nb_agent_init takes them; lanes that are not
  * members get a limit of 0 (never a neighbour). */
 CS_INLINE void tile_parameters(const cs_nb_job *job, tile *t, size_t first,
-                               uint32_t members) {
+                               uint32_t members, const int dims) {
   const crowdsteer_grid *g = job->grid;
   if (!job->radius.array) {
     t->within = v_set1(job->within);
@@ -906,6 +926,22 @@ CS_INLINE void tile_parameters(const cs_nb_job *job, tile *t, size_t first,
     for (unsigned j = 0; j < W; j++)
       mask[j] = (members >> j & 1u) ? job->mask_array[g->index[first + j]] : 0u;
     t->mask = i_load(mask);
+  }
+  if (job->use_fov) { /* heading(v) and the cosine, as cs_nb_agent_init */
+    vf v[3], vv = v_zero();
+    for (int k = 0; k < dims; k++) {
+      v[k] = v_load(g->vel[k] + first);
+      vv = k ? v_add(vv, v_mul(v[k], v[k])) : v_mul(v[k], v[k]);
+    }
+    const vf speed = v_sqrt(vv);
+    t->fov = v_gt(speed, v_zero());
+    for (int k = 0; k < dims; k++)
+      t->heading[k] = v_select(t->fov, v_div(v[k], speed), v_zero());
+    float cos_fov[W];
+    for (unsigned j = 0; j < W; j++)
+      cos_fov[j] =
+          (members >> j & 1u) ? cs_param_at(job->cos_fov, g->index[first + j]) : -1.0f;
+    t->cos_fov = v_load(cos_fov);
   }
 }
 
@@ -955,7 +991,7 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
           t.p[k] = v_load(g->pos[k] + first);
         t.slot = i_add(i_set1((uint32_t)first), i_iota());
         t.members = m_from_bits(members);
-        tile_parameters(job, &t, first, members);
+        tile_parameters(job, &t, first, members, dims);
         lane_sums_clear(&t.acc, dims);
         t.count = i_zero();
         t.flushed = 0;
