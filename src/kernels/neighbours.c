@@ -1,16 +1,17 @@
-/* The neighbour kernel, compiled once per ISA like kernels.c: the grid's
- * slots are walked bucket by bucket (so block by block, in cache), the
- * agents of a bucket grouped by cell; the candidates of a cell's 3^dims
- * cells are copied once into a small contiguous buffer, and every agent of
- * the cell runs over that buffer W candidates at a time (a lean loop when
- * no field of view or group filter applies). Results go to the agents'
- * indices, prefetched ahead of the walk. The grid build's bucket keys are
- * here too, lane by lane. Each lane
- * performs exactly the scalar operations of cs_nb_pair (neighbours.h) and
- * adds its rounded contribution to 32-bit lane sums that are flushed into
- * the 64-bit totals before they could overflow, so the totals, and the
- * steering, are the scalar bits. The nearest-k selection, the brute force
- * (no grid) and the final per-agent formulas are the shared scalar code. */
+/* The neighbour kernel, compiled once per ISA like kernels.c. The grid's
+ * slots are walked in order (bucket by bucket, so block by block, in
+ * cache) in tiles: up to W agents of one row of cells, one agent per lane,
+ * against every candidate of the rows of cells around them, read in place.
+ * Results go to the agents' indices, prefetched ahead of the walk. An agent
+ * whose query leaves the cells around its own, or that has more neighbours
+ * than the nearest-k cap, runs on its own over its candidate runs, W
+ * candidates per vector. Each lane performs exactly the scalar operations
+ * of cs_nb_pair (neighbours.h) and adds its rounded contribution to 32-bit
+ * lane sums that are flushed into 64-bit totals before they could
+ * overflow, so the totals, and the steering, are the scalar bits. The
+ * grid build's bucket keys are here too, lane by lane; the nearest-k
+ * selection, the brute force (no grid) and the per-agent formulas are the
+ * shared scalar code. */
 #include <string.h>
 
 #include "kernels/vec_nb.h"
@@ -21,8 +22,6 @@
 #endif
 
 enum {
-  /* Candidates one cell's buffer holds (the buffer is about 12 KiB). */
-  BUFFER = CS_NB_BUFFER_CANDIDATES,
   /* Vectors added into the 32-bit lane sums between flushes: a lane adds
    * at most 1.25 * 2^24 per vector (separation and cohesion contributions
    * are within 1.25 in length, alignment's are split in two parts below
@@ -30,12 +29,9 @@ enum {
   FLUSH_EVERY = 64
 };
 
-/* Where candidates are read from: the grid's arrays (velocities as floats)
- * or the cell buffer (velocities as alignment's fixed-point parts, see
- * fixed_parts: converted once per cell instead of once per pair). */
+/* Where an agent's own candidate runs are read from (cs_nb_rows). */
 typedef struct source {
   const float *pos[3], *vel[3];
-  const uint32_t *vel_high[3], *vel_low[3];
   const uint32_t *group, *index;
 } source;
 
@@ -98,13 +94,6 @@ CS_INLINE void add_fixed(lane_sums *acc, int k, vf c, vmask in, int split) {
   acc->low[k] = i_add(acc->low[k], low);
 }
 
-/* Alignment's contribution from the cell buffer's fixed-point parts. */
-CS_INLINE void add_parts(lane_sums *acc, int k, const uint32_t *high, const uint32_t *low,
-                         vmask in) {
-  acc->high[k] = i_add(acc->high[k], i_masked(in, i_load(high)));
-  acc->low[k] = i_add(acc->low[k], i_masked(in, i_load(low)));
-}
-
 /* Agent a against candidates [first, last) of `src`, into `sum`. */
 CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
                         size_t last, cs_nb_sum *sum, const int dims,
@@ -122,9 +111,8 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
   lane_sums_clear(&acc, dims);
   for (size_t j = first; j < last; j += W) {
     const size_t n = last - j < W ? last - j : W;
-    /* Whole vectors: every source has W readable elements past its end
-     * (the grid's arrays and the cell buffer are padded); lanes past the
-     * span are masked off below. */
+    /* Whole vectors: the grid's arrays have W readable elements past their
+     * end; lanes past the span are masked off below. */
     vf d[3];
     for (int k = 0; k < dims; k++)
       d[k] = v_sub(p[k], v_load(src->pos[k] + j));
@@ -160,9 +148,6 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
     } else if (behaviour == CS_NB_COHESION) {
       for (int k = 0; k < dims; k++)
         add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
-    } else if (src->vel_high[0]) {
-      for (int k = 0; k < dims; k++)
-        add_parts(&acc, k, src->vel_high[k] + j, src->vel_low[k] + j, in);
     } else {
       for (int k = 0; k < dims; k++)
         add_fixed(&acc, k, v_load(src->vel[k] + j), in, 1);
@@ -171,82 +156,6 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
   }
   lane_sums_flush(&acc, sum, dims, split);
 }
-
-/* The candidates of the 3^dims cells around `cell` (their runs of slots
- * one after the other) from the skip-th on, as many as fit, copied into
- * `buffer`; returns how many there are in all. */
-typedef struct cell_buffer {
-  float pos[3][BUFFER + W];
-  uint32_t vel_high[3][BUFFER + W], vel_low[3][BUFFER + W]; /* alignment only */
-  uint32_t group[BUFFER + W], index[BUFFER + W];
-  size_t count;
-} cell_buffer;
-
-/* Copies slots [from, to) of the grid to the buffer's end, whole vectors
- * (a row is a few agents: memcpy calls would dominate; the grid's arrays
- * and the buffer have room for a whole vector past their ends). */
-CS_INLINE void copy_row(const cs_nb_job *job, cell_buffer *buf, size_t from, size_t to,
-                        const int dims, const cs_nb_behaviour behaviour) {
-  const crowdsteer_grid *g = job->grid;
-  const size_t at = buf->count;
-  for (size_t j = 0; j < to - from; j += W) {
-    for (int k = 0; k < dims; k++) {
-      v_store(buf->pos[k] + at + j, v_load(g->pos[k] + from + j));
-      if (behaviour == CS_NB_ALIGNMENT) {
-        vi high, low;
-        fixed_parts(v_load(g->vel[k] + from + j), &high, &low);
-        i_store(buf->vel_high[k] + at + j, high);
-        i_store(buf->vel_low[k] + at + j, low);
-      }
-    }
-    i_store(buf->index + at + j, i_load(g->index + from + j));
-    if (job->use_mask) i_store(buf->group + at + j, i_load(g->group + from + j));
-  }
-  buf->count = at + (to - from);
-}
-
-/* Cells of one row of the block share their bucket's hash within a block
- * (cs_bucket): consecutive cells there are consecutive buckets, so the row
- * is at most 2 runs of slots. */
-CS_INLINE size_t fill_buffer(const cs_nb_job *job, const uint32_t cell[3],
-                             cell_buffer *buf, size_t skip, const int dims,
-                             const cs_nb_behaviour behaviour) {
-  const crowdsteer_grid *g = job->grid;
-  buf->count = 0;
-  size_t seen = 0;
-  uint32_t c[3] = {0, 0, cell[2]};
-  for (int z = dims == 3 ? -1 : 0; z <= (dims == 3 ? 1 : 0); z++)
-    for (int y = -1; y <= 1; y++) {
-      c[1] = cell[1] + (uint32_t)y;
-      c[2] = cell[2] + (uint32_t)z;
-      for (uint32_t t = 0; t < 3;) {
-        c[0] = cell[0] - 1u + t;
-        const uint32_t in_block = CS_BLOCK_X(dims) - (c[0] & (CS_BLOCK_X(dims) - 1u));
-        const uint32_t run = in_block < 3u - t ? in_block : 3u - t;
-        const uint32_t b = cs_bucket(c, dims, g->bucket_mask);
-        const size_t from = g->start[b], n = g->start[b + run] - from;
-        const size_t lo = skip > seen ? skip : seen;
-        const size_t hi = seen + n < skip + BUFFER ? seen + n : skip + BUFFER;
-        if (lo < hi)
-          copy_row(job, buf, from + (lo - seen), from + (hi - seen), dims, behaviour);
-        seen += n;
-        t += run;
-      }
-    }
-  /* One vector past the end: NaN positions (never within the radius, see
-   * buffer_sum), and defined values everywhere a lane is read. */
-  for (int k = 0; k < dims; k++) {
-    v_store(buf->pos[k] + buf->count, v_set1(__builtin_nanf("")));
-    if (behaviour == CS_NB_ALIGNMENT) {
-      i_store(buf->vel_high[k] + buf->count, i_zero());
-      i_store(buf->vel_low[k] + buf->count, i_zero());
-    }
-  }
-  i_store(buf->index + buf->count, i_zero());
-  return seen;
-}
-
-_Static_assert(sizeof(cell_buffer) <= CS_NB_BUFFER_BYTES, "cell buffer size");
 
 /* Whether agent a's cell range lies in the block around `cell`, so the
  * block holds every agent within its radius. */
@@ -272,78 +181,6 @@ CS_INLINE vi cells_of(vf x, vf inv_cell) {
   return i_add(floor, i_set1(CS_CELL_BIAS));
 }
 
-/* The coincident neighbours of a separating agent in `buf` (rare: found
- * after the sums, then added one by one). */
-CS_NOINLINE static void add_coincident_in(const cs_nb_agent *a, const cell_buffer *buf,
-                                          cs_nb_sum *sum, const int dims) {
-  const vf radius = v_set1(a->radius);
-  const vi self = i_set1(a->index);
-  for (size_t j = 0; j < buf->count; j += W) {
-    vf dd = v_zero();
-    for (int k = 0; k < dims; k++) {
-      const vf d = v_sub(v_set1(a->p[k]), v_load(buf->pos[k] + j));
-      dd = k ? v_add(dd, v_mul(d, d)) : v_mul(d, d);
-    }
-    const vf dist = v_sqrt(dd);
-    const vi index = i_load(buf->index + j);
-    const vmask in = m_andnot(v_lt(dist, radius), i_eq(index, self));
-    const vmask coincident = m_andnot(in, v_gt(dist, v_zero()));
-    if (m_any(coincident)) add_coincident(a, index, coincident, sum);
-  }
-}
-
-/* Agent a against every candidate of `buf`, for the common query (no field
- * of view, no group filter): the operations of span_sum without its
- * filters. Lanes past the buffer's count hold a NaN x, so they are never
- * within the radius. */
-CS_INLINE void buffer_sum(const cs_nb_agent *a, const cell_buffer *buf, cs_nb_sum *sum,
-                          const int dims, const cs_nb_behaviour behaviour) {
-  const int split = behaviour == CS_NB_ALIGNMENT;
-  vf p[3];
-  for (int k = 0; k < dims; k++)
-    p[k] = v_set1(a->p[k]);
-  const vf radius = v_set1(a->radius), inv_radius = v_set1(a->inv_radius);
-  const vf within = v_set1(a->within);
-  const vi self = i_set1(a->index);
-  lane_sums acc;
-  lane_sums_clear(&acc, dims);
-  vi count = i_zero();
-  vmask coincident = v_lt(v_set1(1.0f), v_zero()); /* none */
-  for (size_t j = 0; j < buf->count; j += W) {
-    vf d[3];
-    for (int k = 0; k < dims; k++)
-      d[k] = v_sub(p[k], v_load(buf->pos[k] + j));
-    vf dd = v_mul(d[0], d[0]);
-    for (int k = 1; k < dims; k++)
-      dd = v_add(dd, v_mul(d[k], d[k]));
-    const vi index = i_load(buf->index + j);
-    /* dist < radius, without the square root (cs_within_limit) */
-    vmask in = m_andnot(v_lt(dd, within), i_eq(index, self));
-    if (behaviour == CS_NB_SEPARATION) {
-      const vf dist = v_sqrt(dd);
-      const vmask apart = v_gt(dist, v_zero());
-      coincident = m_or(coincident, m_andnot(in, apart));
-      in = m_and(in, apart);
-      const vf w = v_sub(v_div(v_set1(1.0f), dist), inv_radius);
-      for (int k = 0; k < dims; k++)
-        add_fixed(&acc, k, v_mul(d[k], w), in, 0);
-    } else if (behaviour == CS_NB_COHESION) {
-      for (int k = 0; k < dims; k++)
-        add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
-    } else {
-      for (int k = 0; k < dims; k++)
-        add_parts(&acc, k, buf->vel_high[k] + j, buf->vel_low[k] + j, in);
-    }
-    count = i_sub(count, i_masked(in, i_set1(0xFFFFFFFFu))); /* +1 per lane in */
-  }
-  /* At most BUFFER / W + 1 vectors, each adding below 1.25 * 2^24 to a
-   * lane (alignment: below 2^24 to each part): no flush needed before. */
-  lane_sums_flush(&acc, sum, dims, split);
-  sum->n += (uint32_t)i_sum64(count);
-  if (behaviour == CS_NB_SEPARATION && m_any(coincident))
-    add_coincident_in(a, buf, sum, dims);
-}
-
 /* Agent i's steering from its sum, the nearest-k cap applied. */
 CS_INLINE void finish(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_sum *sum,
                       cs_nb_rows *rows) {
@@ -356,8 +193,7 @@ CS_INLINE void finish(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_sum *sum
   cs_nb_write(job, a->index, s);
 }
 
-/* The agent in grid slot `slot`: against the cell buffer when it holds the
- * agent's whole query (`covered`), else against its own candidate runs. */
+/* The agent in grid slot `slot`, as cs_nb_agent_init sees it. */
 CS_INLINE void slot_agent(const cs_nb_job *job, size_t slot, cs_nb_agent *a,
                           const int dims) {
   const crowdsteer_grid *g = job->grid;
@@ -369,42 +205,22 @@ CS_INLINE void slot_agent(const cs_nb_job *job, size_t slot, cs_nb_agent *a,
   cs_nb_agent_init(a, job, g->index[slot], p, v);
 }
 
-/* Agent a against the candidates in the cell buffer, into `sum`. */
-CS_INLINE void sum_buffer(const cs_nb_agent *a, const cell_buffer *buf, cs_nb_sum *sum,
-                          const int dims, const cs_nb_behaviour behaviour) {
-  if (!a->fov && !a->use_mask) {
-    buffer_sum(a, buf, sum, dims, behaviour);
-    return;
-  }
-  const source src = {{buf->pos[0], buf->pos[1], buf->pos[2]},
-                      {NULL, NULL, NULL},
-                      {buf->vel_high[0], buf->vel_high[1], buf->vel_high[2]},
-                      {buf->vel_low[0], buf->vel_low[1], buf->vel_low[2]},
-                      buf->group,
-                      buf->index};
-  span_sum(a, &src, 0, buf->count, sum, dims, behaviour);
-}
-
-CS_INLINE void evaluate(const cs_nb_job *job, size_t slot, const cell_buffer *buf,
-                        int covered, const int dims, const cs_nb_behaviour behaviour) {
+/* The agent in grid slot `slot` on its own: against its candidate runs
+ * (an agent whose query leaves the cells around its own, one past the
+ * nearest-k cap, or any agent of a grid too small to tell cells apart). */
+CS_INLINE void evaluate(const cs_nb_job *job, size_t slot, const int dims,
+                        const cs_nb_behaviour behaviour) {
   cs_nb_agent a;
   slot_agent(job, slot, &a, dims);
   cs_nb_sum sum = {{0, 0, 0}, 0};
   cs_nb_rows rows;
-  rows.count = -1;
-  if (covered) {
-    sum_buffer(&a, buf, &sum, dims, behaviour);
-  } else {
-    cs_nb_rows_for(job, &a, &rows);
-    const source src = {{rows.pos[0], rows.pos[1], rows.pos[2]},
-                        {rows.vel[0], rows.vel[1], rows.vel[2]},
-                        {NULL, NULL, NULL},
-                        {NULL, NULL, NULL},
-                        rows.group,
-                        rows.index};
-    for (int r = 0; r < rows.count; r++)
-      span_sum(&a, &src, rows.first[r], rows.last[r], &sum, dims, behaviour);
-  }
+  cs_nb_rows_for(job, &a, &rows);
+  const source src = {{rows.pos[0], rows.pos[1], rows.pos[2]},
+                      {rows.vel[0], rows.vel[1], rows.vel[2]},
+                      rows.group,
+                      rows.index};
+  for (int r = 0; r < rows.count; r++)
+    span_sum(&a, &src, rows.first[r], rows.last[r], &sum, dims, behaviour);
   finish(job, &a, &sum, &rows);
 }
 
@@ -414,7 +230,7 @@ CS_INLINE int wanted(const cs_nb_job *job, size_t i, size_t begin, size_t end) {
 }
 
 enum {
-  GROUP = 32,          /* slots of a bucket grouped by cell at a time */
+  GROUP = 32,          /* room for the cells of a tile's slots */
   PREFETCH_SLOTS = 128 /* how far ahead of the walk outputs are prefetched */
 };
 
@@ -457,120 +273,14 @@ CS_INLINE uint64_t cells_of_slots(const cs_nb_job *job, size_t first, size_t n,
   return covered;
 }
 
-/* The `members` (bits over slots from `first`) of a cell whose block holds
- * more candidates than the buffer (`total`; its first BUFFER are in the
- * buffer already): the block goes through the buffer in parts, each
- * member's exact sums adding up over the parts. */
-CS_INLINE void run_crowded_cell(const cs_nb_job *job, size_t first, uint64_t members,
-                                const uint32_t cell[3], size_t total, const int dims,
-                                const cs_nb_behaviour behaviour) {
-  cell_buffer *buf = (cell_buffer *)job->buffer;
-  cs_nb_sum sums[GROUP];
-  memset(sums, 0, sizeof sums);
-  for (size_t skip = 0; skip < total; skip += BUFFER) {
-    if (skip) fill_buffer(job, cell, buf, skip, dims, behaviour);
-    for (uint64_t rest = members; rest; rest &= rest - 1) {
-      const unsigned j = (unsigned)__builtin_ctzll(rest);
-      cs_nb_agent a;
-      slot_agent(job, first + j, &a, dims);
-      sum_buffer(&a, buf, &sums[j], dims, behaviour);
-    }
-  }
-  for (; members; members &= members - 1) {
-    const unsigned j = (unsigned)__builtin_ctzll(members);
-    cs_nb_agent a;
-    slot_agent(job, first + j, &a, dims);
-    cs_nb_rows rows;
-    rows.count = -1;
-    finish(job, &a, &sums[j], &rows);
-  }
-}
-
-/* Slots [first, last) of one bucket (at most GROUP): a bucket may hold
- * agents of several cells (hash collisions), so its agents are taken cell
- * by cell; each cell's block of candidates is gathered once. */
-CS_INLINE void run_bucket(const cs_nb_job *job, size_t first, size_t last, size_t begin,
-                          size_t end, const int dims, const cs_nb_behaviour behaviour) {
-  const crowdsteer_grid *g = job->grid;
-  cell_buffer *buf = (cell_buffer *)job->buffer;
-  uint32_t cells[3][GROUP + W];
-  const uint64_t covered = cells_of_slots(job, first, last - first, cells, dims);
-  uint64_t todo = 0;
-  for (size_t s = first; s < last; s++)
-    if (wanted(job, g->index[s], begin, end)) todo |= (uint64_t)1 << (s - first);
-  while (todo) {
-    const unsigned lead = (unsigned)__builtin_ctzll(todo);
-    const uint32_t cell[3] = {cells[0][lead], cells[1][lead], cells[2][lead]};
-    uint64_t members = 0;
-    for (uint64_t rest = todo; rest; rest &= rest - 1) {
-      const unsigned j = (unsigned)__builtin_ctzll(rest);
-      members |= (uint64_t)(cells[0][j] == cell[0] && cells[1][j] == cell[1] &&
-                            cells[2][j] == cell[2])
-                 << j;
-    }
-    todo &= ~members;
-    const size_t total =
-        g->scan_all ? 0 : fill_buffer(job, cell, buf, 0, dims, behaviour);
-    if (total > BUFFER) {
-      run_crowded_cell(job, first, members & covered, cell, total, dims, behaviour);
-      members &= ~covered; /* the rest: their own candidate runs */
-    }
-    const uint64_t in_buffer = g->scan_all ? 0 : covered;
-    for (; members; members &= members - 1) {
-      const unsigned j = (unsigned)__builtin_ctzll(members);
-      evaluate(job, first + j, buf, (int)(in_buffer >> j & 1u), dims, behaviour);
-    }
-  }
-}
-
-/* The grid slots [slot_first, slot_last) of the job, bucket by bucket. */
-CS_INLINE void run_cells(const cs_nb_job *job, size_t begin, size_t end, const int dims,
-                         const cs_nb_behaviour behaviour) {
-  const crowdsteer_grid *g = job->grid;
-  const uint32_t *start = g->start;
-  const size_t buckets = (size_t)g->bucket_mask + 1;
-  /* The bucket holding slot_first: the last b with start[b] <= slot_first. */
-  size_t lo = 0, hi = buckets;
-  while (hi - lo > 1) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (start[mid] <= job->slot_first)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  size_t ahead = job->slot_first;
-  for (size_t b = lo; b < buckets && start[b] < job->slot_last; b++) {
-    if (start[b + 1] == start[b]) continue; /* most buckets are empty */
-    size_t first = start[b] > job->slot_first ? start[b] : job->slot_first;
-    const size_t last = start[b + 1] < job->slot_last ? start[b + 1] : job->slot_last;
-    /* Results go to the agents' indices, all over the output: ask for
-     * those lines well before the stores (in-order store commits would
-     * otherwise wait for each miss in turn). */
-    const size_t horizon =
-        last + PREFETCH_SLOTS < job->slot_last ? last + PREFETCH_SLOTS : job->slot_last;
-    for (; ahead < horizon; ahead++) {
-      const size_t i = g->index[ahead];
-      if (i < begin || i >= end) continue;
-      for (int k = 0; k < dims; k++)
-        __builtin_prefetch(job->out[k] + (i - job->out_base), 1);
-    }
-    for (; first < last; first += GROUP) {
-      const size_t to = last - first > GROUP ? first + GROUP : last;
-      run_bucket(job, first, to, begin, end, dims, behaviour);
-    }
-  }
-}
-
-/* ---- agents in lanes: the common query ------------------------------------ */
+/* ---- agents in lanes ------------------------------------------------------ */
 
 /* A tile of up to W agents of one cell row (consecutive slots of the
  * grid) runs with one agent per lane against each candidate in turn: every
  * per-agent step (the sums, their reduction, the count, the radius, group
  * and field-of-view filters) is a lane of a vector, and the candidates are
  * the tile's rows of cells read in place, with no copy. Each lane performs
- * exactly cs_nb_pair's operations, as the candidate-lane loops above do.
- * Only a table too small to tell cells apart takes the other walk. */
-CS_INLINE int lanes_fit(const cs_nb_job *job) { return !job->grid->scan_all; }
+ * exactly cs_nb_pair's operations, as span_sum does for one agent. */
 
 /* Cells one tile may span along x: with one cell more on each side its
  * candidate cells stay within one block's width, so distinct cells are
@@ -888,7 +598,7 @@ CS_INLINE void tile_finish(const cs_nb_job *job, tile *t, size_t first, uint32_t
     for (uint32_t rest = bits; rest; rest &= rest - 1) {
       const unsigned j = (unsigned)__builtin_ctz(rest);
       if (over >> j & 1u)
-        evaluate(job, first + j, NULL, 0, dims, behaviour);
+        evaluate(job, first + j, dims, behaviour);
       else if (in_lanes && !(t->pushed && t->coincident[j]) && !(wide >> j & 1u))
         lanes |= 1u << j;
       else
@@ -958,7 +668,9 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
   uint64_t done = 0; /* bit j: slot first + j is done */
   for (size_t first = job->slot_first; first < last;) {
     const size_t n = last - first < W ? last - first : W;
-    /* As run_cells: the outputs' lines asked for well before the stores. */
+    /* Results go to the agents' indices, all over the output: ask for
+     * those lines well before the stores (in-order store commits would
+     * otherwise wait for each miss in turn). */
     const size_t horizon =
         first + n + PREFETCH_SLOTS < last ? first + n + PREFETCH_SLOTS : last;
     for (; ahead < horizon; ahead++) {
@@ -1005,7 +717,7 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
         }
         tile_finish(job, &t, first, members, dims, behaviour);
       } else {
-        evaluate(job, first, NULL, 0, dims, behaviour);
+        evaluate(job, first, dims, behaviour);
         members = 1u;
       }
     }
@@ -1018,13 +730,17 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
   }
 }
 
-/* The walk that fits the job. */
+/* The walk: in tiles, unless the table is too small to tell a query's
+ * cells apart (then every agent scans the whole batch on its own). */
 CS_INLINE void walk(const cs_nb_job *job, size_t begin, size_t end, const int dims,
                     const cs_nb_behaviour behaviour) {
-  if (lanes_fit(job))
+  if (!job->grid->scan_all) {
     run_lanes(job, begin, end, dims, behaviour);
-  else
-    run_cells(job, begin, end, dims, behaviour);
+    return;
+  }
+  for (size_t slot = job->slot_first; slot < job->slot_last; slot++)
+    if (wanted(job, job->grid->index[slot], begin, end))
+      evaluate(job, slot, dims, behaviour);
 }
 
 /* One copy of the walk per shape: constant dims and behaviour let the
@@ -1054,24 +770,9 @@ static const cs_nb_kernel shapes[CS_NB_COUNT][2] = {
     [CS_NB_ALIGNMENT] = {alignment_2d, alignment_3d},
 };
 
-/* The entry points' calls bring no buffer: one on this frame. A step's
- * neighbour pass brings its own (the grid's), so the step's stack never
- * holds one. */
-CS_NOINLINE static void with_stack_buffer(const cs_nb_job *job, size_t begin,
-                                          size_t end) {
-  cell_buffer own;
-  cs_nb_job with = *job;
-  with.buffer = &own;
-  shapes[job->behaviour][job->dims - 2](&with, begin, end);
-}
-
 static void kernel(const cs_nb_job *job, size_t begin, size_t end) {
   if (!job->grid) { /* the brute force is the scalar definition */
     cs_nb_kernel_scalar(job, begin, end);
-    return;
-  }
-  if (!job->buffer) {
-    with_stack_buffer(job, begin, end);
     return;
   }
   shapes[job->behaviour][job->dims - 2](job, begin, end);

@@ -36,15 +36,13 @@ void crowdsteer_grid_destroy(crowdsteer_grid *grid) {
   free(grid->agent_block);
   free(grid->table_block);
   free(grid->step_scratch);
-  free(grid->step_buffers);
   free(grid);
 }
 
 size_t crowdsteer_grid_bytes(const crowdsteer_grid *grid) {
   if (!grid) return 0;
   return sizeof *grid + grid->agent_bytes + grid->table_bytes +
-         grid->step_scratch_floats * sizeof(float) +
-         (size_t)grid->step_buffer_count * CS_NB_BUFFER_BYTES;
+         grid->step_scratch_floats * sizeof(float);
 }
 
 static size_t round_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }

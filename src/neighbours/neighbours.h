@@ -49,12 +49,10 @@ struct crowdsteer_grid {
   uint32_t *records;
   uint32_t *part_counts, *part_start, *cursors;
   size_t parts;
-  /* crowdsteer_step's neighbour steering (per step behaviour, range-sized)
-   * and one cell buffer per thread of its neighbour pass; grown, reused. */
+  /* crowdsteer_step's neighbour steering (per step behaviour,
+   * range-sized); grown, reused. */
   float *step_scratch;
   size_t step_scratch_floats;
-  void *step_buffers;
-  int step_buffer_count;
   /* Capacity of the two allocations (agents, table), never shrunk. */
   void *agent_block, *table_block;
   size_t agent_bytes, table_bytes;
@@ -130,14 +128,7 @@ typedef struct cs_nb_job {
   /* With a grid: only agents in slots [slot_first, slot_last) of the
    * grid's order (a thread's share of a step's neighbour pass). */
   size_t slot_first, slot_last;
-  /* CS_NB_BUFFER_BYTES of memory for the kernel's cell buffer, or NULL
-   * (the kernel uses its stack). */
-  void *buffer;
 } cs_nb_job;
-
-/* The cell buffer of a SIMD kernel (see kernels/neighbours.c). */
-#define CS_NB_BUFFER_CANDIDATES 256
-#define CS_NB_BUFFER_BYTES ((CS_NB_BUFFER_CANDIDATES + 16) * 11 * 4 + 64)
 
 /* One agent's view of the world for a query, with its parameters. */
 typedef struct cs_nb_agent {

@@ -33,21 +33,14 @@ crowdsteer_status cs_nb_step_check(cs_nb_job *job, const crowdsteer_agents *agen
   return prepare(job, agents, desc, first, last, select, bit);
 }
 
-/* Grows a grid's step memory to `floats` of scratch and `buffers` buffers. */
-static crowdsteer_status reserve(crowdsteer_grid *g, size_t floats, int buffers) {
+/* Grows a grid's step memory to `floats` of scratch. */
+static crowdsteer_status reserve(crowdsteer_grid *g, size_t floats) {
   if (floats > g->step_scratch_floats) {
     float *fresh = malloc(floats * sizeof(float));
     if (!fresh) return CROWDSTEER_ERROR_OUT_OF_MEMORY;
     free(g->step_scratch);
     g->step_scratch = fresh;
     g->step_scratch_floats = floats;
-  }
-  if (buffers > g->step_buffer_count) {
-    void *fresh = malloc((size_t)buffers * CS_NB_BUFFER_BYTES);
-    if (!fresh) return CROWDSTEER_ERROR_OUT_OF_MEMORY;
-    free(g->step_buffers);
-    g->step_buffers = fresh;
-    g->step_buffer_count = buffers;
   }
   return CROWDSTEER_OK;
 }
@@ -58,15 +51,13 @@ static int pass_threads(int requested, size_t count) {
   return requested == 1 ? 1 : cs_team_size(requested, count / 1024 + 1);
 }
 
-/* Share t of `threads` of a neighbour pass: a contiguous run of grid slots,
- * with the thread's own cell buffer. */
+/* Share t of `threads` of a neighbour pass: a contiguous run of grid slots. */
 static void pass_part(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, size_t end,
                       int t, int threads) {
   const crowdsteer_grid *g = job->grid;
   cs_nb_job part = *job;
   part.slot_first = g->count * (size_t)t / (size_t)threads;
   part.slot_last = g->count * (size_t)(t + 1) / (size_t)threads;
-  part.buffer = (char *)g->step_buffers + (size_t)t * CS_NB_BUFFER_BYTES;
   kernel(&part, begin, end);
 }
 
@@ -111,7 +102,7 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
     for (size_t c = 0; c < step->behaviour_count; c++)
       slices += cs_step_is_neighbour(step->behaviours[c].behaviour) &&
                 step->behaviours[c].neighbours->grid == g;
-    if ((fault = reserve(g, slices * (size_t)dims * range, threads)) != CROWDSTEER_OK)
+    if ((fault = reserve(g, slices * (size_t)dims * range)) != CROWDSTEER_OK)
       return fault;
   }
   size_t nth = 0; /* the nth neighbour behaviour: nb_jobs[nth] */
