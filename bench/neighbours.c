@@ -1,5 +1,6 @@
 /* Neighbour benchmarks: the grid build, separation / cohesion / alignment per
- * ISA, and the issue's scenario (a crowd seeks one goal with separation
+ * ISA (and separation with a field of view and a group filter), and the
+ * issue's scenario (a crowd seeks one goal with separation
  * blended, grid build included) against the userloop competitor. The crowd
  * is uniform over a square sized so that an agent has NEIGHBOUR_DENSITY
  * others within the radius on average. Each step reads one state and writes
@@ -32,6 +33,7 @@ typedef struct crowd {
   float *state[STATE_ARRAYS]; /* read by every step, never written */
   float *next[STATE_ARRAYS];  /* every step's output */
   float *steering[2];
+  uint32_t *group;           /* agent i in group 1 << (i % 2) (separation_filtered) */
   double library_candidates; /* per agent: agents in the cells the library searches */
   double user_candidates;    /* per agent: agents in userloop's 3x3 cells */
   double neighbours;         /* per agent: others within the radius */
@@ -48,6 +50,7 @@ static void crowd_release(crowd *c) {
   }
   free(c->steering[0]);
   free(c->steering[1]);
+  free(c->group);
   userloop_grid_free(&c->user_grid);
   crowdsteer_grid_destroy(c->grid);
   memset(c, 0, sizeof *c);
@@ -124,7 +127,10 @@ static int crowd_make(crowd *c, size_t n) {
   }
   for (int k = 0; k < 2; k++)
     failed |= !(c->steering[k] = calloc(n, sizeof(float)));
+  failed |= !(c->group = malloc(n * sizeof(uint32_t)));
   if (failed) return -1;
+  for (size_t i = 0; i < n; i++)
+    c->group[i] = 1u << (i % 2);
   const float half =
       0.5f * RADIUS * (float)sqrt((double)n * 3.14159265358979 / NEIGHBOUR_DENSITY);
   for (size_t i = 0; i < n; i++) {
@@ -157,6 +163,8 @@ typedef enum nb_work {
   WORK_SCENARIO,   /* grid build + seek with separation blended + integrate */
   WORK_COHESION,   /* crowdsteer only: cohesion alone, grid built outside */
   WORK_ALIGNMENT,  /* crowdsteer only: alignment alone, grid built outside */
+  WORK_FILTERED,   /* crowdsteer only: separation with a half-plane field of
+                      view and a group filter that hides half the crowd */
   WORK_COUNT
 } nb_work;
 
@@ -222,11 +230,12 @@ static crowdsteer_agents agents_of(const crowd *c, float *const *arrays) {
 }
 
 static crowdsteer_status build_grid(crowd *c, const crowdsteer_agents *agents,
-                                    int threads) {
+                                    int threads, const uint32_t *group) {
   crowdsteer_grid_desc desc;
   memset(&desc, 0, sizeof desc);
   desc.cell_size = RADIUS;
   desc.threads = threads;
+  desc.group = group;
   return crowdsteer_grid_build(c->grid, agents, &desc);
 }
 
@@ -239,7 +248,8 @@ static crowdsteer_status run_behaviour(nb_work work, const crowdsteer_agents *ag
     return crowdsteer_cohesion(agents, nb, params, out, 0, agents->count);
   case WORK_ALIGNMENT:
     return crowdsteer_alignment(agents, nb, params, out, 0, agents->count);
-  default: return crowdsteer_separation(agents, nb, params, out, 0, agents->count);
+  default: /* separation, filtered or not */
+    return crowdsteer_separation(agents, nb, params, out, 0, agents->count);
   }
 }
 
@@ -266,7 +276,14 @@ static void run_library(csb_state *state, const void *arg) {
   crowd *c = library_crowd(state, e, &nb);
   if (!c) return;
   const crowdsteer_agents agents = agents_of(c, c->state);
-  crowdsteer_status status = build_grid(c, &agents, e->threads); /* warm */
+  const int filtered = e->work == WORK_FILTERED;
+  crowdsteer_status status =
+      build_grid(c, &agents, e->threads, filtered ? c->group : NULL); /* warm */
+  if (filtered) {
+    nb.field_of_view = 1;
+    nb.cos_field_of_view = 0.0f;
+    nb.neighbour_mask = 1u;
+  }
   crowdsteer_params params;
   memset(&params, 0, sizeof params);
   params.max_speed = MAX_SPEED;
@@ -275,7 +292,7 @@ static void run_library(csb_state *state, const void *arg) {
   out.steering = (crowdsteer_vectors){c->steering[0], c->steering[1], NULL};
   while (csb_keep_running(state) && status == CROWDSTEER_OK) {
     if (e->work == WORK_GRID)
-      status = build_grid(c, &agents, e->threads);
+      status = build_grid(c, &agents, e->threads, NULL);
     else
       status = run_behaviour(e->work, &agents, &nb, &params, &out);
     csb_clobber_memory();
@@ -315,7 +332,7 @@ static void run_scenario(csb_state *state, const void *arg) {
   step.threads = e->threads;
   crowdsteer_status status = CROWDSTEER_OK;
   while (csb_keep_running(state) && status == CROWDSTEER_OK) {
-    status = build_grid(c, &agents, e->threads);
+    status = build_grid(c, &agents, e->threads, NULL);
     if (status == CROWDSTEER_OK) status = crowdsteer_step(&agents, &step, 0, c->n);
     csb_clobber_memory();
   }
@@ -340,7 +357,8 @@ static void register_one(const char *work, int threads, const char *isa,
 }
 
 static const char *const work_names[WORK_COUNT] = {
-    "grid_build", "separation", "seek_separation_step", "cohesion", "alignment"};
+    "grid_build", "separation", "seek_separation_step",
+    "cohesion",   "alignment",  "separation_filtered"};
 
 /* Whether (work, threads) is measured: the behaviours' entry points run on
  * the calling thread, so 2 threads only for the grid and the scenario (and
