@@ -409,6 +409,19 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
     const size_t room = (size_t)(TILE_FLUSH_EVERY - acc.vectors);
     const size_t stop = to - q < room ? to : q + room;
     acc.vectors += (int)(stop - q);
+    /* Alignment: the candidates' velocities in the exact sums' two parts,
+     * W at a time, before the loop broadcasts them (the grid's arrays are
+     * readable a vector past their end). */
+    const size_t base = q;
+    uint32_t high[3][TILE_FLUSH_EVERY + W], low[3][TILE_FLUSH_EVERY + W];
+    if (split)
+      for (size_t j = q; j < stop; j += W)
+        for (int k = 0; k < dims; k++) {
+          vi h, l;
+          fixed_parts(v_load(g->vel[k] + j), &h, &l);
+          i_store(high[k] + (j - base), h);
+          i_store(low[k] + (j - base), l);
+        }
     for (; q < stop; q++) {
       vf d[3];
       for (int k = 0; k < dims; k++)
@@ -434,10 +447,8 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
           add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
       } else {
         for (int k = 0; k < dims; k++) {
-          vi high, low;
-          fixed_parts(v_set1(g->vel[k][q]), &high, &low);
-          acc.high[k] = i_add(acc.high[k], i_masked(in, high));
-          acc.low[k] = i_add(acc.low[k], i_masked(in, low));
+          acc.high[k] = i_add(acc.high[k], i_masked(in, i_set1(high[k][q - base])));
+          acc.low[k] = i_add(acc.low[k], i_masked(in, i_set1(low[k][q - base])));
         }
       }
     }
