@@ -600,8 +600,10 @@ CS_INLINE void tile_finish(const cs_nb_job *job, tile *t, size_t first, uint32_t
   const vi lane_index = i_select(t->members, i_load(g->index + first), i_set1(lead));
   i_store(index, lane_index);
   i_store(rel, i_sub(lane_index, i_set1((uint32_t)job->out_base)));
-  /* Counts and the cap are below 2^31: a signed compare. */
-  const uint32_t over = m_lane_bits(i_gt(t->count, i_set1(job->cap))) & bits;
+  /* count > cap, unsigned (the compare is signed: flip both sign bits). */
+  const vi sign = i_set1(0x80000000u);
+  const uint32_t over =
+      m_lane_bits(i_gt(i_xor(t->count, sign), i_xor(i_set1(job->cap), sign))) & bits;
   uint32_t lanes = 0;
   if (!over && in_lanes && !t->pushed && !wide) {
     lanes = bits;
