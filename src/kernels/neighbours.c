@@ -392,7 +392,7 @@ CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, s
  * point value rounds to 0 either way, so the bits are cs_fixed's. */
 CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
                         const int dims, const cs_nb_behaviour behaviour, const int masked,
-                        const int sighted) {
+                        const int sighted, const int own_row) {
   const crowdsteer_grid *g = job->grid;
   const int split = behaviour == CS_NB_ALIGNMENT;
   const vf within = t->within, radius = t->radius, inv_radius = t->inv_radius;
@@ -429,8 +429,8 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
       vf dd = v_mul(d[0], d[0]);
       for (int k = 1; k < dims; k++)
         dd = v_add(dd, v_mul(d[k], d[k]));
-      vmask in =
-          m_andnot(m_and(members, v_lt(dd, within)), i_eq(slot, i_set1((uint32_t)q)));
+      vmask in = m_and(members, v_lt(dd, within));
+      if (own_row) in = m_andnot(in, i_eq(slot, i_set1((uint32_t)q))); /* not itself */
       in = tile_filters(job, t, q, in, d, dd, dims, masked, sighted);
       count = i_count(count, in);
       if (behaviour == CS_NB_SEPARATION) {
@@ -482,15 +482,17 @@ CS_INLINE void tile_candidates(const cs_nb_job *job, tile *t, uint32_t x_first,
         const uint32_t run = in_block < left ? in_block : left;
         c[0] = x;
         const uint32_t b = cs_bucket(c, dims, g->bucket_mask);
+        const size_t from = g->start[b], to = g->start[b + run];
         if (coincident)
-          tile_run_coincident(job, t, g->start[b], g->start[b + run], dims);
+          tile_run_coincident(job, t, from, to, dims);
         else if (job->use_fov)
-          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour, job->use_mask,
-                   1);
+          tile_run(job, t, from, to, dims, behaviour, job->use_mask, 1, 1);
         else if (job->use_mask)
-          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour, 1, 0);
+          tile_run(job, t, from, to, dims, behaviour, 1, 0, 1);
+        else if (dy == 0 && dz == 0) /* the tile's own row holds its agents */
+          tile_run(job, t, from, to, dims, behaviour, 0, 0, 1);
         else
-          tile_run(job, t, g->start[b], g->start[b + run], dims, behaviour, 0, 0);
+          tile_run(job, t, from, to, dims, behaviour, 0, 0, 0);
         x += run;
       }
     }
