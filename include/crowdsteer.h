@@ -421,8 +421,9 @@ typedef struct crowdsteer_grid_desc {
    *  choice is the largest radius in use. */
   float cell_size;
   /** Hash buckets: 0 means automatic (the smallest power of two >=
-   *  2 * count, at least 256 in 2D and 512 in 3D); otherwise a power of two,
-   *  at most 2^31. Smaller tables cost speed, never correctness. */
+   *  2 * count, at least 256 in 2D and 512 in 3D, at most 2^31); otherwise a
+   *  power of two, at most 2^31. Smaller tables cost speed, never
+   *  correctness. */
   size_t table_size;
   /** Per-agent group bits for the neighbour_mask filter, copied at build;
    *  NULL: the grid has no groups (a neighbour_mask is then an error). */
@@ -509,9 +510,10 @@ typedef struct crowdsteer_neighbours {
  * agent with no neighbour gets zero steering.
  * Sums over neighbours are exact (64-bit integer sums of contributions
  * rounded to multiples of 2^-24), so the visiting order never matters.
- * A call walks the grid cell by cell and gathers each cell's candidates for
- * the agents of [begin, end) found there, so ranges of indices scattered
- * over space (a batch split by index over threads) each gather almost every
+ * Per-agent arrays are read for the agents of [begin, end) only. A call
+ * walks the whole grid in cell order and takes the agents of [begin, end)
+ * it finds in tiles of one row of cells, so ranges of indices scattered
+ * over space (a batch split by index over threads) each walk almost every
  * cell: to spread one behaviour over threads, prefer crowdsteer_step with
  * threads > 1 (it splits the grid's cells) or a batch sorted by cell. */
 

@@ -236,9 +236,12 @@ enum {
 
 /* The cells of slots [first, first + n) of the grid, and which of those
  * agents have their whole query range in the block around their cell (the
- * bits of `covered`, as block_covers says). */
+ * bits of `covered`, as block_covers says). Per-agent radii are read only
+ * for the agents of `todo` (bits over the slots): the others' may lie
+ * outside the arrays the call was given. */
 CS_INLINE uint64_t cells_of_slots(const cs_nb_job *job, size_t first, size_t n,
-                                  uint32_t cells[3][GROUP + W], const int dims) {
+                                  uint32_t cells[3][GROUP + W], uint64_t todo,
+                                  const int dims) {
   const crowdsteer_grid *g = job->grid;
   const vf inv_cell = v_set1(g->inv_cell);
   uint64_t covered = 0;
@@ -261,11 +264,12 @@ CS_INLINE uint64_t cells_of_slots(const cs_nb_job *job, size_t first, size_t n,
       cells[2][j] = 0;
   if (job->radius.array) {
     covered = 0;
-    for (size_t j = 0; j < n; j++) {
-      cs_nb_agent a;
-      const float p[3] = {g->pos[0][first + j], g->pos[1][first + j],
-                          dims == 3 ? g->pos[2][first + j] : 0.0f};
-      cs_nb_agent_init(&a, job, g->index[first + j], p, p);
+    for (; todo; todo &= todo - 1) {
+      const unsigned j = (unsigned)__builtin_ctzll(todo);
+      cs_nb_agent a; /* block_covers reads p and radius only */
+      for (int k = 0; k < 3; k++)
+        a.p[k] = k < dims ? g->pos[k][first + j] : 0.0f;
+      a.radius = job->radius.array[g->index[first + j]];
       const uint32_t cell[3] = {cells[0][j], cells[1][j], cells[2][j]};
       covered |= (uint64_t)block_covers(g, &a, cell, dims) << j;
     }
@@ -694,12 +698,12 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
       for (int k = 0; k < dims; k++)
         __builtin_prefetch(job->out[k] + (i - job->out_base), 1);
     }
-    uint32_t cells[3][GROUP + W];
-    const uint32_t covered = (uint32_t)cells_of_slots(job, first, n, cells, dims);
     uint32_t todo = 0;
     for (size_t j = 0; j < n; j++)
       if (!(done >> j & 1u) && wanted(job, g->index[first + j], begin, end))
         todo |= 1u << j;
+    uint32_t cells[3][GROUP + W];
+    const uint32_t covered = (uint32_t)cells_of_slots(job, first, n, cells, todo, dims);
     uint32_t members = 0;
     if (todo & 1u) {
       if (covered & 1u) {

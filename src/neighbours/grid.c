@@ -129,9 +129,11 @@ static crowdsteer_status reserve(crowdsteer_grid *g, size_t count, size_t table,
 
 static int is_power_of_two(size_t n) { return n && (n & (n - 1)) == 0; }
 
+/* At most 2^31 buckets, as an explicit table_size: bucket numbers and one
+ * past a run of them must fit 32 bits. */
 static size_t automatic_table(size_t count, int dims) {
   size_t table = CS_MIN_TABLE(dims);
-  while (table < count * 2)
+  while (table < count * 2 && table < ((size_t)1 << 31))
     table *= 2;
   return table;
 }

@@ -1,5 +1,10 @@
 /* Bad input to the grid and to the neighbour behaviours: the documented
- * status, and nothing written. */
+ * status, and nothing written; and per-agent arrays read only over the
+ * call's range. */
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c11 */
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "../common/neighbour_crowd.h"
 
 static crowd c;
@@ -192,6 +197,81 @@ static void test_alignment(void) {
   }
 }
 
+/* `count` elements of 4 bytes in whole pages, readable only over [begin,
+ * end) (page-aligned indices): any read of another agent's value faults. */
+static void *guarded(size_t count, size_t begin, size_t end) {
+  void *all =
+      mmap(NULL, count * 4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (all == MAP_FAILED) return NULL;
+  char *bytes = all;
+  if (begin && mprotect(bytes, begin * 4, PROT_NONE) != 0) return NULL;
+  if (end < count && mprotect(bytes + end * 4, (count - end) * 4, PROT_NONE) != 0)
+    return NULL;
+  return all;
+}
+
+/* Per-agent radius, neighbour mask and field of view are read for the
+ * agents of [begin, end) only (a host may hand over per-range buffers):
+ * the others' pages are unreadable, and the results are those of whole
+ * arrays holding the same values. */
+static void test_range_only_read(void) {
+  const size_t quarter = (size_t)sysconf(_SC_PAGESIZE) / 4, count = 4 * quarter;
+  const size_t begin = quarter, end = 2 * quarter;
+  crowd big;
+  crowd_init(&big, count, 2);
+  rng r = {5u};
+  crowd_random(&big, &r, 8.0f);
+  crowdsteer_grid *g = NULL;
+  CHECK_STATUS(crowdsteer_grid_create(&g), CROWDSTEER_OK);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  desc.group = big.group;
+  CHECK_STATUS(crowdsteer_grid_build(g, &big.agents, &desc), CROWDSTEER_OK);
+  float *radius = guarded(count, begin, end), *cosine = guarded(count, begin, end);
+  uint32_t *mask = guarded(count, begin, end);
+  float *whole_radius = calloc(count, sizeof(float));
+  float *whole_cosine = calloc(count, sizeof(float));
+  uint32_t *whole_mask = calloc(count, sizeof(uint32_t));
+  CHECK(radius && cosine && mask && whole_radius && whole_cosine && whole_mask);
+  if (!(radius && cosine && mask && whole_radius && whole_cosine && whole_mask)) return;
+  for (size_t i = begin; i < end; i++) {
+    radius[i] = whole_radius[i] = 0.25f + 0.75f * (float)(i % 4) / 3.0f;
+    cosine[i] = whole_cosine[i] = (float)(i % 3) - 1.0f;
+    mask[i] = whole_mask[i] = 1u + (uint32_t)(i % 15);
+  }
+  crowdsteer_params params = {0};
+  crowdsteer_output out = crowd_output(&big);
+  float *expected[2] = {calloc(count, sizeof(float)), calloc(count, sizeof(float))};
+  for (int b = 0; b < NB_BEHAVIOURS; b++) {
+    crowdsteer_neighbours nb = {0};
+    nb.grid = g;
+    nb.field_of_view = 1;
+    nb.radius_per_agent = whole_radius;
+    nb.cos_field_of_view_per_agent = whole_cosine;
+    nb.neighbour_mask_per_agent = whole_mask;
+    CHECK_STATUS(nb_call(b, &big, &nb, &params, &out, begin, end), CROWDSTEER_OK);
+    for (int k = 0; k < 2; k++)
+      memcpy(expected[k], big.out[k], count * sizeof(float));
+    nb.radius_per_agent = radius;
+    nb.cos_field_of_view_per_agent = cosine;
+    nb.neighbour_mask_per_agent = mask;
+    CHECK_STATUS(nb_call(b, &big, &nb, &params, &out, begin, end), CROWDSTEER_OK);
+    for (int k = 0; k < 2; k++)
+      CHECK_MSG(memcmp(expected[k], big.out[k], count * sizeof(float)) == 0,
+                "%s: guarded per-agent arrays change the result", nb_name(b));
+  }
+  free(expected[0]);
+  free(expected[1]);
+  free(whole_radius);
+  free(whole_cosine);
+  free(whole_mask);
+  munmap(radius, count * 4);
+  munmap(cosine, count * 4);
+  munmap(mask, count * 4);
+  crowdsteer_grid_destroy(g);
+  crowd_free(&big);
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   crowd_init(&c, 64, 2);
@@ -201,6 +281,7 @@ int main(void) {
   test_build();
   test_queries();
   test_alignment();
+  test_range_only_read();
   crowdsteer_grid_destroy(grid);
   crowd_free(&c);
   return check_report("test_neighbours_validation");
