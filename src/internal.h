@@ -175,14 +175,30 @@ typedef struct cs_integrator {
 typedef void (*cs_kernel)(const cs_job *job, size_t begin, size_t end);
 typedef void (*cs_integrator_kernel)(const cs_integrator *job, size_t begin, size_t end);
 
+/* A chunk of a step in which every agent takes part in one behaviour (not a
+ * neighbour behaviour) and no other: each block of agents computes its
+ * steering, combines it and integrates in registers, and stores its state
+ * once, with the bits of the accumulator's path (step.c). The job's lane
+ * selection and output are not read. */
+typedef struct cs_fused_chunk {
+  const cs_job *job;
+  crowdsteer_behaviour kind;
+  int priority; /* CROWDSTEER_PRIORITY, else blend */
+  const cs_integrator *integrator;
+} cs_fused_chunk;
+typedef void (*cs_fused_kernel)(const cs_fused_chunk *chunk, size_t begin, size_t end);
+
 /* One backend: a kernel per behaviour and dims, behaviour[b][dims - 2]
  * indexed by crowdsteer_behaviour (NULL for the neighbour behaviours), and
  * the integrator (2D and 3D). `run` runs a kernel for a single-behaviour call (the
- * SIMD backends stream a large OVERWRITE output). */
+ * SIMD backends stream a large OVERWRITE output). `fused` runs a step's
+ * chunk in registers (NULL: the scalar reference, which always goes
+ * through the accumulator). */
 typedef struct cs_backend {
   const cs_kernel (*behaviour)[2];
   cs_integrator_kernel integrate;
   void (*run)(cs_kernel kernel, const cs_job *job, size_t begin, size_t end);
+  cs_fused_kernel fused;
 } cs_backend;
 
 extern const cs_backend cs_backend_scalar;

@@ -39,6 +39,8 @@ typedef struct plan {
   crowdsteer_behaviour kind[CROWDSTEER_STEP_MAX_BEHAVIOURS];
   size_t behaviour_count;
   uint32_t all_bits;
+  uint32_t neighbour_bits; /* behaviours of the neighbour kinds */
+  int priority;
   const uint32_t *mask;
   cs_integrator integrator;
   size_t tile;
@@ -250,9 +252,12 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
   out->tile = step->tile_size ? step->tile_size : DEFAULT_TILE;
   if (out->mask && begin < end && !cs_aligned(out->mask))
     return CROWDSTEER_ERROR_ALIGNMENT;
+  out->neighbour_bits = 0;
+  out->priority = step->combine == CROWDSTEER_PRIORITY;
   size_t neighbour = 0;
   for (size_t b = 0; b < step->behaviour_count; b++) {
     out->kind[b] = step->behaviours[b].behaviour;
+    if (cs_step_is_neighbour(out->kind[b])) out->neighbour_bits |= 1u << b;
     cs_nb_job *nb_job =
         cs_step_is_neighbour(out->kind[b]) ? &out->neighbour[neighbour++] : NULL;
     if ((fault = resolve_behaviour(&out->behaviour[b], nb_job, agents, step, b, begin,
@@ -306,11 +311,55 @@ static void prefetch_agents(const plan *pl, size_t first, size_t last) {
       prefetch_range(pl->behaviour[b].in.wander[k], sizeof(float), first, last, 1);
 }
 
+/* The behaviours some agent of [first, last) uses, and those all of them use. */
+static void behaviours_of(const plan *pl, size_t first, size_t last, uint32_t *used,
+                          uint32_t *everyone) {
+  *used = *everyone = pl->all_bits;
+  if (!pl->mask) return;
+  uint32_t any = 0, all = pl->all_bits;
+  for (size_t i = first; i < last; i++) {
+    any |= pl->mask[i];
+    all &= pl->mask[i];
+  }
+  *used &= any;
+  *everyone &= all;
+}
+
+/* The behaviour a range can run in registers (cs_fused_chunk) with, or -1:
+ * the backend has fused loops and every agent of the range uses the same
+ * one behaviour, not a neighbour behaviour. (Several behaviours per block
+ * in registers were measured slower than the accumulator:
+ * docs/benchmarks.md.) */
+static int fused_behaviour(const plan *pl, const cs_backend *backend, uint32_t used,
+                           uint32_t everyone) {
+  if (!backend->fused || !used || (used & (used - 1u)) || (used & pl->neighbour_bits) ||
+      (used & everyone) != used)
+    return -1;
+  int b = 0;
+  while (!(used & (1u << b)))
+    b++;
+  return b;
+}
+
+static void run_fused(const plan *pl, const cs_job *jobs, const cs_backend *backend,
+                      int b, size_t first, size_t last) {
+  const cs_fused_chunk chunk = {&jobs[b], pl->kind[b], pl->priority, &pl->integrator};
+  backend->fused(&chunk, first, last);
+}
+
 /* Agents [first, last) of one chunk: each behaviour some of them use into
- * the accumulator, then the integrator. `jobs` are this thread's copies of
- * the plan's (their output is pointed at the accumulator here). */
+ * the accumulator, then the integrator (or all of it in registers:
+ * run_fused). `jobs` are this thread's copies of the plan's (their output
+ * is pointed at the accumulator here). */
 static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
                       size_t first, size_t last) {
+  uint32_t used, everyone;
+  behaviours_of(pl, first, last, &used, &everyone);
+  const int fused = fused_behaviour(pl, backend, used, everyone);
+  if (fused >= 0) {
+    run_fused(pl, jobs, backend, fused, first, last);
+    return;
+  }
   float acc[3][CHUNK];
   float decided[CHUNK];
   const size_t n = last - first;
@@ -318,13 +367,6 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
   for (int k = 0; k < dims; k++)
     memset(acc[k], 0, n * sizeof(float));
   if (jobs[0].policy.mode == CS_WRITE_PRIORITY) memset(decided, 0, n * sizeof(float));
-  uint32_t used = pl->all_bits;
-  if (pl->mask) {
-    uint32_t any = 0;
-    for (size_t i = first; i < last; i++)
-      any |= pl->mask[i];
-    used &= any;
-  }
   for (size_t b = 0; b < pl->behaviour_count; b++) {
     if (!(used & (1u << b))) continue; /* no agent of this chunk uses it */
     for (int k = 0; k < dims; k++)
@@ -347,6 +389,16 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
  * kernel's result for an agent ignores the range it ran in. */
 static void run_tile(const plan *pl, cs_job *jobs, const cs_backend *backend,
                      size_t first, size_t last) {
+  /* A tile that runs in registers whole takes one call: a call's set-up
+   * costs as much as a few blocks. */
+  uint32_t used, everyone;
+  behaviours_of(pl, first, last, &used, &everyone);
+  const int fused = fused_behaviour(pl, backend, used, everyone);
+  if (fused >= 0) {
+    prefetch_agents(pl, last, last + (last - first));
+    run_fused(pl, jobs, backend, fused, first, last);
+    return;
+  }
   const size_t chunks = (last - first + CHUNK - 1) / CHUNK;
   const size_t ahead_per_chunk = (last - first + chunks - 1) / chunks;
   size_t ahead = last;

@@ -3,6 +3,7 @@
  * src/reference/reference.c exactly, in the same order: read the formulas
  * there. Branches of the reference become computed-both-ways-then-select. */
 #include <float.h>
+#include <math.h>
 
 #include "internal.h"
 #include "kernels/vec.h"
@@ -148,7 +149,7 @@ CS_INLINE vmask active_lanes(const cs_job *job, size_t i, size_t n) {
 /* The target of agents [i, i + n) in the form `kind` (a constant after
  * inlining, so each form gets its own loop). */
 CS_INLINE void load_target(const cs_job *job, size_t i, size_t n, int kind,
-                           int with_velocity, v3 *tp, v3 *tv, int dims) {
+                           int with_velocity, int all_lanes, v3 *tp, v3 *tv, int dims) {
   if (kind == CROWDSTEER_TARGET_POINT) {
     *tp = v3_splat(job->in.target_point, dims);
     if (with_velocity) *tv = v3_splat(job->in.target_point_velocity, dims);
@@ -159,7 +160,8 @@ CS_INLINE void load_target(const cs_job *job, size_t i, size_t n, int kind,
     /* Tail lanes gather agent 0, which exists whenever the range is not empty;
      * so do agents a mixed step leaves out, whose index was not checked. */
     vi idx = i_load_n(job->in.target_index + i, n);
-    if (job->policy.lane_select) idx = i_select(active_lanes(job, i, n), idx, i_set1(0));
+    if (!all_lanes && job->policy.lane_select)
+      idx = i_select(active_lanes(job, i, n), idx, i_set1(0));
     int small_indices = job->in.count <= (size_t)INT32_MAX;
     *tp = v3_gather(job->in.gather_pos, idx, small_indices, dims);
     if (with_velocity) *tv = v3_gather(job->in.gather_vel, idx, small_indices, dims);
@@ -236,42 +238,50 @@ CS_INLINE v3 predict(v3 d, v3 tp, v3 tv, vf max_speed, vf max_prediction, int di
 
 /* ---- one block of n <= W agents starting at i, per behaviour ------------- */
 
-/* What every targeted behaviour reads first: the agents' state, their target
- * (and its velocity, `with_velocity`) and max_speed. */
+/* Each behaviour's steering for agents [i, i + n) at positions p and
+ * velocities v, in registers: written out by steer_block (a behaviour's own
+ * call, or a step's accumulator) or combined and integrated at once
+ * (fused_block). `kind` is the target form; `all_lanes` (a constant) says
+ * every lane takes part, so the lane selection is not read. */
+typedef v3 steer_fn(const cs_job *job, v3 p, v3 v, size_t i, size_t n, int kind,
+                    int all_lanes, int dims);
+
+/* What every targeted behaviour reads besides p and v: its target (and the
+ * target's velocity, `with_velocity`) and max_speed. */
 typedef struct targeted_in {
   v3 p, v, t, tv;
   vf max_speed;
 } targeted_in;
 
-CS_INLINE targeted_in load_targeted(const cs_job *job, size_t i, size_t n, int kind,
-                                    int with_velocity, int dims) {
+CS_INLINE targeted_in load_targeted(const cs_job *job, v3 p, v3 v, size_t i, size_t n,
+                                    int kind, int with_velocity, int all_lanes,
+                                    int dims) {
   targeted_in a;
-  a.p = v3_load(job->in.pos, i, n, dims);
-  a.v = v3_load(job->in.vel, i, n, dims);
-  load_target(job, i, n, kind, with_velocity, &a.t, &a.tv, dims);
+  a.p = p;
+  a.v = v;
+  load_target(job, i, n, kind, with_velocity, all_lanes, &a.t, &a.tv, dims);
   if (!with_velocity) a.tv = a.t; /* unused */
   a.max_speed = param_load(job->in.max_speed, i, n);
   return a;
 }
 
-CS_INLINE void seek_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  const targeted_in a = load_targeted(job, i, n, kind, 0, dims);
-  write_steering(job, i, n,
-                 seek_one(a.p, a.v, a.t, a.max_speed, job->in.time_to_target, i, n, dims),
-                 dims);
+CS_INLINE v3 seek_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n, int kind,
+                        int all_lanes, int dims) {
+  const targeted_in a = load_targeted(job, p, v, i, n, kind, 0, all_lanes, dims);
+  return seek_one(a.p, a.v, a.t, a.max_speed, job->in.time_to_target, i, n, dims);
 }
 
-CS_INLINE void flee_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  const targeted_in a = load_targeted(job, i, n, kind, 0, dims);
+CS_INLINE v3 flee_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n, int kind,
+                        int all_lanes, int dims) {
+  const targeted_in a = load_targeted(job, p, v, i, n, kind, 0, all_lanes, dims);
   vf panic_radius = param_load(job->in.panic_radius, i, n);
-  write_steering(job, i, n,
-                 flee_one(a.p, a.v, a.t, a.max_speed, panic_radius,
-                          job->in.time_to_target, i, n, dims),
-                 dims);
+  return flee_one(a.p, a.v, a.t, a.max_speed, panic_radius, job->in.time_to_target, i, n,
+                  dims);
 }
 
-CS_INLINE void arrive_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  const targeted_in a = load_targeted(job, i, n, kind, 0, dims);
+CS_INLINE v3 arrive_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n, int kind,
+                          int all_lanes, int dims) {
+  const targeted_in a = load_targeted(job, p, v, i, n, kind, 0, all_lanes, dims);
   v3 d = v3_sub(a.t, a.p, dims);
   vf dist = v3_len(d, dims);
   vf slowing_radius = param_load(job->in.slowing_radius, i, n);
@@ -280,12 +290,12 @@ CS_INLINE void arrive_block(const cs_job *job, size_t i, size_t n, int kind, int
                         v_select(v_lt(dist, slowing_radius), ramp, a.max_speed), dims);
   desired = v3_select(v_le(dist, param_load(job->in.target_radius, i, n)), v3_zero(dims),
                       desired, dims);
-  write_steering(job, i, n,
-                 steer_towards(desired, a.v, job->in.time_to_target, i, n, dims), dims);
+  return steer_towards(desired, a.v, job->in.time_to_target, i, n, dims);
 }
 
-CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  const targeted_in a = load_targeted(job, i, n, kind, 0, dims);
+CS_INLINE v3 leave_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n, int kind,
+                         int all_lanes, int dims) {
+  const targeted_in a = load_targeted(job, p, v, i, n, kind, 0, all_lanes, dims);
   v3 d = v3_sub(a.p, a.t, dims);
   vf dist = v3_len(d, dims);
   vf danger_radius = param_load(job->in.danger_radius, i, n);
@@ -296,11 +306,12 @@ CS_INLINE void leave_block(const cs_job *job, size_t i, size_t n, int kind, int 
   v3 s =
       steer_towards(v3_scale(away, speed, dims), a.v, job->in.time_to_target, i, n, dims);
   vmask active = m_and(v_ne(danger_radius, v_zero()), m_not(v_gt(dist, danger_radius)));
-  write_steering(job, i, n, v3_select(active, s, v3_zero(dims), dims), dims);
+  return v3_select(active, s, v3_zero(dims), dims);
 }
 
-CS_INLINE void pursuit_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  const targeted_in a = load_targeted(job, i, n, kind, 1, dims);
+CS_INLINE v3 pursuit_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n, int kind,
+                           int all_lanes, int dims) {
+  const targeted_in a = load_targeted(job, p, v, i, n, kind, 1, all_lanes, dims);
   v3 d = v3_sub(a.t, a.p, dims);
   v3 own_heading = v3_heading(a.v, dims);
   vmask head_on =
@@ -308,20 +319,17 @@ CS_INLINE void pursuit_block(const cs_job *job, size_t i, size_t n, int kind, in
             v_lt(v3_dot(own_heading, v3_heading(a.tv, dims), dims), v_set1(-0.95f)));
   v3 predicted = predict(d, a.t, a.tv, a.max_speed, max_prediction_load(job, i, n), dims);
   v3 aim = v3_select(head_on, a.t, predicted, dims);
-  write_steering(job, i, n,
-                 seek_one(a.p, a.v, aim, a.max_speed, job->in.time_to_target, i, n, dims),
-                 dims);
+  return seek_one(a.p, a.v, aim, a.max_speed, job->in.time_to_target, i, n, dims);
 }
 
-CS_INLINE void evade_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  const targeted_in a = load_targeted(job, i, n, kind, 1, dims);
+CS_INLINE v3 evade_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n, int kind,
+                         int all_lanes, int dims) {
+  const targeted_in a = load_targeted(job, p, v, i, n, kind, 1, all_lanes, dims);
   v3 threat = predict(v3_sub(a.t, a.p, dims), a.t, a.tv, a.max_speed,
                       max_prediction_load(job, i, n), dims);
   vf panic_radius = param_load(job->in.panic_radius, i, n);
-  write_steering(job, i, n,
-                 flee_one(a.p, a.v, threat, a.max_speed, panic_radius,
-                          job->in.time_to_target, i, n, dims),
-                 dims);
+  return flee_one(a.p, a.v, threat, a.max_speed, panic_radius, job->in.time_to_target, i,
+                  n, dims);
 }
 
 /* cs_random_from_key, lanes-wide. */
@@ -339,8 +347,9 @@ CS_INLINE vf random_lanes(uint32_t key, vi agent_id) {
  * neither reads nor writes the direction of an agent outside wander's
  * selection (its host may be updating it meanwhile). The lanes of agents
  * [i, i + n) that wander, as a mask and as bits. */
-CS_INLINE uint32_t wander_lanes(const cs_job *job, size_t i, size_t n, vmask *m) {
-  if (job->policy.lane_select) {
+CS_INLINE uint32_t wander_lanes(const cs_job *job, size_t i, size_t n, int all_lanes,
+                                vmask *m) {
+  if (!all_lanes && job->policy.lane_select) {
     *m = active_lanes(job, i, n);
     return m_lane_bits(*m);
   }
@@ -355,12 +364,10 @@ CS_INLINE uint32_t wander_lanes(const cs_job *job, size_t i, size_t n, vmask *m)
   return (uint32_t)((1ull << n) - 1u);
 }
 
-CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, int kind, int dims) {
-  (void)kind; /* no target */
-  vmask wanders;
-  const uint32_t lanes = wander_lanes(job, i, n, &wanders);
-  if (!lanes) return; /* nobody here wanders: the step's output stays as is */
-  v3 v = v3_load(job->in.vel, i, n, dims);
+/* Wander of the lanes `wanders` (`lanes` as bits, not none): the new
+ * direction is stored, the steering returned. */
+CS_INLINE v3 wander_lanes_steer(const cs_job *job, v3 v, size_t i, size_t n,
+                                vmask wanders, uint32_t lanes, int dims) {
   v3 w;
   for (int k = 0; k < dims; k++)
     w.c[k] = v_load_lanes(job->in.wander[k] + i, wanders, lanes);
@@ -377,20 +384,45 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, int kind, int
   v3 new_w = v3_select(v_gt(l, v_zero()), v3_div(jittered, l, dims), own_heading, dims);
   for (int k = 0; k < dims; k++)
     v_store_lanes(job->in.wander[k] + i, new_w.c[k], wanders, lanes);
-  w = new_w;
-  v3 s = v3_add(v3_scale(own_heading, param_load(job->in.wander_distance, i, n), dims),
-                v3_scale(w, param_load(job->in.wander_radius, i, n), dims), dims);
-  write_steering(job, i, n, s, dims);
+  return v3_add(v3_scale(own_heading, param_load(job->in.wander_distance, i, n), dims),
+                v3_scale(new_w, param_load(job->in.wander_radius, i, n), dims), dims);
 }
 
-CS_INLINE void integrate_block(const cs_integrator *job, size_t i, size_t n, int dims) {
-  const float *const steering[3] = {
-      job->steering[0] + (i - job->steering_base),
-      job->steering[1] + (i - job->steering_base),
-      dims == 3 ? job->steering[2] + (i - job->steering_base) : NULL};
-  v3 s = v3_load(steering, 0, n, dims);
-  v3 v = v3_load(job->vel, i, n, dims);
-  v3 p = v3_load(job->pos, i, n, dims);
+/* For every lane (the fused step's chunks, where all agents wander). */
+CS_INLINE v3 wander_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n, int kind,
+                          int all_lanes, int dims) {
+  (void)p;
+  (void)kind; /* no target */
+  (void)all_lanes;
+  vmask wanders;
+  const uint32_t lanes = wander_lanes(job, i, n, 1, &wanders);
+  return wander_lanes_steer(job, v, i, n, wanders, lanes, dims);
+}
+
+/* A behaviour's block on its own: its steering written out. */
+CS_INLINE void steer_block(steer_fn steer, const cs_job *job, size_t i, size_t n,
+                           int kind, int dims) {
+  const v3 p = v3_load(job->in.pos, i, n, dims);
+  const v3 v = v3_load(job->in.vel, i, n, dims);
+  write_steering(job, i, n, steer(job, p, v, i, n, kind, 0, dims), dims);
+}
+
+/* Wander's reads and writes only the lanes it selects; p is not read. */
+CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, int dims) {
+  vmask wanders;
+  const uint32_t lanes = wander_lanes(job, i, n, 0, &wanders);
+  if (!lanes) return; /* nobody here wanders: the step's output stays as is */
+  const v3 v = v3_load(job->in.vel, i, n, dims);
+  write_steering(job, i, n, wander_lanes_steer(job, v, i, n, wanders, lanes, dims), dims);
+}
+
+/* Whether a test of a fused loop is decided when it is compiled. */
+enum { DECIDED_NO = 0, DECIDED_YES = 1, AT_RUN_TIME = -1 };
+
+/* The integrator for agents [i, i + n) at p, v with steering s: the new
+ * state is stored. `unit_dt`: whether dt is 1, or AT_RUN_TIME. */
+CS_INLINE void integrate_registers(const cs_integrator *job, size_t i, size_t n, v3 s,
+                                   v3 p, v3 v, int unit_dt_known, int dims) {
   /* Exact shortcuts, taken by the reference too: truncating by +inf,
    * dividing by 1 and multiplying by 1 leave a vector unchanged. */
   if (job->max_force.array || job->max_force.value <= FLT_MAX)
@@ -398,7 +430,7 @@ CS_INLINE void integrate_block(const cs_integrator *job, size_t i, size_t n, int
   v3 a = s;
   if (job->mass.array || job->mass.value != 1.0f)
     a = v3_div(s, param_load(job->mass, i, n), dims);
-  const int unit_dt = job->dt == 1.0f;
+  const int unit_dt = unit_dt_known == AT_RUN_TIME ? job->dt == 1.0f : unit_dt_known;
   vf dt = v_set1(job->dt);
   v = v3_truncate(v3_add(v, unit_dt ? a : v3_scale(a, dt, dims), dims),
                   param_load(job->max_speed, i, n), dims);
@@ -407,84 +439,91 @@ CS_INLINE void integrate_block(const cs_integrator *job, size_t i, size_t n, int
   v3_store(job->pos_rw, i, n, p, dims);
 }
 
+CS_INLINE void integrate_block(const cs_integrator *job, size_t i, size_t n, int dims) {
+  const float *const steering[3] = {
+      job->steering[0] + (i - job->steering_base),
+      job->steering[1] + (i - job->steering_base),
+      dims == 3 ? job->steering[2] + (i - job->steering_base) : NULL};
+  integrate_registers(job, i, n, v3_load(steering, 0, n, dims),
+                      v3_load(job->pos, i, n, dims), v3_load(job->vel, i, n, dims),
+                      AT_RUN_TIME, dims);
+}
+
 /* ---- loops: full blocks with n == W (a constant), then one partial block - */
 
-/* Agents [i, i + n) of one behaviour, for the target
- * form `kind` and `dims`: constants once inlined into the loops below. */
-typedef void (*block_fn)(const cs_job *job, size_t i, size_t n, int kind, int dims);
-
-CS_INLINE void run_blocks(block_fn block, const cs_job *job, size_t begin, size_t end,
+CS_INLINE void run_blocks(steer_fn steer, const cs_job *job, size_t begin, size_t end,
                           int kind, int dims) {
   size_t i = begin;
   for (; end - i >= W; i += W)
-    block(job, i, W, kind, dims);
-  if (i < end) block(job, i, end - i, kind, dims);
+    steer_block(steer, job, i, W, kind, dims);
+  if (i < end) steer_block(steer, job, i, end - i, kind, dims);
 }
 
 /* A loop per target form and dims, so each is compiled for its constants. */
-CS_INLINE void run_forms(block_fn block, const cs_job *job, size_t begin, size_t end,
+CS_INLINE void run_forms(steer_fn steer, const cs_job *job, size_t begin, size_t end,
                          int dims) {
   switch (job->in.target_kind) {
   case CROWDSTEER_TARGET_POINT:
-    run_blocks(block, job, begin, end, CROWDSTEER_TARGET_POINT, dims);
+    run_blocks(steer, job, begin, end, CROWDSTEER_TARGET_POINT, dims);
     break;
   case CROWDSTEER_TARGET_ARRAYS:
-    run_blocks(block, job, begin, end, CROWDSTEER_TARGET_ARRAYS, dims);
+    run_blocks(steer, job, begin, end, CROWDSTEER_TARGET_ARRAYS, dims);
     break;
-  default: run_blocks(block, job, begin, end, CROWDSTEER_TARGET_AGENTS, dims); break;
+  default: run_blocks(steer, job, begin, end, CROWDSTEER_TARGET_AGENTS, dims); break;
   }
 }
 
-/* Wander has no target: its blocks take the POINT form's constant. */
-CS_INLINE void run_untargeted(block_fn block, const cs_job *job, size_t begin, size_t end,
-                              int dims) {
-  run_blocks(block, job, begin, end, CROWDSTEER_TARGET_POINT, dims);
+CS_INLINE void run_wander(const cs_job *job, size_t begin, size_t end, int dims) {
+  size_t i = begin;
+  for (; end - i >= W; i += W)
+    wander_block(job, i, W, dims);
+  if (i < end) wander_block(job, i, end - i, dims);
 }
 
 /* The kernels, one per behaviour and dims (so each stays a frame of its own
  * size: a sanitizer build keeps every inlined temporary on the stack). Not
  * inlined: run_streamed calls one up to three times. */
 CS_NOINLINE static void seek_2d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(seek_block, job, begin, end, 2);
+  run_forms(seek_steer, job, begin, end, 2);
 }
 CS_NOINLINE static void seek_3d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(seek_block, job, begin, end, 3);
+  run_forms(seek_steer, job, begin, end, 3);
 }
 CS_NOINLINE static void flee_2d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(flee_block, job, begin, end, 2);
+  run_forms(flee_steer, job, begin, end, 2);
 }
 CS_NOINLINE static void flee_3d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(flee_block, job, begin, end, 3);
+  run_forms(flee_steer, job, begin, end, 3);
 }
 CS_NOINLINE static void arrive_2d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(arrive_block, job, begin, end, 2);
+  run_forms(arrive_steer, job, begin, end, 2);
 }
 CS_NOINLINE static void arrive_3d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(arrive_block, job, begin, end, 3);
+  run_forms(arrive_steer, job, begin, end, 3);
 }
 CS_NOINLINE static void leave_2d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(leave_block, job, begin, end, 2);
+  run_forms(leave_steer, job, begin, end, 2);
 }
 CS_NOINLINE static void leave_3d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(leave_block, job, begin, end, 3);
+  run_forms(leave_steer, job, begin, end, 3);
 }
 CS_NOINLINE static void pursuit_2d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(pursuit_block, job, begin, end, 2);
+  run_forms(pursuit_steer, job, begin, end, 2);
 }
 CS_NOINLINE static void pursuit_3d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(pursuit_block, job, begin, end, 3);
+  run_forms(pursuit_steer, job, begin, end, 3);
 }
 CS_NOINLINE static void evade_2d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(evade_block, job, begin, end, 2);
+  run_forms(evade_steer, job, begin, end, 2);
 }
 CS_NOINLINE static void evade_3d(const cs_job *job, size_t begin, size_t end) {
-  run_forms(evade_block, job, begin, end, 3);
+  run_forms(evade_steer, job, begin, end, 3);
 }
 CS_NOINLINE static void wander_2d(const cs_job *job, size_t begin, size_t end) {
-  run_untargeted(wander_block, job, begin, end, 2);
+  run_wander(job, begin, end, 2);
 }
 CS_NOINLINE static void wander_3d(const cs_job *job, size_t begin, size_t end) {
-  run_untargeted(wander_block, job, begin, end, 3);
+  run_wander(job, begin, end, 3);
 }
 
 CS_INLINE void integrate_range(const cs_integrator *job, size_t begin, size_t end,
@@ -500,6 +539,166 @@ static void integrate_kernel(const cs_integrator *job, size_t begin, size_t end)
     integrate_range(job, begin, end, 2);
   else
     integrate_range(job, begin, end, 3);
+}
+
+/* ---- the fused step: one behaviour and the integrator in registers ------ */
+
+/* `shape`: the tests of a fused loop that are decided when it is compiled
+ * (SHAPE_DECIDED and the others), or SHAPE_RUN_TIME: all tested per block. */
+enum { SHAPE_RUN_TIME = 0, SHAPE_DECIDED = 1, SHAPE_UNIT_WEIGHT = 2, SHAPE_UNIT_DT = 4 };
+
+/* What the step's accumulator would hand the integrator (write_steering,
+ * one behaviour): blend adds the weighted steering to +0; priority keeps it
+ * as it is (the first behaviour always writes). Decided shapes are blends. */
+CS_INLINE v3 combined_steering(const cs_fused_chunk *f, v3 s, size_t i, size_t n,
+                               int shape, int dims) {
+  /* s * 1 == s, bit for bit: s is the result of arithmetic, so a NaN in it
+   * is quiet already and multiplying would keep it. */
+  const v3 weighted = shape & SHAPE_UNIT_WEIGHT
+                          ? s
+                          : v3_scale(s, param_load(f->job->policy.weight, i, n), dims);
+  if (!(shape & SHAPE_DECIDED) && f->priority) return weighted;
+  return v3_add(v3_zero(dims), weighted, dims);
+}
+
+CS_INLINE int shape_unit_dt(int shape) {
+  return shape & SHAPE_DECIDED ? (shape & SHAPE_UNIT_DT) != 0 : AT_RUN_TIME;
+}
+
+CS_INLINE void fused_block(steer_fn steer, const cs_fused_chunk *f, size_t i, size_t n,
+                           int kind, int shape, int dims) {
+  const cs_integrator *integrator = f->integrator;
+  const v3 p = v3_load(integrator->pos, i, n, dims);
+  const v3 v = v3_load(integrator->vel, i, n, dims);
+  const v3 s =
+      combined_steering(f, steer(f->job, p, v, i, n, kind, 1, dims), i, n, shape, dims);
+  integrate_registers(integrator, i, n, s, p, v, shape_unit_dt(shape), dims);
+}
+
+CS_INLINE void fused_blocks(steer_fn steer, const cs_fused_chunk *f, size_t begin,
+                            size_t end, int kind, int shape, int dims) {
+  size_t i = begin;
+  for (; end - i >= W; i += W)
+    fused_block(steer, f, i, W, kind, shape, dims);
+  if (i < end) fused_block(steer, f, i, end - i, kind, shape, dims);
+}
+
+/* A loop per target form, like run_forms. */
+CS_INLINE void fused_forms(steer_fn steer, const cs_fused_chunk *f, size_t begin,
+                           size_t end, int shape, int dims) {
+  switch (f->job->in.target_kind) {
+  case CROWDSTEER_TARGET_POINT:
+    fused_blocks(steer, f, begin, end, CROWDSTEER_TARGET_POINT, shape, dims);
+    break;
+  case CROWDSTEER_TARGET_ARRAYS:
+    fused_blocks(steer, f, begin, end, CROWDSTEER_TARGET_ARRAYS, shape, dims);
+    break;
+  default:
+    fused_blocks(steer, f, begin, end, CROWDSTEER_TARGET_AGENTS, shape, dims);
+    break;
+  }
+}
+
+/* The common shape of a step: every parameter uniform, time_to_target and
+ * mass 1, no force limit. Its loops are compiled with these as constants
+ * (plain_shape writes them into the copies the loop reads), so none is
+ * tested per block. */
+CS_INLINE int is_plain_shape(const cs_job *job, const cs_integrator *integrator) {
+  const cs_param *const list[15] = {
+      &job->in.max_speed,      &job->in.time_to_target, &job->in.target_radius,
+      &job->in.slowing_radius, &job->in.panic_radius,   &job->in.danger_radius,
+      &job->in.escape_radius,  &job->in.wander_radius,  &job->in.wander_distance,
+      &job->in.jitter,         &job->in.max_prediction, &job->policy.weight,
+      &integrator->max_speed,  &integrator->max_force,  &integrator->mass};
+  for (int k = 0; k < 15; k++)
+    if (list[k]->array) return 0;
+  return job->in.time_to_target.value == 1.0f && integrator->mass.value == 1.0f &&
+         !(integrator->max_force.value <= FLT_MAX);
+}
+
+CS_INLINE void plain_shape(cs_job *job, cs_integrator *integrator) {
+  job->in.max_speed.array = NULL;
+  job->in.time_to_target = (cs_param){1.0f, NULL};
+  job->in.target_radius.array = NULL;
+  job->in.slowing_radius.array = NULL;
+  job->in.panic_radius.array = NULL;
+  job->in.danger_radius.array = NULL;
+  job->in.escape_radius.array = NULL;
+  job->in.wander_radius.array = NULL;
+  job->in.wander_distance.array = NULL;
+  job->in.jitter.array = NULL;
+  job->in.max_prediction.array = NULL;
+  job->policy.weight.array = NULL;
+  integrator->max_speed.array = NULL;
+  integrator->max_force = (cs_param){(float)INFINITY, NULL};
+  integrator->mass = (cs_param){1.0f, NULL};
+}
+
+/* The loops work on copies of the job and the integrator: no store of a
+ * loop can reach a copy that never escapes, so the compiler keeps their
+ * fields in registers and moves their tests out of the loop (a store
+ * through the vector types may alias anything reachable). */
+CS_INLINE void fused_shapes(steer_fn steer, const cs_fused_chunk *chunk, size_t begin,
+                            size_t end, int dims) {
+  cs_job job = *chunk->job;
+  cs_integrator integrator = *chunk->integrator;
+  const cs_fused_chunk f = {&job, chunk->kind, chunk->priority, &integrator};
+  /* In 3D every copy of a loop spills its vectors to a stack frame of its
+   * own (about 1 KiB each with AVX-512): 3D keeps one loop per form. */
+  if (dims == 3 || f.priority || !is_plain_shape(&job, &integrator)) {
+    fused_forms(steer, &f, begin, end, SHAPE_RUN_TIME, dims);
+    return;
+  }
+  plain_shape(&job, &integrator);
+  const int shape = SHAPE_DECIDED |
+                    (job.policy.weight.value == 1.0f ? SHAPE_UNIT_WEIGHT : 0) |
+                    (integrator.dt == 1.0f ? SHAPE_UNIT_DT : 0);
+  switch (shape) { /* each case a loop with its shape as a constant */
+  case SHAPE_DECIDED: fused_forms(steer, &f, begin, end, SHAPE_DECIDED, dims); break;
+  case SHAPE_DECIDED | SHAPE_UNIT_WEIGHT:
+    fused_forms(steer, &f, begin, end, SHAPE_DECIDED | SHAPE_UNIT_WEIGHT, dims);
+    break;
+  case SHAPE_DECIDED | SHAPE_UNIT_DT:
+    fused_forms(steer, &f, begin, end, SHAPE_DECIDED | SHAPE_UNIT_DT, dims);
+    break;
+  default:
+    fused_forms(steer, &f, begin, end, SHAPE_DECIDED | SHAPE_UNIT_WEIGHT | SHAPE_UNIT_DT,
+                dims);
+    break;
+  }
+}
+
+/* A loop per behaviour and dims (and within it, per target form and shape). */
+#define CS_FUSED(name, steer)                                                            \
+  CS_NOINLINE static void fused_##name##_2d(const cs_fused_chunk *f, size_t begin,       \
+                                            size_t end) {                                \
+    fused_shapes(steer, f, begin, end, 2);                                               \
+  }                                                                                      \
+  CS_NOINLINE static void fused_##name##_3d(const cs_fused_chunk *f, size_t begin,       \
+                                            size_t end) {                                \
+    fused_shapes(steer, f, begin, end, 3);                                               \
+  }
+CS_FUSED(seek, seek_steer)
+CS_FUSED(flee, flee_steer)
+CS_FUSED(arrive, arrive_steer)
+CS_FUSED(leave, leave_steer)
+CS_FUSED(pursuit, pursuit_steer)
+CS_FUSED(evade, evade_steer)
+CS_FUSED(wander, wander_steer)
+#undef CS_FUSED
+
+static const cs_fused_kernel fused[][2] = {
+    [CROWDSTEER_SEEK] = {fused_seek_2d, fused_seek_3d},
+    [CROWDSTEER_FLEE] = {fused_flee_2d, fused_flee_3d},
+    [CROWDSTEER_ARRIVE] = {fused_arrive_2d, fused_arrive_3d},
+    [CROWDSTEER_LEAVE] = {fused_leave_2d, fused_leave_3d},
+    [CROWDSTEER_PURSUIT] = {fused_pursuit_2d, fused_pursuit_3d},
+    [CROWDSTEER_EVADE] = {fused_evade_2d, fused_evade_3d},
+    [CROWDSTEER_WANDER] = {fused_wander_2d, fused_wander_3d},
+};
+
+static void fused_kernel(const cs_fused_chunk *f, size_t begin, size_t end) {
+  fused[f->kind][f->integrator->dims - 2](f, begin, end);
 }
 
 /* A large OVERWRITE output is written with non-temporal stores: a normal
@@ -559,4 +758,4 @@ static const cs_kernel kernels[][2] = {
 _Static_assert(sizeof kernels / sizeof kernels[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");
 
-const cs_backend CS_BACKEND = {kernels, integrate_kernel, run_streamed};
+const cs_backend CS_BACKEND = {kernels, integrate_kernel, run_streamed, fused_kernel};

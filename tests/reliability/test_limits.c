@@ -48,16 +48,25 @@ typedef struct step_case {
   crowdsteer_status status;
 } step_case;
 
+/* How the agents pick behaviours: at random (all_kinds_make's mask); at
+ * random with separation for two agents in three; in runs of 512 agents of
+ * one behaviour each, then all seven, so that whole tiles run in registers
+ * (the fused loops of one behaviour and of several). */
+enum { MASK_RANDOM, MASK_SEPARATION, MASK_RUNS };
+
 /* Every behaviour kind in place with a snapshot (the kind of step a host
  * job system runs), at the largest tile, on the calling thread. */
 static void make_case(step_case *c, scenario *s, scenario *snapshot, int combine,
-                      int with_separation) {
+                      int mask_mode) {
   all_kinds_make(&c->all, s, snapshot, combine);
   c->all.step.snapshot = &c->all.other;
   c->all.step.tile_size = 4096;
   c->all.step.threads = 1;
   c->grid = NULL;
-  if (!with_separation) return;
+  if (mask_mode == MASK_RUNS)
+    for (size_t i = 0; i < s->count; i++)
+      c->all.mask[i] = i / 512 < ALL_KINDS ? 1u << (i / 512) : (1u << ALL_KINDS) - 1u;
+  if (mask_mode != MASK_SEPARATION) return;
   memcpy(c->behaviours, c->all.behaviours, sizeof c->all.behaviours);
   crowdsteer_step_behaviour *separation = &c->behaviours[ALL_KINDS];
   *separation = c->all.behaviours[0];
@@ -114,18 +123,18 @@ static size_t run_on_small_stack(step_case *c, size_t bytes) {
   return bytes - untouched;
 }
 
-static void check_small_stack(int dims, int combine) {
+static void check_small_stack(int dims, int combine, int mask_mode) {
   const size_t n = 4096 + 1000; /* one full largest tile and a partial one */
   scenario want, got, snapshot;
   scenario_make(&want, n, dims, 61, 1);
   scenario_make(&got, n, dims, 61, 1);
   scenario_make(&snapshot, n, dims, 61, 1);
   step_case c;
-  make_case(&c, &want, &snapshot, combine, 1);
+  make_case(&c, &want, &snapshot, combine, mask_mode);
   run_case(&c);
   CHECK_STATUS(c.status, CROWDSTEER_OK);
   free_case(&c);
-  make_case(&c, &got, &snapshot, combine, 1);
+  make_case(&c, &got, &snapshot, combine, mask_mode);
   const size_t bytes = stack_bytes();
   const size_t used = run_on_small_stack(&c, bytes);
   CHECK_STATUS(c.status, CROWDSTEER_OK);
@@ -134,9 +143,10 @@ static void check_small_stack(int dims, int combine) {
 #ifndef CS_SANITIZED
   CHECK_MSG(used <= SMALL_STACK, "the step used %zu bytes of stack", used);
 #endif
-  printf("%dd %s step, 7 behaviours and separation, tile 4096, isa %s: %zu of %zu "
+  printf("%dd %s step, 7 behaviours %s, tile 4096, isa %s: %zu of %zu "
          "stack bytes used (thread descriptor and TLS included)\n",
          dims, combine ? "priority" : "blend",
+         mask_mode == MASK_SEPARATION ? "and separation" : "in runs (in registers)",
          crowdsteer_isa_name(crowdsteer_active_isa()), used, bytes);
   free_case(&c);
   scenario_free(&want);
@@ -147,12 +157,12 @@ static void check_small_stack(int dims, int combine) {
 /* threads = INT_MAX with one agent per tile (the case that crashed inside
  * libgomp), and with the default tile, give the one-thread bits; with
  * separation too (its cell pass splits on threads of its own). */
-static void check_huge_thread_counts(size_t n, int with_separation) {
+static void check_huge_thread_counts(size_t n, int mask_mode) {
   scenario want, got, snapshot;
   scenario_make(&want, n, 2, 5, 0);
   scenario_make(&snapshot, n, 2, 5, 0);
   step_case c;
-  make_case(&c, &want, &snapshot, CROWDSTEER_BLEND, with_separation);
+  make_case(&c, &want, &snapshot, CROWDSTEER_BLEND, mask_mode);
   run_case(&c);
   CHECK_STATUS(c.status, CROWDSTEER_OK);
   free_case(&c);
@@ -161,13 +171,13 @@ static void check_huge_thread_counts(size_t n, int with_separation) {
   for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++)
     for (size_t h = 0; h < sizeof threads / sizeof threads[0]; h++) {
       scenario_make(&got, n, 2, 5, 0);
-      make_case(&c, &got, &snapshot, CROWDSTEER_BLEND, with_separation);
+      make_case(&c, &got, &snapshot, CROWDSTEER_BLEND, mask_mode);
       c.all.step.tile_size = tiles[t];
       c.all.step.threads = threads[h];
       run_case(&c);
       CHECK_STATUS(c.status, CROWDSTEER_OK);
-      CHECK_MSG(same_scenario(&want, &got), "tile %zu threads %d separation %d", tiles[t],
-                threads[h], with_separation);
+      CHECK_MSG(same_scenario(&want, &got), "tile %zu threads %d mask mode %d", tiles[t],
+                threads[h], mask_mode);
       free_case(&c);
       scenario_free(&got);
     }
@@ -197,12 +207,14 @@ static void check_all_small_stacks(void) {
   check_tiny_distance();
   for (int dims = 2; dims <= 3; dims++)
     for (int combine = 0; combine < 2; combine++)
-      check_small_stack(dims, combine);
+      for (int mask_mode = MASK_SEPARATION; mask_mode <= MASK_RUNS; mask_mode++)
+        check_small_stack(dims, combine, mask_mode);
 }
 
 int main(void) {
   if (!on_every_isa(check_all_small_stacks)) return 77;
-  check_huge_thread_counts(100000, 0);
-  check_huge_thread_counts(4096 + 1000, 1);
+  check_huge_thread_counts(100000, MASK_RANDOM);
+  check_huge_thread_counts(100000, MASK_RUNS);
+  check_huge_thread_counts(4096 + 1000, MASK_SEPARATION);
   return check_report("test_limits");
 }

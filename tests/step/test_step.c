@@ -2,8 +2,9 @@
  * straightforward composition: every behaviour through its own public entry
  * point on the pre-step state, combined per agent as documented, then
  * crowdsteer_integrate. Checked on every ISA, for blend and priority, random
- * per-agent behaviour masks and weights, any tile size, thread count and
- * range split; plus the validation of the step's own fields. */
+ * per-agent behaviour masks, masks in runs and none, per-agent weights, any
+ * tile size, thread count and range split; plus the validation of the
+ * step's own fields. */
 #include "../common/check.h"
 #include "../common/scenario.h"
 
@@ -22,13 +23,31 @@ typedef struct setup {
  * seek and evade leave max_speed at 0 (so they take the integrator's
  * per-agent max_speed), pursuit and evade chase one AGENT each, and the
  * in-place step has no snapshot. */
-static void make_setup(setup *su, scenario *s, int combine, int shared) {
+/* Which agents use which behaviours: each agent its own random set; runs of
+ * 300 agents sharing one set (one behaviour, several, none), so that whole
+ * chunks run in registers, one behaviour or many (cs_fused_chunk); or no
+ * mask at all. */
+enum { MASK_RANDOM, MASK_RUNS, MASK_NONE, MASK_MODES };
+
+/* limits: a force limit, a mass, per-agent max_speed when shared; plain:
+ * none of them (the shape the fused chunks compile with constants). */
+enum { INTEGRATOR_LIMITS, INTEGRATOR_PLAIN };
+
+static void make_setup(setup *su, scenario *s, int combine, int shared, int mask_mode,
+                       int integrator) {
   memset(su, 0, sizeof *su);
   size_t n = s->count;
   rng r = {0xABCDEFu + n};
   su->mask = (uint32_t *)calloc(n + 1, sizeof(uint32_t));
+  static const uint32_t run_sets[] = {0x01, 0x02, 0x04, 0x08, 0x10,
+                                      0x20, 0x3F, 0x00, 0x21, 0x0C};
   for (size_t i = 0; i < n; i++)
-    su->mask[i] = rng_below(&r, 5) == 0 ? 0u : (uint32_t)(rng_next(&r) & 0x3Fu);
+    if (mask_mode == MASK_RANDOM)
+      su->mask[i] = rng_below(&r, 5) == 0 ? 0u : (uint32_t)(rng_next(&r) & 0x3Fu);
+    else if (mask_mode == MASK_RUNS)
+      su->mask[i] = run_sets[i / 300 % (sizeof run_sets / sizeof run_sets[0])];
+    else
+      su->mask[i] = 0x3Fu;
   su->snapshot_storage = (float *)malloc((6 * n + 1) * sizeof(float));
   float *a[6];
   for (int k = 0; k < 6; k++)
@@ -75,16 +94,24 @@ static void make_setup(setup *su, scenario *s, int combine, int shared) {
   su->step.behaviour_count = BEHAVIOURS;
   su->step.combine = (crowdsteer_combine)combine;
   su->step.priority_threshold = 0.75f;
-  su->step.behaviour_mask = su->mask;
+  su->step.behaviour_mask = mask_mode == MASK_NONE ? NULL : su->mask;
   su->step.integrator.max_speed = 4.0f;
   su->step.integrator.max_force = 2.0f;
   su->step.integrator.mass = 1.5f;
   su->step.integrator.dt = 0.25f;
   su->step.snapshot = &su->snapshot;
+  if (integrator == INTEGRATOR_PLAIN) {
+    su->step.integrator.max_force = 0.0f; /* no limit */
+    su->step.integrator.mass = 0.0f;      /* 1 */
+    if (n % 2) su->step.integrator.dt = 1.0f;
+    su->behaviours[0].weight = 1.0f;
+    su->behaviours[5].weight = 1.0f;
+  }
   if (shared) {
     su->behaviours[0].params.max_speed = 0.0f;
     su->behaviours[4].params.max_speed = 0.0f;
-    su->step.integrator.max_speed_per_agent = s->max_speed;
+    if (integrator == INTEGRATOR_LIMITS)
+      su->step.integrator.max_speed_per_agent = s->max_speed;
     su->behaviours[3].target.kind = CROWDSTEER_TARGET_AGENT;
     su->behaviours[3].target.agent = (uint32_t)(n / 2);
     su->behaviours[4].target.kind = CROWDSTEER_TARGET_AGENT;
@@ -179,13 +206,13 @@ static int same_state(const scenario *a, const scenario *b, const char *what) {
   return 1;
 }
 
-static void check_case(size_t n, int dims, int combine, int shared,
-                       const crowdsteer_isa *isas, int isa_count) {
+static void check_case(size_t n, int dims, int combine, int shared, int mask_mode,
+                       int integrator, const crowdsteer_isa *isas, int isa_count) {
   uint64_t seed = 0x57E9u + n * 7u + (uint64_t)dims;
   scenario want, got;
   setup su;
   scenario_make(&want, n, dims, seed, 1);
-  make_setup(&su, &want, combine, shared);
+  make_setup(&su, &want, combine, shared, mask_mode, integrator);
   compose(&want, &su);
   free_setup(&su);
   static const size_t tiles[] = {0, 1, 7, 64, 4096};
@@ -194,7 +221,7 @@ static void check_case(size_t n, int dims, int combine, int shared,
     CHECK(crowdsteer_force_isa(isas[isa]) == CROWDSTEER_OK);
     for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
       scenario_make(&got, n, dims, seed, 1);
-      make_setup(&su, &got, combine, shared);
+      make_setup(&su, &got, combine, shared, mask_mode, integrator);
       su.step.tile_size = tiles[t];
       su.step.threads = threads[t % 4];
       crowdsteer_agents agents = scenario_agents(&got);
@@ -221,10 +248,10 @@ static void check_case(size_t n, int dims, int combine, int shared,
       } else {
         CHECK_STATUS(crowdsteer_step(&agents, &su.step, 0, n), CROWDSTEER_OK);
       }
-      char what[64];
-      snprintf(what, sizeof what, "%s%s tile=%zu threads=%d",
+      char what[96];
+      snprintf(what, sizeof what, "%s%s mask=%d integrator=%d tile=%zu threads=%d",
                combine == CROWDSTEER_BLEND ? "blend" : "priority",
-               shared ? " shared" : "", tiles[t], threads[t % 4]);
+               shared ? " shared" : "", mask_mode, integrator, tiles[t], threads[t % 4]);
       CHECK(same_state(&want, &got, what));
       free_setup(&su);
       scenario_free(&got);
@@ -238,7 +265,7 @@ static void check_validation(void) {
   scenario s;
   scenario_make(&s, 100, 2, 42, 0);
   setup su;
-  make_setup(&su, &s, CROWDSTEER_BLEND, 0);
+  make_setup(&su, &s, CROWDSTEER_BLEND, 0, MASK_RANDOM, INTEGRATOR_LIMITS);
   crowdsteer_agents agents = scenario_agents(&s);
   float before = s.p[0][50];
   crowdsteer_step_desc bad = su.step;
@@ -323,8 +350,11 @@ int main(void) {
   for (int dims = 2; dims <= 3; dims++)
     for (int combine = 0; combine < 2; combine++)
       for (int shared = 0; shared < 2; shared++)
-        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
-          check_case(counts[c], dims, combine, shared, isas, isa_count);
+        for (int mask_mode = 0; mask_mode < MASK_MODES; mask_mode++)
+          for (int integrator = 0; integrator < 2; integrator++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+              check_case(counts[c], dims, combine, shared, mask_mode, integrator, isas,
+                         isa_count);
   check_validation();
   printf("threads available: %d\n", crowdsteer_step_max_threads());
   return check_report("test_step");
