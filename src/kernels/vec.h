@@ -49,7 +49,6 @@ CS_INLINE simde__m128i i_select(vmask m, simde__m128i a, simde__m128i b) {
 
 CS_INLINE vi i_load(const uint32_t *p) { return simde_mm_loadu_si128((const void *)p); }
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm_set1_epi32((int32_t)x); }
-CS_INLINE vi i_iota(void) { return simde_mm_setr_epi32(0, 1, 2, 3); }
 CS_INLINE vi i_add(vi a, vi b) { return simde_mm_add_epi32(a, b); }
 CS_INLINE vi i_xor(vi a, vi b) { return simde_mm_xor_si128(a, b); }
 CS_INLINE vi i_mul(vi a, vi b) { return simde_mm_mullo_epi32(a, b); }
@@ -97,7 +96,6 @@ CS_INLINE vi i_load(const uint32_t *p) {
   return simde_mm256_loadu_si256((const void *)p);
 }
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }
-CS_INLINE vi i_iota(void) { return simde_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
 CS_INLINE vi i_add(vi a, vi b) { return simde_mm256_add_epi32(a, b); }
 CS_INLINE vi i_xor(vi a, vi b) { return simde_mm256_xor_si256(a, b); }
 CS_INLINE vi i_mul(vi a, vi b) { return simde_mm256_mullo_epi32(a, b); }
@@ -159,9 +157,6 @@ CS_INLINE vi i_load(const uint32_t *p) {
   return simde_mm512_loadu_si512((const void *)p);
 }
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm512_set1_epi32((int32_t)x); }
-CS_INLINE vi i_iota(void) {
-  return simde_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-}
 CS_INLINE vi i_add(vi a, vi b) { return simde_mm512_add_epi32(a, b); }
 CS_INLINE vi i_xor(vi a, vi b) { return simde_mm512_xor_si512(a, b); }
 #if defined(__AVX512F__)
@@ -318,6 +313,14 @@ CS_INLINE vf v_gather_lanes(const float *base, const uint32_t lane_index[W]) {
 }
 
 CS_INLINE vf v_zero(void) { return v_set1(0.0f); }
+
+/* 0, 1, ..., W - 1: loaded from a constant (SIMDe builds the 512-bit
+ * setr_epi32 from 16 masked broadcasts, in every block that asks). */
+CS_INLINE vi i_iota(void) {
+  static const uint32_t lanes[16] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                     8, 9, 10, 11, 12, 13, 14, 15};
+  return i_load(lanes);
+}
 
 /* Orders earlier non-temporal stores before any later store, so that another
  * thread that sees the call's return sees its results. */
