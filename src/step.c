@@ -1,8 +1,10 @@
 /* crowdsteer_step: a mixed crowd in one pass over memory. The batch is cut
  * into cache-sized tiles; per tile, each behaviour some agent of the tile
- * uses writes into a tile-sized accumulator (blend or priority, masked per
- * agent), then the integrator consumes it. Tiles are independent, so they
- * run on OpenMP threads and the bits never depend on tiling or threads. */
+ * uses writes into a chunk-sized accumulator (blend or priority, masked per
+ * agent), then the integrator consumes it; a tile (or chunk) whose agents
+ * all use one behaviour runs in registers instead (cs_fused_chunk). Tiles
+ * are independent, so they run on OpenMP threads and the bits never depend
+ * on tiling or threads. */
 #include <float.h>
 #include <limits.h>
 #include <string.h>
@@ -389,8 +391,8 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
  * kernel's result for an agent ignores the range it ran in. */
 static void run_tile(const plan *pl, cs_job *jobs, const cs_backend *backend,
                      size_t first, size_t last) {
-  /* A tile that runs in registers whole takes one call: a call's set-up
-   * costs as much as a few blocks. */
+  /* A tile that runs in registers takes one call (its set-up copies the
+   * job), after asking for the whole next tile. */
   uint32_t used, everyone;
   behaviours_of(pl, first, last, &used, &everyone);
   const int fused = fused_behaviour(pl, backend, used, everyone);

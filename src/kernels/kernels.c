@@ -416,11 +416,12 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, int dims) {
   write_steering(job, i, n, wander_lanes_steer(job, v, i, n, wanders, lanes, dims), dims);
 }
 
-/* Whether a test of a fused loop is decided when it is compiled. */
-enum { DECIDED_NO = 0, DECIDED_YES = 1, AT_RUN_TIME = -1 };
+/* A test a fused loop leaves to run time (else 0 or 1, decided when the
+ * loop is compiled). */
+enum { AT_RUN_TIME = -1 };
 
 /* The integrator for agents [i, i + n) at p, v with steering s: the new
- * state is stored. `unit_dt`: whether dt is 1, or AT_RUN_TIME. */
+ * state is stored. `unit_dt_known`: whether dt is 1, or AT_RUN_TIME. */
 CS_INLINE void integrate_registers(const cs_integrator *job, size_t i, size_t n, v3 s,
                                    v3 p, v3 v, int unit_dt_known, int dims) {
   /* Exact shortcuts, taken by the reference too: truncating by +inf,
