@@ -186,7 +186,9 @@ typedef struct cs_fused_chunk {
   int priority; /* CROWDSTEER_PRIORITY, else blend */
   const cs_integrator *integrator;
 } cs_fused_chunk;
-typedef void (*cs_fused_kernel)(const cs_fused_chunk *chunk, size_t begin, size_t end);
+/* Runs the chunk and returns 1, or returns 0 having done nothing where the
+ * backend keeps the accumulator for it (its shape, dims or ISA). */
+typedef int (*cs_fused_kernel)(const cs_fused_chunk *chunk, size_t begin, size_t end);
 
 /* One backend: a kernel per behaviour and dims, behaviour[b][dims - 2]
  * indexed by crowdsteer_behaviour (NULL for the neighbour behaviours), and

@@ -343,10 +343,12 @@ static int fused_behaviour(const plan *pl, const cs_backend *backend, uint32_t u
   return b;
 }
 
-static void run_fused(const plan *pl, const cs_job *jobs, const cs_backend *backend,
-                      int b, size_t first, size_t last) {
+/* Whether the backend ran [first, last) in registers (it declines shapes
+ * it keeps the accumulator for). */
+static int run_fused(const plan *pl, const cs_job *jobs, const cs_backend *backend, int b,
+                     size_t first, size_t last) {
   const cs_fused_chunk chunk = {&jobs[b], pl->kind[b], pl->priority, &pl->integrator};
-  backend->fused(&chunk, first, last);
+  return backend->fused(&chunk, first, last);
 }
 
 /* Agents [first, last) of one chunk: each behaviour some of them use into
@@ -358,10 +360,7 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
   uint32_t used, everyone;
   behaviours_of(pl, first, last, &used, &everyone);
   const int fused = fused_behaviour(pl, backend, used, everyone);
-  if (fused >= 0) {
-    run_fused(pl, jobs, backend, fused, first, last);
-    return;
-  }
+  if (fused >= 0 && run_fused(pl, jobs, backend, fused, first, last)) return;
   float acc[3][CHUNK];
   float decided[CHUNK];
   const size_t n = last - first;
@@ -398,8 +397,7 @@ static void run_tile(const plan *pl, cs_job *jobs, const cs_backend *backend,
   const int fused = fused_behaviour(pl, backend, used, everyone);
   if (fused >= 0) {
     prefetch_agents(pl, last, last + (last - first));
-    run_fused(pl, jobs, backend, fused, first, last);
-    return;
+    if (run_fused(pl, jobs, backend, fused, first, last)) return;
   }
   const size_t chunks = (last - first + CHUNK - 1) / CHUNK;
   const size_t ahead_per_chunk = (last - first + chunks - 1) / chunks;

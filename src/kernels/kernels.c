@@ -482,28 +482,15 @@ CS_INLINE void run_wander(const cs_job *job, size_t begin, size_t end, int dims)
 }
 
 /* The kernels, one per behaviour and dims (so each stays a frame of its own
- * size: a sanitizer build keeps every inlined temporary on the stack). Each
- * has two bodies: a long range runs its loops on a copy of the job, whose
- * fields then stay in registers (see fused_shapes), 5-12 % faster on Zen 5;
- * a step's chunks (CHUNK agents) read the job in place, where copying it
- * per call was measured slower. */
-enum { COPY_JOB_ABOVE = 1024 };
-
+ * size: a sanitizer build keeps every inlined temporary on the stack). Not
+ * inlined: run_streamed calls one up to three times. They read the job in
+ * place: a second body per kernel on a copy of the job (whose fields then
+ * stay in registers, see fused_shape) made long calls 5-12 % faster on Zen
+ * 5 but doubled the code and its compile time, and a copy per call made a
+ * step's 256-agent chunks slower. */
 #define CS_KERNEL(name, run, ...)                                                        \
-  CS_NOINLINE static void name##_in_place(const cs_job *job, size_t begin, size_t end) { \
+  CS_NOINLINE static void name(const cs_job *job, size_t begin, size_t end) {            \
     run(__VA_ARGS__);                                                                    \
-  }                                                                                      \
-  CS_NOINLINE static void name##_copied(const cs_job *original, size_t begin,            \
-                                        size_t end) {                                    \
-    const cs_job copy = *original;                                                       \
-    const cs_job *job = &copy;                                                           \
-    run(__VA_ARGS__);                                                                    \
-  }                                                                                      \
-  static void name(const cs_job *job, size_t begin, size_t end) {                        \
-    if (end - begin > COPY_JOB_ABOVE)                                                    \
-      name##_copied(job, begin, end);                                                    \
-    else                                                                                 \
-      name##_in_place(job, begin, end);                                                  \
   }
 CS_KERNEL(seek_2d, run_forms, seek_steer, job, begin, end, 2)
 CS_KERNEL(seek_3d, run_forms, seek_steer, job, begin, end, 3)
@@ -537,7 +524,11 @@ CS_NOINLINE static void integrate_in_place(const cs_integrator *job, size_t begi
     integrate_range(job, begin, end, 3);
 }
 
-/* Like the behaviours' kernels: a long range on a copy of the job. */
+/* A long range runs on a copy of the job, whose fields then stay in
+ * registers (see fused_shape): small enough to keep both bodies. A step's
+ * chunks (CHUNK agents) read it in place. */
+enum { COPY_JOB_ABOVE = 1024 };
+
 CS_NOINLINE static void integrate_copied(const cs_integrator *original, size_t begin,
                                          size_t end) {
   const cs_integrator copy = *original;
@@ -556,26 +547,23 @@ static void integrate_kernel(const cs_integrator *job, size_t begin, size_t end)
 
 /* ---- the fused step: one behaviour and the integrator in registers ------ */
 
-/* `shape`: the tests of a fused loop that are decided when it is compiled
- * (SHAPE_DECIDED and the others), or SHAPE_RUN_TIME: all tested per block. */
-enum { SHAPE_RUN_TIME = 0, SHAPE_DECIDED = 1, SHAPE_UNIT_WEIGHT = 2, SHAPE_UNIT_DT = 4 };
+/* `shape`: SHAPE_DECIDED, a loop compiled for the common shape (blend,
+ * plain_shape's constants), or SHAPE_RUN_TIME: every test per block. */
+enum { SHAPE_RUN_TIME = 0, SHAPE_DECIDED = 1 };
 
 /* What the step's accumulator would hand the integrator (write_steering,
  * one behaviour): blend adds the weighted steering to +0; priority keeps it
- * as it is (the first behaviour always writes). Decided shapes are blends. */
+ * as it is (the first behaviour always writes). Decided shapes are blends
+ * and skip a weight of 1 (a branch per block, predicted): s is the result
+ * of arithmetic, so a NaN in it is quiet already and multiplying by 1 would
+ * keep it. */
 CS_INLINE v3 combined_steering(const cs_fused_chunk *f, v3 s, size_t i, size_t n,
                                int shape, int dims) {
-  /* s * 1 == s, bit for bit: s is the result of arithmetic, so a NaN in it
-   * is quiet already and multiplying would keep it. */
-  const v3 weighted = shape & SHAPE_UNIT_WEIGHT
+  const v3 weighted = shape & SHAPE_DECIDED && f->job->policy.weight.value == 1.0f
                           ? s
                           : v3_scale(s, param_load(f->job->policy.weight, i, n), dims);
   if (!(shape & SHAPE_DECIDED) && f->priority) return weighted;
   return v3_add(v3_zero(dims), weighted, dims);
-}
-
-CS_INLINE int shape_unit_dt(int shape) {
-  return shape & SHAPE_DECIDED ? (shape & SHAPE_UNIT_DT) != 0 : AT_RUN_TIME;
 }
 
 CS_INLINE void fused_block(steer_fn steer, const cs_fused_chunk *f, size_t i, size_t n,
@@ -585,7 +573,8 @@ CS_INLINE void fused_block(steer_fn steer, const cs_fused_chunk *f, size_t i, si
   const v3 v = v3_load(integrator->vel, i, n, dims);
   const v3 s =
       combined_steering(f, steer(f->job, p, v, i, n, kind, 1, dims), i, n, shape, dims);
-  integrate_registers(integrator, i, n, s, p, v, shape_unit_dt(shape), dims);
+  integrate_registers(integrator, i, n, s, p, v, shape & SHAPE_DECIDED ? 0 : AT_RUN_TIME,
+                      dims);
 }
 
 CS_INLINE void fused_blocks(steer_fn steer, const cs_fused_chunk *f, size_t begin,
@@ -647,50 +636,46 @@ CS_INLINE void plain_shape(cs_job *job, cs_integrator *integrator) {
   integrator->mass = (cs_param){1.0f, NULL};
 }
 
-/* The loops work on copies of the job and the integrator: no store of a
- * loop can reach a copy that never escapes, so the compiler keeps their
- * fields in registers and moves their tests out of the loop (a store
- * through the vector types may alias anything reachable). */
-CS_INLINE void fused_shapes(steer_fn steer, const cs_fused_chunk *chunk, size_t begin,
-                            size_t end, int dims) {
+/* One loop per target form for one shape, on copies of the job and the
+ * integrator: no store of the loop can reach a copy that never escapes, so
+ * the compiler keeps their fields in registers and moves their tests out of
+ * the loop (a store through the vector types may alias anything reachable).
+ * Decided shapes get the common shape's constants in their copies. */
+CS_INLINE void fused_shape(steer_fn steer, const cs_fused_chunk *chunk, size_t begin,
+                           size_t end, int shape, int dims) {
   cs_job job = *chunk->job;
   cs_integrator integrator = *chunk->integrator;
   const cs_fused_chunk f = {&job, chunk->kind, chunk->priority, &integrator};
-  /* In 3D every copy of a loop spills its vectors to a stack frame of its
-   * own (about 1 KiB each with AVX-512): 3D keeps one loop per form. */
-  if (dims == 3 || f.priority || !is_plain_shape(&job, &integrator)) {
-    fused_forms(steer, &f, begin, end, SHAPE_RUN_TIME, dims);
-    return;
-  }
-  plain_shape(&job, &integrator);
-  const int shape = SHAPE_DECIDED |
-                    (job.policy.weight.value == 1.0f ? SHAPE_UNIT_WEIGHT : 0) |
-                    (integrator.dt == 1.0f ? SHAPE_UNIT_DT : 0);
-  switch (shape) { /* each case a loop with its shape as a constant */
-  case SHAPE_DECIDED: fused_forms(steer, &f, begin, end, SHAPE_DECIDED, dims); break;
-  case SHAPE_DECIDED | SHAPE_UNIT_WEIGHT:
-    fused_forms(steer, &f, begin, end, SHAPE_DECIDED | SHAPE_UNIT_WEIGHT, dims);
-    break;
-  case SHAPE_DECIDED | SHAPE_UNIT_DT:
-    fused_forms(steer, &f, begin, end, SHAPE_DECIDED | SHAPE_UNIT_DT, dims);
-    break;
-  default:
-    fused_forms(steer, &f, begin, end, SHAPE_DECIDED | SHAPE_UNIT_WEIGHT | SHAPE_UNIT_DT,
-                dims);
-    break;
-  }
+  if (shape & SHAPE_DECIDED) plain_shape(&job, &integrator);
+  fused_forms(steer, &f, begin, end, shape, dims);
 }
 
-/* A loop per behaviour and dims (and within it, per target form and shape). */
-#define CS_FUSED(name, steer)                                                            \
+/* Which chunks run in registers, as measured against the accumulator on
+ * Zen 5: 2D steps of the common shape (blend; seek_fused 1.45x), and 3D
+ * steps with 16 lanes, whose 32 registers hold the 3D vectors (1.15-1.3x;
+ * with AVX2 it was 7 % slower). A function per behaviour and shape, each
+ * the size of a behaviour's own kernel (one function holding every shape
+ * took minutes to compile under the sanitizers). dt is not decided:
+ * multiplying by a dt of 1 is exact. */
+#define CS_FUSED_2D(name, steer)                                                         \
   CS_NOINLINE static void fused_##name##_2d(const cs_fused_chunk *f, size_t begin,       \
                                             size_t end) {                                \
-    fused_shapes(steer, f, begin, end, 2);                                               \
-  }                                                                                      \
+    fused_shape(steer, f, begin, end, SHAPE_DECIDED, 2);                                 \
+  }
+#if CS_LANES == 16
+#define CS_FUSED_3D(name, steer)                                                         \
   CS_NOINLINE static void fused_##name##_3d(const cs_fused_chunk *f, size_t begin,       \
                                             size_t end) {                                \
-    fused_shapes(steer, f, begin, end, 3);                                               \
+    fused_shape(steer, f, begin, end, SHAPE_RUN_TIME, 3);                                \
   }
+#define CS_FUSED_ROW(name)                                                               \
+  { fused_##name##_2d, fused_##name##_3d }
+#else
+#define CS_FUSED_3D(name, steer)
+#define CS_FUSED_ROW(name)                                                               \
+  { fused_##name##_2d, NULL }
+#endif
+#define CS_FUSED(name, steer) CS_FUSED_2D(name, steer) CS_FUSED_3D(name, steer)
 CS_FUSED(seek, seek_steer)
 CS_FUSED(flee, flee_steer)
 CS_FUSED(arrive, arrive_steer)
@@ -699,19 +684,26 @@ CS_FUSED(pursuit, pursuit_steer)
 CS_FUSED(evade, evade_steer)
 CS_FUSED(wander, wander_steer)
 #undef CS_FUSED
+#undef CS_FUSED_2D
+#undef CS_FUSED_3D
 
-static const cs_fused_kernel fused[][2] = {
-    [CROWDSTEER_SEEK] = {fused_seek_2d, fused_seek_3d},
-    [CROWDSTEER_FLEE] = {fused_flee_2d, fused_flee_3d},
-    [CROWDSTEER_ARRIVE] = {fused_arrive_2d, fused_arrive_3d},
-    [CROWDSTEER_LEAVE] = {fused_leave_2d, fused_leave_3d},
-    [CROWDSTEER_PURSUIT] = {fused_pursuit_2d, fused_pursuit_3d},
-    [CROWDSTEER_EVADE] = {fused_evade_2d, fused_evade_3d},
-    [CROWDSTEER_WANDER] = {fused_wander_2d, fused_wander_3d},
+static void (*const fused[][2])(const cs_fused_chunk *f, size_t begin, size_t end) = {
+    [CROWDSTEER_SEEK] = CS_FUSED_ROW(seek),
+    [CROWDSTEER_FLEE] = CS_FUSED_ROW(flee),
+    [CROWDSTEER_ARRIVE] = CS_FUSED_ROW(arrive),
+    [CROWDSTEER_LEAVE] = CS_FUSED_ROW(leave),
+    [CROWDSTEER_PURSUIT] = CS_FUSED_ROW(pursuit),
+    [CROWDSTEER_EVADE] = CS_FUSED_ROW(evade),
+    [CROWDSTEER_WANDER] = CS_FUSED_ROW(wander),
 };
+#undef CS_FUSED_ROW
 
-static void fused_kernel(const cs_fused_chunk *f, size_t begin, size_t end) {
-  fused[f->kind][f->integrator->dims - 2](f, begin, end);
+static int fused_kernel(const cs_fused_chunk *f, size_t begin, size_t end) {
+  const int dims = f->integrator->dims;
+  if (dims == 2 && (f->priority || !is_plain_shape(f->job, f->integrator))) return 0;
+  if (!fused[f->kind][dims - 2]) return 0;
+  fused[f->kind][dims - 2](f, begin, end);
+  return 1;
 }
 
 /* A large OVERWRITE output is written with non-temporal stores: a normal
