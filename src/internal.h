@@ -186,20 +186,20 @@ typedef struct cs_fused_chunk {
   int priority; /* CROWDSTEER_PRIORITY, else blend */
   const cs_integrator *integrator;
 } cs_fused_chunk;
-/* Runs the chunk and returns 1, or returns 0 having done nothing where the
- * backend keeps the accumulator for it (its shape, dims or ISA). */
-typedef int (*cs_fused_kernel)(const cs_fused_chunk *chunk, size_t begin, size_t end);
+typedef void (*cs_fused_kernel)(const cs_fused_chunk *chunk, size_t begin, size_t end);
 
 /* One backend: a kernel per behaviour and dims, behaviour[b][dims - 2]
  * indexed by crowdsteer_behaviour (NULL for the neighbour behaviours), and
  * the integrator (2D and 3D). `run` runs a kernel for a single-behaviour call (the
  * SIMD backends stream a large OVERWRITE output). `fused` runs a step's
- * chunk in registers (NULL: the scalar reference, which always goes
- * through the accumulator). */
+ * chunk in registers, for the chunks whose behaviour, shape and dims
+ * `fuses` accepts (the others keep the accumulator; both NULL for the
+ * scalar reference, which always goes through the accumulator). */
 typedef struct cs_backend {
   const cs_kernel (*behaviour)[2];
   cs_integrator_kernel integrate;
   void (*run)(cs_kernel kernel, const cs_job *job, size_t begin, size_t end);
+  int (*fuses)(const cs_fused_chunk *chunk);
   cs_fused_kernel fused;
 } cs_backend;
 

@@ -41,7 +41,7 @@ typedef struct plan {
   crowdsteer_behaviour kind[CROWDSTEER_STEP_MAX_BEHAVIOURS];
   size_t behaviour_count;
   uint32_t all_bits;
-  uint32_t neighbour_bits; /* behaviours of the neighbour kinds */
+  uint32_t fused_bits; /* behaviours the backend runs in registers alone */
   int priority;
   const uint32_t *mask;
   cs_integrator integrator;
@@ -254,12 +254,10 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
   out->tile = step->tile_size ? step->tile_size : DEFAULT_TILE;
   if (out->mask && begin < end && !cs_aligned(out->mask))
     return CROWDSTEER_ERROR_ALIGNMENT;
-  out->neighbour_bits = 0;
   out->priority = step->combine == CROWDSTEER_PRIORITY;
   size_t neighbour = 0;
   for (size_t b = 0; b < step->behaviour_count; b++) {
     out->kind[b] = step->behaviours[b].behaviour;
-    if (cs_step_is_neighbour(out->kind[b])) out->neighbour_bits |= 1u << b;
     cs_nb_job *nb_job =
         cs_step_is_neighbour(out->kind[b]) ? &out->neighbour[neighbour++] : NULL;
     if ((fault = resolve_behaviour(&out->behaviour[b], nb_job, agents, step, b, begin,
@@ -327,15 +325,26 @@ static void behaviours_of(const plan *pl, size_t first, size_t last, uint32_t *u
   *everyone &= all;
 }
 
-/* The behaviour a range can run in registers (cs_fused_chunk) with, or -1:
- * the backend has fused loops and every agent of the range uses the same
- * one behaviour, not a neighbour behaviour. (Several behaviours per block
- * in registers were measured slower than the accumulator:
- * docs/benchmarks.md.) */
-static int fused_behaviour(const plan *pl, const cs_backend *backend, uint32_t used,
-                           uint32_t everyone) {
-  if (!backend->fused || !used || (used & (used - 1u)) || (used & pl->neighbour_bits) ||
-      (used & everyone) != used)
+/* The behaviours the backend runs in registers (cs_backend.fuses) when a
+ * range uses one of them alone, decided once per step: its shape, dims and
+ * ISA do not change between ranges. Never a neighbour behaviour. (Several
+ * behaviours per block in registers were measured slower than the
+ * accumulator: docs/benchmarks.md.) */
+static uint32_t fused_bits(const plan *pl, const cs_backend *backend) {
+  uint32_t bits = 0;
+  for (size_t b = 0; backend->fuses && b < pl->behaviour_count; b++) {
+    if (cs_step_is_neighbour(pl->kind[b])) continue;
+    const cs_fused_chunk chunk = {&pl->behaviour[b], pl->kind[b], pl->priority,
+                                  &pl->integrator};
+    if (backend->fuses(&chunk)) bits |= 1u << b;
+  }
+  return bits;
+}
+
+/* The behaviour a range runs in registers with, or -1: every agent of the
+ * range uses that one behaviour and no other, and it is in fused_bits. */
+static int fused_behaviour(const plan *pl, uint32_t used, uint32_t everyone) {
+  if (!used || (used & (used - 1u)) || !(used & pl->fused_bits) || !(used & everyone))
     return -1;
   int b = 0;
   while (!(used & (1u << b)))
@@ -343,12 +352,10 @@ static int fused_behaviour(const plan *pl, const cs_backend *backend, uint32_t u
   return b;
 }
 
-/* Whether the backend ran [first, last) in registers (it declines shapes
- * it keeps the accumulator for). */
-static int run_fused(const plan *pl, const cs_job *jobs, const cs_backend *backend, int b,
-                     size_t first, size_t last) {
+static void run_fused(const plan *pl, const cs_job *jobs, const cs_backend *backend,
+                      int b, size_t first, size_t last) {
   const cs_fused_chunk chunk = {&jobs[b], pl->kind[b], pl->priority, &pl->integrator};
-  return backend->fused(&chunk, first, last);
+  backend->fused(&chunk, first, last);
 }
 
 /* Agents [first, last) of one chunk: each behaviour some of them use into
@@ -356,11 +363,12 @@ static int run_fused(const plan *pl, const cs_job *jobs, const cs_backend *backe
  * run_fused). `jobs` are this thread's copies of the plan's (their output
  * is pointed at the accumulator here). */
 static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
-                      size_t first, size_t last) {
-  uint32_t used, everyone;
-  behaviours_of(pl, first, last, &used, &everyone);
-  const int fused = fused_behaviour(pl, backend, used, everyone);
-  if (fused >= 0 && run_fused(pl, jobs, backend, fused, first, last)) return;
+                      size_t first, size_t last, uint32_t used, uint32_t everyone) {
+  const int fused = fused_behaviour(pl, used, everyone);
+  if (fused >= 0) {
+    run_fused(pl, jobs, backend, fused, first, last);
+    return;
+  }
   float acc[3][CHUNK];
   float decided[CHUNK];
   const size_t n = last - first;
@@ -390,23 +398,36 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
  * kernel's result for an agent ignores the range it ran in. */
 static void run_tile(const plan *pl, cs_job *jobs, const cs_backend *backend,
                      size_t first, size_t last) {
+  enum { MOST_CHUNKS = (MAX_TILE + CHUNK - 1) / CHUNK };
+  const size_t chunks = (last - first + CHUNK - 1) / CHUNK;
+  /* The behaviours of each chunk (`used` by some agent, by `everyone`):
+   * one pass over the mask, for the tile's decision and the chunks'. */
+  uint32_t used[MOST_CHUNKS], everyone[MOST_CHUNKS];
+  uint32_t tile_used = 0, tile_everyone = pl->all_bits;
+  for (size_t c = 0; c < chunks; c++) {
+    const size_t from = first + c * CHUNK;
+    behaviours_of(pl, from, last - from < CHUNK ? last : from + CHUNK, &used[c],
+                  &everyone[c]);
+    tile_used |= used[c];
+    tile_everyone &= everyone[c];
+  }
   /* A tile that runs in registers takes one call (its set-up copies the
    * job), after asking for the whole next tile. */
-  uint32_t used, everyone;
-  behaviours_of(pl, first, last, &used, &everyone);
-  const int fused = fused_behaviour(pl, backend, used, everyone);
+  const int fused = fused_behaviour(pl, tile_used, tile_everyone);
   if (fused >= 0) {
     prefetch_agents(pl, last, last + (last - first));
-    if (run_fused(pl, jobs, backend, fused, first, last)) return;
+    run_fused(pl, jobs, backend, fused, first, last);
+    return;
   }
-  const size_t chunks = (last - first + CHUNK - 1) / CHUNK;
   const size_t ahead_per_chunk = (last - first + chunks - 1) / chunks;
   size_t ahead = last;
-  for (size_t from = first; from < last; from += CHUNK) {
+  for (size_t c = 0; c < chunks; c++) {
+    const size_t from = first + c * CHUNK;
     /* The next tile's memory streams in while this tile computes. */
     prefetch_agents(pl, ahead, ahead + ahead_per_chunk);
     ahead += ahead_per_chunk;
-    run_chunk(pl, jobs, backend, from, last - from < CHUNK ? last : from + CHUNK);
+    run_chunk(pl, jobs, backend, from, last - from < CHUNK ? last : from + CHUNK, used[c],
+              everyone[c]);
   }
 }
 
@@ -462,6 +483,7 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
       CROWDSTEER_OK)
     return fault;
   const cs_backend *backend = cs_active_backend();
+  pl.fused_bits = fused_bits(&pl, backend);
   const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;
 #ifdef _OPENMP
   /* threads = 1 makes no OpenMP call at all: a fiber or short-lived host

@@ -488,25 +488,26 @@ CS_INLINE void run_wander(const cs_job *job, size_t begin, size_t end, int dims)
  * stay in registers, see fused_shape) made long calls 5-12 % faster on Zen
  * 5 but doubled the code and its compile time, and a copy per call made a
  * step's 256-agent chunks slower. */
-#define CS_KERNEL(name, run, ...)                                                        \
-  CS_NOINLINE static void name(const cs_job *job, size_t begin, size_t end) {            \
-    run(__VA_ARGS__);                                                                    \
+#define CS_KERNELS(name, steer)                                                          \
+  CS_NOINLINE static void name##_2d(const cs_job *job, size_t begin, size_t end) {       \
+    run_forms(steer, job, begin, end, 2);                                                \
+  }                                                                                      \
+  CS_NOINLINE static void name##_3d(const cs_job *job, size_t begin, size_t end) {       \
+    run_forms(steer, job, begin, end, 3);                                                \
   }
-CS_KERNEL(seek_2d, run_forms, seek_steer, job, begin, end, 2)
-CS_KERNEL(seek_3d, run_forms, seek_steer, job, begin, end, 3)
-CS_KERNEL(flee_2d, run_forms, flee_steer, job, begin, end, 2)
-CS_KERNEL(flee_3d, run_forms, flee_steer, job, begin, end, 3)
-CS_KERNEL(arrive_2d, run_forms, arrive_steer, job, begin, end, 2)
-CS_KERNEL(arrive_3d, run_forms, arrive_steer, job, begin, end, 3)
-CS_KERNEL(leave_2d, run_forms, leave_steer, job, begin, end, 2)
-CS_KERNEL(leave_3d, run_forms, leave_steer, job, begin, end, 3)
-CS_KERNEL(pursuit_2d, run_forms, pursuit_steer, job, begin, end, 2)
-CS_KERNEL(pursuit_3d, run_forms, pursuit_steer, job, begin, end, 3)
-CS_KERNEL(evade_2d, run_forms, evade_steer, job, begin, end, 2)
-CS_KERNEL(evade_3d, run_forms, evade_steer, job, begin, end, 3)
-CS_KERNEL(wander_2d, run_wander, job, begin, end, 2)
-CS_KERNEL(wander_3d, run_wander, job, begin, end, 3)
-#undef CS_KERNEL
+CS_KERNELS(seek, seek_steer)
+CS_KERNELS(flee, flee_steer)
+CS_KERNELS(arrive, arrive_steer)
+CS_KERNELS(leave, leave_steer)
+CS_KERNELS(pursuit, pursuit_steer)
+CS_KERNELS(evade, evade_steer)
+#undef CS_KERNELS
+CS_NOINLINE static void wander_2d(const cs_job *job, size_t begin, size_t end) {
+  run_wander(job, begin, end, 2);
+}
+CS_NOINLINE static void wander_3d(const cs_job *job, size_t begin, size_t end) {
+  run_wander(job, begin, end, 3);
+}
 
 CS_INLINE void integrate_range(const cs_integrator *job, size_t begin, size_t end,
                                int dims) {
@@ -516,12 +517,16 @@ CS_INLINE void integrate_range(const cs_integrator *job, size_t begin, size_t en
   if (i < end) integrate_block(job, i, end - i, dims);
 }
 
-CS_NOINLINE static void integrate_in_place(const cs_integrator *job, size_t begin,
-                                           size_t end) {
+CS_INLINE void integrate_dims(const cs_integrator *job, size_t begin, size_t end) {
   if (job->dims == 2)
     integrate_range(job, begin, end, 2);
   else
     integrate_range(job, begin, end, 3);
+}
+
+CS_NOINLINE static void integrate_in_place(const cs_integrator *job, size_t begin,
+                                           size_t end) {
+  integrate_dims(job, begin, end);
 }
 
 /* A long range runs on a copy of the job, whose fields then stay in
@@ -532,10 +537,7 @@ enum { COPY_JOB_ABOVE = 1024 };
 CS_NOINLINE static void integrate_copied(const cs_integrator *original, size_t begin,
                                          size_t end) {
   const cs_integrator copy = *original;
-  if (copy.dims == 2)
-    integrate_range(&copy, begin, end, 2);
-  else
-    integrate_range(&copy, begin, end, 3);
+  integrate_dims(&copy, begin, end);
 }
 
 static void integrate_kernel(const cs_integrator *job, size_t begin, size_t end) {
@@ -698,12 +700,15 @@ static void (*const fused[][2])(const cs_fused_chunk *f, size_t begin, size_t en
 };
 #undef CS_FUSED_ROW
 
-static int fused_kernel(const cs_fused_chunk *f, size_t begin, size_t end) {
+/* Where a chunk of one behaviour runs in registers (see above). */
+static int fuses(const cs_fused_chunk *f) {
   const int dims = f->integrator->dims;
   if (dims == 2 && (f->priority || !is_plain_shape(f->job, f->integrator))) return 0;
-  if (!fused[f->kind][dims - 2]) return 0;
-  fused[f->kind][dims - 2](f, begin, end);
-  return 1;
+  return fused[f->kind][dims - 2] != NULL;
+}
+
+static void fused_kernel(const cs_fused_chunk *f, size_t begin, size_t end) {
+  fused[f->kind][f->integrator->dims - 2](f, begin, end);
 }
 
 /* A large OVERWRITE output is written with non-temporal stores: a normal
@@ -763,4 +768,5 @@ static const cs_kernel kernels[][2] = {
 _Static_assert(sizeof kernels / sizeof kernels[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");
 
-const cs_backend CS_BACKEND = {kernels, integrate_kernel, run_streamed, fused_kernel};
+const cs_backend CS_BACKEND = {kernels, integrate_kernel, run_streamed, fuses,
+                               fused_kernel};
