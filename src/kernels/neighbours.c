@@ -260,7 +260,7 @@ CS_INLINE uint64_t cells_of_slots(const cs_nb_job *job, size_t first, size_t n,
     covered |= (uint64_t)(~m_bits(outside) & CS_ALL_LANES) << j;
   }
   if (dims == 2)
-    for (size_t j = 0; j < n; j++)
+    for (size_t j = 0; j < (n + W - 1) / W * W; j++) /* whole vectors, as above */
       cells[2][j] = 0;
   if (job->radius.array) {
     covered = 0;
@@ -562,16 +562,23 @@ CS_INLINE void lanes_finish(const cs_nb_job *job, const tile *t, const vi sums[3
   }
   const vf weight =
       job->mode == CROWDSTEER_OVERWRITE ? v_zero() : param_lanes(job->weight, index);
+  /* Every lane stores, in a loop of fixed length (how many agents a tile
+   * holds is not predictable): lanes outside `lanes` store to the first of
+   * `lanes`, whose own value is stored again last. */
+  const unsigned anchor = (unsigned)__builtin_ctz(lanes);
+  uint32_t target[W];
+  for (unsigned j = 0; j < W; j++)
+    target[j] = (lanes >> j & 1u) ? rel[j] : rel[anchor];
   for (int k = 0; k < dims; k++) {
     vf out = v_select(alone, v_zero(), s[k]);
     if (job->mode != CROWDSTEER_OVERWRITE)
       out = v_add(v_gather_lanes(job->out[k], rel), v_mul(weight, out));
     float value[W];
     v_store(value, out);
-    for (uint32_t rest = lanes; rest; rest &= rest - 1) {
-      const unsigned j = (unsigned)__builtin_ctz(rest);
-      job->out[k][rel[j]] = value[j];
-    }
+    float *const to = job->out[k];
+    for (unsigned j = 0; j < W; j++)
+      to[target[j]] = value[j];
+    to[target[anchor]] = value[anchor];
   }
 }
 
@@ -699,23 +706,35 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
         __builtin_prefetch(job->out[k] + (i - job->out_base), 1);
     }
     uint32_t todo = 0;
-    for (size_t j = 0; j < n; j++)
-      if (!(done >> j & 1u) && wanted(job, g->index[first + j], begin, end))
-        todo |= 1u << j;
+    if (!job->lane_select) { /* [begin, end), lane by lane (unsigned compare) */
+      const vi sign = i_set1(0x80000000u);
+      const vi offset =
+          i_xor(i_sub(i_load(g->index + first), i_set1((uint32_t)begin)), sign);
+      const vi range = i_xor(i_set1((uint32_t)(end - begin)), sign);
+      todo = m_lane_bits(i_gt(range, offset)) & (uint32_t)~done &
+             (n < W ? (1u << n) - 1u : CS_ALL_LANES);
+    } else {
+      for (size_t j = 0; j < n; j++)
+        if (!(done >> j & 1u) && wanted(job, g->index[first + j], begin, end))
+          todo |= 1u << j;
+    }
     uint32_t cells[3][GROUP + W];
     const uint32_t covered = (uint32_t)cells_of_slots(job, first, n, cells, todo, dims);
     uint32_t members = 0;
     if (todo & 1u) {
       if (covered & 1u) {
         const uint32_t x = cells[0][0], y = cells[1][0], z = cells[2][0];
+        /* Branch-free: how many agents share a row is not predictable. */
+        const vi dx = i_sub(i_load(cells[0]), i_set1(x));
+        const vmask row = m_and(
+            m_and(i_eq(i_load(cells[1]), i_set1(y)), i_eq(i_load(cells[2]), i_set1(z))),
+            m_and(i_gt(dx, i_set1((uint32_t)-1)),
+                  i_gt(i_set1(TILE_SPAN(dims) + 1u), dx)));
+        members = todo & covered & m_lane_bits(row);
         uint32_t x_last = x;
-        for (uint32_t rest = todo & covered; rest; rest &= rest - 1) {
-          const unsigned j = (unsigned)__builtin_ctz(rest);
-          if (cells[1][j] == y && cells[2][j] == z &&
-              cells[0][j] - x <= TILE_SPAN(dims)) {
-            members |= 1u << j;
-            x_last = cells[0][j] > x_last ? cells[0][j] : x_last;
-          }
+        for (unsigned j = 0; j < W; j++) {
+          const uint32_t cx = (members >> j & 1u) ? cells[0][j] : x;
+          x_last = cx > x_last ? cx : x_last;
         }
         tile t;
         for (int k = 0; k < dims; k++)
