@@ -731,11 +731,7 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
             m_and(i_gt(dx, i_set1((uint32_t)-1)),
                   i_gt(i_set1(TILE_SPAN(dims) + 1u), dx)));
         members = todo & covered & m_lane_bits(row);
-        uint32_t x_last = x;
-        for (unsigned j = 0; j < W; j++) {
-          const uint32_t cx = (members >> j & 1u) ? cells[0][j] : x;
-          x_last = cx > x_last ? cx : x_last;
-        }
+        const uint32_t x_last = x + i_max_lane(i_masked(m_from_bits(members), dx));
         tile t;
         for (int k = 0; k < dims; k++)
           t.p[k] = v_load(g->pos[k] + first);

@@ -112,6 +112,19 @@ CS_INLINE vi i_round_even(vf a) {
 #endif
 #endif
 
+/* The largest lane, unsigned. */
+#if CS_LANES == 16 && defined(__AVX512F__)
+CS_INLINE uint32_t i_max_lane(vi a) { return _mm512_reduce_max_epu32(a); }
+#else
+CS_INLINE uint32_t i_max_lane(vi a) {
+  uint32_t lanes[W], most = 0;
+  i_store(lanes, a);
+  for (int k = 0; k < W; k++)
+    most = lanes[k] > most ? lanes[k] : most;
+  return most;
+}
+#endif
+
 /* Sum of the int32 lanes, in 64 bits. */
 #if CS_LANES == 16 && defined(__AVX512F__)
 CS_INLINE int64_t i_sum64(vi a) {
