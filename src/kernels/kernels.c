@@ -416,14 +416,11 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, int dims) {
   write_steering(job, i, n, wander_lanes_steer(job, v, i, n, wanders, lanes, dims), dims);
 }
 
-/* A test a fused loop leaves to run time (else 0 or 1, decided when the
- * loop is compiled). */
-enum { AT_RUN_TIME = -1 };
-
 /* The integrator for agents [i, i + n) at p, v with steering s: the new
- * state is stored. `unit_dt_known`: whether dt is 1, or AT_RUN_TIME. */
+ * state is stored. `skip_unit_dt`: a dt of 1 skips its multiplies (a test
+ * per call; without it they are done, which is exact too). */
 CS_INLINE void integrate_registers(const cs_integrator *job, size_t i, size_t n, v3 s,
-                                   v3 p, v3 v, int unit_dt_known, int dims) {
+                                   v3 p, v3 v, int skip_unit_dt, int dims) {
   /* Exact shortcuts, taken by the reference too: truncating by +inf,
    * dividing by 1 and multiplying by 1 leave a vector unchanged. */
   if (job->max_force.array || job->max_force.value <= FLT_MAX)
@@ -431,7 +428,7 @@ CS_INLINE void integrate_registers(const cs_integrator *job, size_t i, size_t n,
   v3 a = s;
   if (job->mass.array || job->mass.value != 1.0f)
     a = v3_div(s, param_load(job->mass, i, n), dims);
-  const int unit_dt = unit_dt_known == AT_RUN_TIME ? job->dt == 1.0f : unit_dt_known;
+  const int unit_dt = skip_unit_dt && job->dt == 1.0f;
   vf dt = v_set1(job->dt);
   v = v3_truncate(v3_add(v, unit_dt ? a : v3_scale(a, dt, dims), dims),
                   param_load(job->max_speed, i, n), dims);
@@ -446,8 +443,8 @@ CS_INLINE void integrate_block(const cs_integrator *job, size_t i, size_t n, int
       job->steering[1] + (i - job->steering_base),
       dims == 3 ? job->steering[2] + (i - job->steering_base) : NULL};
   integrate_registers(job, i, n, v3_load(steering, 0, n, dims),
-                      v3_load(job->pos, i, n, dims), v3_load(job->vel, i, n, dims),
-                      AT_RUN_TIME, dims);
+                      v3_load(job->pos, i, n, dims), v3_load(job->vel, i, n, dims), 1,
+                      dims);
 }
 
 /* ---- loops: full blocks with n == W (a constant), then one partial block - */
@@ -575,8 +572,7 @@ CS_INLINE void fused_block(steer_fn steer, const cs_fused_chunk *f, size_t i, si
   const v3 v = v3_load(integrator->vel, i, n, dims);
   const v3 s =
       combined_steering(f, steer(f->job, p, v, i, n, kind, 1, dims), i, n, shape, dims);
-  integrate_registers(integrator, i, n, s, p, v, shape & SHAPE_DECIDED ? 0 : AT_RUN_TIME,
-                      dims);
+  integrate_registers(integrator, i, n, s, p, v, !(shape & SHAPE_DECIDED), dims);
 }
 
 CS_INLINE void fused_blocks(steer_fn steer, const cs_fused_chunk *f, size_t begin,
@@ -689,7 +685,7 @@ CS_FUSED(wander, wander_steer)
 #undef CS_FUSED_2D
 #undef CS_FUSED_3D
 
-static void (*const fused[][2])(const cs_fused_chunk *f, size_t begin, size_t end) = {
+static const cs_fused_kernel fused[][2] = {
     [CROWDSTEER_SEEK] = CS_FUSED_ROW(seek),
     [CROWDSTEER_FLEE] = CS_FUSED_ROW(flee),
     [CROWDSTEER_ARRIVE] = CS_FUSED_ROW(arrive),

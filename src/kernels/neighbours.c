@@ -613,10 +613,7 @@ CS_INLINE void tile_finish(const cs_nb_job *job, tile *t, size_t first, uint32_t
   const vi lane_index = i_select(t->members, i_load(g->index + first), i_set1(lead));
   i_store(index, lane_index);
   i_store(rel, i_sub(lane_index, i_set1((uint32_t)job->out_base)));
-  /* count > cap, unsigned (the compare is signed: flip both sign bits). */
-  const vi sign = i_set1(0x80000000u);
-  const uint32_t over =
-      m_lane_bits(i_gt(i_xor(t->count, sign), i_xor(i_set1(job->cap), sign))) & bits;
+  const uint32_t over = m_lane_bits(i_gt_unsigned(t->count, i_set1(job->cap))) & bits;
   uint32_t lanes = 0;
   if (!over && in_lanes && !t->pushed && !wide) {
     lanes = bits;
@@ -706,13 +703,10 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
         __builtin_prefetch(job->out[k] + (i - job->out_base), 1);
     }
     uint32_t todo = 0;
-    if (!job->lane_select) { /* [begin, end), lane by lane (unsigned compare) */
-      const vi sign = i_set1(0x80000000u);
-      const vi offset =
-          i_xor(i_sub(i_load(g->index + first), i_set1((uint32_t)begin)), sign);
-      const vi range = i_xor(i_set1((uint32_t)(end - begin)), sign);
-      todo = m_lane_bits(i_gt(range, offset)) & (uint32_t)~done &
-             (n < W ? (1u << n) - 1u : CS_ALL_LANES);
+    if (!job->lane_select) { /* wanted(), lane by lane */
+      const vi offset = i_sub(i_load(g->index + first), i_set1((uint32_t)begin));
+      todo = m_lane_bits(i_gt_unsigned(i_set1((uint32_t)(end - begin)), offset)) &
+             (uint32_t)~done & (n < W ? (1u << n) - 1u : CS_ALL_LANES);
     } else {
       for (size_t j = 0; j < n; j++)
         if (!(done >> j & 1u) && wanted(job, g->index[first + j], begin, end))
@@ -728,8 +722,7 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
         const vi dx = i_sub(i_load(cells[0]), i_set1(x));
         const vmask row = m_and(
             m_and(i_eq(i_load(cells[1]), i_set1(y)), i_eq(i_load(cells[2]), i_set1(z))),
-            m_and(i_gt(dx, i_set1((uint32_t)-1)),
-                  i_gt(i_set1(TILE_SPAN(dims) + 1u), dx)));
+            i_gt_unsigned(i_set1(TILE_SPAN(dims) + 1u), dx));
         members = todo & covered & m_lane_bits(row);
         const uint32_t x_last = x + i_max_lane(i_masked(m_from_bits(members), dx));
         tile t;

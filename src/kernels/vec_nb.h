@@ -112,6 +112,12 @@ CS_INLINE vi i_round_even(vf a) {
 #endif
 #endif
 
+/* a > b lane by lane, unsigned (i_gt on both with their sign bits flipped). */
+CS_INLINE vmask i_gt_unsigned(vi a, vi b) {
+  const vi sign = i_set1(0x80000000u);
+  return i_gt(i_xor(a, sign), i_xor(b, sign));
+}
+
 /* The largest lane, unsigned. */
 #if CS_LANES == 16 && defined(__AVX512F__)
 CS_INLINE uint32_t i_max_lane(vi a) { return _mm512_reduce_max_epu32(a); }
