@@ -181,6 +181,34 @@ CS_INLINE vi cells_of(vf x, vf inv_cell) {
   return i_add(floor, i_set1(CS_CELL_BIAS));
 }
 
+/* cs_mix32, lane by lane. */
+CS_INLINE vi mixed(vi x) {
+  x = i_xor(x, i_shr(x, 16));
+  x = i_mul(x, i_set1(0x7feb352du));
+  x = i_xor(x, i_shr(x, 15));
+  x = i_mul(x, i_set1(0x846ca68bu));
+  return i_xor(x, i_shr(x, 16));
+}
+
+/* cs_bucket, lane by lane. */
+CS_INLINE vi bucket_of_cells(const vi cell[3], vi mask, const int dims) {
+  static const uint32_t salt[3] = {0x9E3779B1u, 0x85EBCA77u, 0xC2B2AE3Du};
+  const int x_bits = CS_BLOCK_X_BITS(dims);
+  vi h = i_mul(dims == 3 ? i_shr(cell[0], 5) : i_shr(cell[0], 6), i_set1(salt[0]));
+  vi offset = i_and(cell[0], i_set1(CS_BLOCK_X(dims) - 1u));
+  for (int k = 1; k < dims; k++) {
+    h = i_xor(h, i_mul(i_shr(cell[k], CS_BLOCK_YZ_BITS), i_set1(salt[k])));
+    const vi low = i_and(cell[k], i_set1((1u << CS_BLOCK_YZ_BITS) - 1u));
+    const int shift = x_bits + (k - 1) * CS_BLOCK_YZ_BITS;
+    offset = i_or(offset, shift == 5   ? i_shl(low, 5)
+                          : shift == 6 ? i_shl(low, 6)
+                          : shift == 7 ? i_shl(low, 7)
+                                       : i_shl(low, 8));
+  }
+  const vi spread = dims == 3 ? i_shl(mixed(h), 9) : i_shl(mixed(h), 8);
+  return i_and(i_or(spread, offset), mask);
+}
+
 /* Agent i's steering from its sum, the nearest-k cap applied. */
 CS_INLINE void finish(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_sum *sum,
                       cs_nb_rows *rows) {
@@ -535,13 +563,13 @@ CS_INLINE vf param_lanes(cs_param p, const uint32_t index[W]) {
  * fit the int32 `sums` (no coincident push), by
  * cs_nb_steering's and cs_nb_write's operations lane by lane. The other
  * lanes of index/rel hold a member's, so every gather reads valid data. */
-CS_INLINE void lanes_finish(const cs_nb_job *job, const tile *t, const vi sums[3],
+CS_INLINE void lanes_finish(const cs_nb_job *job, vi count, const vi sums[3],
                             size_t first, uint32_t lanes, const uint32_t index[W],
                             const uint32_t rel[W], const int dims,
                             const cs_nb_behaviour behaviour) {
   const crowdsteer_grid *g = job->grid;
   const vf max_speed = param_lanes(job->max_speed, index);
-  const vmask alone = i_eq(t->count, i_zero());
+  const vmask alone = i_eq(count, i_zero());
   vf C[3], s[3];
   for (int k = 0; k < dims; k++)
     C[k] = v_mul(i_to_float(sums[k]), v_set1(0x1p-24f));
@@ -628,7 +656,7 @@ CS_INLINE void tile_finish(const cs_nb_job *job, tile *t, size_t first, uint32_t
         lane_finish(job, t, first + j, j, count[j], low, high, dims, behaviour);
     }
   }
-  if (lanes) lanes_finish(job, t, sums, first, lanes, index, rel, dims, behaviour);
+  if (lanes) lanes_finish(job, t->count, sums, first, lanes, index, rel, dims, behaviour);
 }
 
 /* The lanes' radius (its limit for the squared distance, its inverse) and
@@ -678,6 +706,41 @@ CS_INLINE void tile_parameters(const cs_nb_job *job, tile *t, size_t first,
   }
 }
 
+/* Results go to the agents' indices, all over the output: ask for the
+ * lines of the slots up to PREFETCH_SLOTS past [first, first + n) well
+ * before the stores (in-order store commits would otherwise wait for each
+ * miss in turn); *ahead is the first slot not yet asked for. */
+CS_INLINE void prefetch_outputs(const cs_nb_job *job, size_t *ahead, size_t first,
+                                size_t n, size_t begin, size_t end, const int dims) {
+  const crowdsteer_grid *g = job->grid;
+  const size_t last = job->slot_last;
+  const size_t horizon =
+      first + n + PREFETCH_SLOTS < last ? first + n + PREFETCH_SLOTS : last;
+  for (; *ahead < horizon; ++*ahead) {
+    const size_t i = g->index[*ahead];
+    if (i < begin || i >= end) continue;
+    for (int k = 0; k < dims; k++)
+      __builtin_prefetch(job->out[k] + (i - job->out_base), 1);
+  }
+}
+
+/* The slots of [first, first + n) that are wanted() and not in `done`. */
+CS_INLINE uint32_t todo_slots(const cs_nb_job *job, size_t first, size_t n, size_t begin,
+                              size_t end, uint64_t done) {
+  const crowdsteer_grid *g = job->grid;
+  uint32_t todo = 0;
+  if (!job->lane_select) { /* wanted(), lane by lane */
+    const vi offset = i_sub(i_load(g->index + first), i_set1((uint32_t)begin));
+    todo = m_lane_bits(i_gt_unsigned(i_set1((uint32_t)(end - begin)), offset)) &
+           (uint32_t)~done & (n < W ? (1u << n) - 1u : CS_ALL_LANES);
+  } else {
+    for (size_t j = 0; j < n; j++)
+      if (!(done >> j & 1u) && wanted(job, g->index[first + j], begin, end))
+        todo |= 1u << j;
+  }
+  return todo;
+}
+
 /* The grid slots [slot_first, slot_last) of the job in tiles: a tile
  * starts at the first agent not yet done and takes, of the W slots from
  * there, the agents of its cell row within TILE_SPAN cells (the others, from
@@ -691,27 +754,8 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
   uint64_t done = 0; /* bit j: slot first + j is done */
   for (size_t first = job->slot_first; first < last;) {
     const size_t n = last - first < W ? last - first : W;
-    /* Results go to the agents' indices, all over the output: ask for
-     * those lines well before the stores (in-order store commits would
-     * otherwise wait for each miss in turn). */
-    const size_t horizon =
-        first + n + PREFETCH_SLOTS < last ? first + n + PREFETCH_SLOTS : last;
-    for (; ahead < horizon; ahead++) {
-      const size_t i = g->index[ahead];
-      if (i < begin || i >= end) continue;
-      for (int k = 0; k < dims; k++)
-        __builtin_prefetch(job->out[k] + (i - job->out_base), 1);
-    }
-    uint32_t todo = 0;
-    if (!job->lane_select) { /* wanted(), lane by lane */
-      const vi offset = i_sub(i_load(g->index + first), i_set1((uint32_t)begin));
-      todo = m_lane_bits(i_gt_unsigned(i_set1((uint32_t)(end - begin)), offset)) &
-             (uint32_t)~done & (n < W ? (1u << n) - 1u : CS_ALL_LANES);
-    } else {
-      for (size_t j = 0; j < n; j++)
-        if (!(done >> j & 1u) && wanted(job, g->index[first + j], begin, end))
-          todo |= 1u << j;
-    }
+    prefetch_outputs(job, &ahead, first, n, begin, end, dims);
+    const uint32_t todo = todo_slots(job, first, n, begin, end, done);
     uint32_t cells[3][GROUP + W];
     const uint32_t covered = (uint32_t)cells_of_slots(job, first, n, cells, todo, dims);
     uint32_t members = 0;
@@ -757,12 +801,196 @@ CS_INLINE void run_lanes(const cs_nb_job *job, size_t begin, size_t end, const i
   }
 }
 
+/* ---- agents one by one over their rows of cells ---------------------------- */
+
+/* Separation and cohesion with one radius, no group filter and no field of
+ * view: each agent of W consecutive slots on its own, its candidates
+ * loaded W at a time from the runs of its rows of cells (3 x 1 cells in 2D,
+ * 3 x 3 in 3D; a row is one run of consecutive buckets, plus one cell's run
+ * where the agent's cell is at a block's edge along x). A lane of a vector
+ * is a candidate, so the divider works on W candidates of one agent, about
+ * 3 vectors per agent at 8 neighbours, where a tile needs about 5: each
+ * lane performs cs_nb_pair's operations as tile_run does, and the agent's
+ * 32-bit lane sums are added up exactly. The W agents' steering is then
+ * computed in lanes, as a tile's. Agents this cannot do exactly (a
+ * coincident neighbour, more neighbours than the cap or than the 32-bit
+ * sums hold, a query that leaves the cells around its own) are evaluated
+ * on their own. */
+
+/* Neighbours an agent may have on this path: each adds below 1.25 * 2^24
+ * to one lane sum and to the agent's total (other lanes add 0), so 96 of
+ * them stay below 2^31. */
+#define ROW_LIMIT 96u
+
+#define ROWS(dims) ((dims) == 3 ? 9 : 3)
+
+/* The runs of W agents' rows: per row, the first bucket of its main run
+ * (the cells of x - 1 .. x + 1 inside the agent's block) and of its extra
+ * run (the neighbouring block's cell at an edge), and each run's length in
+ * buckets, the same for every row of an agent. */
+typedef struct row_runs {
+  uint32_t main[9][W], extra[9][W];
+  uint32_t main_cells[W], extra_cells[W];
+} row_runs;
+
+CS_INLINE void rows_of_cells(const crowdsteer_grid *g, const uint32_t cells[3][GROUP + W],
+                             row_runs *runs, const int dims) {
+  const vi x = i_load(cells[0]), y = i_load(cells[1]);
+  const vi z = dims == 3 ? i_load(cells[2]) : i_zero();
+  const vi low = i_and(x, i_set1(CS_BLOCK_X(dims) - 1u));
+  const vmask at_left = i_eq(low, i_zero());
+  const vmask at_right = i_eq(low, i_set1(CS_BLOCK_X(dims) - 1u));
+  const vmask at_edge = m_or(at_left, at_right);
+  /* Main run from x - 1 (from x at a left edge), 3 cells (2 at an edge);
+   * the extra cell x - 1 or x + 1 at an edge, none elsewhere. */
+  const vi x_main = i_add(i_sub(x, i_set1(1u)), i_masked(at_left, i_set1(1u)));
+  const vi x_extra = i_select(at_left, i_sub(x, i_set1(1u)), i_add(x, i_set1(1u)));
+  i_store(runs->main_cells, i_sub(i_set1(3u), i_masked(at_edge, i_set1(1u))));
+  i_store(runs->extra_cells, i_masked(at_edge, i_set1(1u)));
+  const vi mask = i_set1(g->bucket_mask);
+  int r = 0;
+  for (int dz = dims == 3 ? -1 : 0; dz <= (dims == 3 ? 1 : 0); dz++)
+    for (int dy = -1; dy <= 1; dy++, r++) {
+      vi cell[3] = {x_main, i_add(y, i_set1((uint32_t)dy)),
+                    i_add(z, i_set1((uint32_t)dz))};
+      i_store(runs->main[r], bucket_of_cells(cell, mask, dims));
+      cell[0] = x_extra;
+      i_store(runs->extra[r], bucket_of_cells(cell, mask, dims));
+    }
+}
+
+/* What one agent gathers over its runs. */
+typedef struct agent_sums {
+  vi acc[3];
+  uint32_t count;
+  vmask met; /* separation: a coincident neighbour */
+} agent_sums;
+
+/* The agent at slot `self`, position p, against candidate slots [from, to). */
+CS_INLINE void row_run(const crowdsteer_grid *g, agent_sums *a, size_t from, size_t to,
+                       const vf p[3], uint32_t self, vf within, vf radius, vf inv_radius,
+                       const int dims, const cs_nb_behaviour behaviour,
+                       const int own_row) {
+  for (size_t q = from; q < to; q += W) {
+    vf d[3];
+    for (int k = 0; k < dims; k++)
+      d[k] = v_sub(p[k], v_load(g->pos[k] + q)); /* readable W past the end */
+    vf dd = v_mul(d[0], d[0]);
+    for (int k = 1; k < dims; k++)
+      dd = v_add(dd, v_mul(d[k], d[k]));
+    vmask in = m_and(v_lt(dd, within), m_first(to - q));
+    if (own_row) in = m_andnot(in, i_eq(i_iota(), i_set1(self - (uint32_t)q)));
+    a->count += (uint32_t)m_count(in);
+    if (behaviour == CS_NB_SEPARATION) {
+      const vmask apart = v_gt(dd, v_zero());
+      a->met = m_or(a->met, m_andnot(in, apart));
+      in = m_and(in, apart);
+      const vf w =
+          v_mul(v_sub(v_div(v_set1(1.0f), v_sqrt(dd)), inv_radius), v_set1(0x1p24f));
+      for (int k = 0; k < dims; k++)
+        a->acc[k] =
+            i_add(a->acc[k], i_round_even(v_select(in, v_mul(d[k], w), v_zero())));
+    } else {
+      for (int k = 0; k < dims; k++)
+        a->acc[k] =
+            i_add(a->acc[k],
+                  i_round_even(
+                      v_mul(v_select(in, v_div(v_sub(v_zero(), d[k]), radius), v_zero()),
+                            v_set1(0x1p24f))));
+    }
+  }
+}
+
+/* Slots [first, first + n) of the job's range, agent by agent; `todo` the
+ * slots wanted. */
+CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t todo,
+                          const int dims, const cs_nb_behaviour behaviour) {
+  const crowdsteer_grid *g = job->grid;
+  uint32_t cells[3][GROUP + W];
+  const uint32_t covered = (uint32_t)cells_of_slots(job, first, n, cells, todo, dims);
+  row_runs runs;
+  rows_of_cells(g, cells, &runs, dims);
+
+  const vf within = v_set1(job->within), radius = v_set1(job->radius.value);
+  const vf inv_radius = v_set1(1.0f / job->radius.value);
+  const uint32_t limit = job->cap < ROW_LIMIT ? job->cap : ROW_LIMIT;
+  uint32_t count[W] = {0}, lanes = 0;
+  vi lane_sums_of[3][W]; /* agent j's lane sums at i_sum_each_slot(j) */
+  if ((todo & covered) != CS_ALL_LANES)
+    for (int k = 0; k < dims; k++)
+      for (unsigned j = 0; j < W; j++)
+        if (!((todo & covered) >> j & 1u)) lane_sums_of[k][i_sum_each_slot(j)] = i_zero();
+  for (uint32_t rest = todo & covered; rest; rest &= rest - 1) {
+    const unsigned j = (unsigned)__builtin_ctz(rest);
+    const size_t slot = first + j;
+    vf p[3];
+    for (int k = 0; k < dims; k++)
+      p[k] = v_set1(g->pos[k][slot]);
+    agent_sums a = {{i_zero(), i_zero(), i_zero()}, 0, m_not(m_from_bits(CS_ALL_LANES))};
+    const uint32_t main_cells = runs.main_cells[j], extra_cells = runs.extra_cells[j];
+    for (int r = 0; r < ROWS(dims); r++) {
+      const uint32_t m = runs.main[r][j];
+      if (r == ROWS(dims) / 2) /* the agent's own row */
+        row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
+                radius, inv_radius, dims, behaviour, 1);
+      else
+        row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
+                radius, inv_radius, dims, behaviour, 0);
+    }
+    if (extra_cells) /* at a block's edge along x: 1 agent in 32 */
+      for (int r = 0; r < ROWS(dims); r++) {
+        const uint32_t e = runs.extra[r][j];
+        row_run(g, &a, g->start[e], g->start[e + extra_cells], p, (uint32_t)slot, within,
+                radius, inv_radius, dims, behaviour, 0);
+      }
+    const int exact =
+        a.count <= limit && (behaviour != CS_NB_SEPARATION || !m_any(a.met));
+    count[j] = a.count;
+    for (int k = 0; k < dims; k++)
+      lane_sums_of[k][i_sum_each_slot(j)] = a.acc[k];
+    lanes |= (uint32_t)exact << j;
+  }
+  if (lanes) {
+    uint32_t index[W], rel[W];
+    const uint32_t lead = g->index[first + (unsigned)__builtin_ctz(lanes)];
+    const vi lane_index =
+        i_select(m_from_bits(lanes), i_load(g->index + first), i_set1(lead));
+    i_store(index, lane_index);
+    i_store(rel, i_sub(lane_index, i_set1((uint32_t)job->out_base)));
+    vi sum[3] = {i_zero(), i_zero(), i_zero()};
+    for (int k = 0; k < dims; k++)
+      sum[k] = i_sum_each(lane_sums_of[k]);
+    lanes_finish(job, i_load(count), sum, first, lanes, index, rel, dims, behaviour);
+  }
+  for (uint32_t rest = todo & ~lanes; rest; rest &= rest - 1)
+    evaluate(job, first + (unsigned)__builtin_ctz(rest), dims, behaviour);
+}
+
+/* The job's slots W at a time, outputs prefetched ahead as run_lanes. */
+CS_INLINE void run_rows(const cs_nb_job *job, size_t begin, size_t end, const int dims,
+                        const cs_nb_behaviour behaviour) {
+  const size_t last = job->slot_last;
+  size_t ahead = job->slot_first;
+  for (size_t first = job->slot_first; first < last; first += W) {
+    const size_t n = last - first < W ? last - first : W;
+    prefetch_outputs(job, &ahead, first, n, begin, end, dims);
+    const uint32_t todo = todo_slots(job, first, n, begin, end, 0);
+    if (todo) rows_group(job, first, n, todo, dims, behaviour);
+  }
+}
+
 /* The walk: in tiles, unless the table is too small to tell a query's
  * cells apart (then every agent scans the whole batch on its own). */
 CS_INLINE void walk(const cs_nb_job *job, size_t begin, size_t end, const int dims,
                     const cs_nb_behaviour behaviour) {
   if (!job->grid->scan_all) {
-    run_lanes(job, begin, end, dims, behaviour);
+    /* Agents one by one where a vector holds enough candidates to pay (W
+     * of 4 holds about a third of a row: tiles are faster there). */
+    if (W >= 8 && behaviour != CS_NB_ALIGNMENT && !job->use_mask && !job->use_fov &&
+        !job->radius.array)
+      run_rows(job, begin, end, dims, behaviour);
+    else
+      run_lanes(job, begin, end, dims, behaviour);
     return;
   }
   for (size_t slot = job->slot_first; slot < job->slot_last; slot++)
@@ -807,38 +1035,13 @@ static void kernel(const cs_nb_job *job, size_t begin, size_t end) {
 
 /* ---- the grid build's bucket keys ------------------------------------------ */
 
-/* cs_mix32, lane by lane. */
-CS_INLINE vi mixed(vi x) {
-  x = i_xor(x, i_shr(x, 16));
-  x = i_mul(x, i_set1(0x7feb352du));
-  x = i_xor(x, i_shr(x, 15));
-  x = i_mul(x, i_set1(0x846ca68bu));
-  return i_xor(x, i_shr(x, 16));
-}
-
 /* cs_bucket of the cells of W agents. */
 CS_INLINE vi buckets_of(const float *const pos[3], size_t i, vf inv_cell, vi mask,
                         const int dims) {
-  static const uint32_t salt[3] = {0x9E3779B1u, 0x85EBCA77u, 0xC2B2AE3Du};
-  const int x_bits = CS_BLOCK_X_BITS(dims);
-  vi h = i_zero(), offset = i_zero();
-  for (int k = 0; k < dims; k++) {
-    const vi cell = cells_of(v_load(pos[k] + i), inv_cell);
-    if (k == 0) {
-      h = i_mul(dims == 3 ? i_shr(cell, 5) : i_shr(cell, 6), i_set1(salt[0]));
-      offset = i_and(cell, i_set1(CS_BLOCK_X(dims) - 1u));
-    } else {
-      h = i_xor(h, i_mul(i_shr(cell, CS_BLOCK_YZ_BITS), i_set1(salt[k])));
-      const vi low = i_and(cell, i_set1((1u << CS_BLOCK_YZ_BITS) - 1u));
-      const int shift = x_bits + (k - 1) * CS_BLOCK_YZ_BITS;
-      offset = i_or(offset, shift == 5   ? i_shl(low, 5)
-                            : shift == 6 ? i_shl(low, 6)
-                            : shift == 7 ? i_shl(low, 7)
-                                         : i_shl(low, 8));
-    }
-  }
-  const vi spread = dims == 3 ? i_shl(mixed(h), 9) : i_shl(mixed(h), 8);
-  return i_and(i_or(spread, offset), mask);
+  vi cell[3];
+  for (int k = 0; k < dims; k++)
+    cell[k] = cells_of(v_load(pos[k] + i), inv_cell);
+  return bucket_of_cells(cell, mask, dims);
 }
 
 CS_INLINE void keys_of(const crowdsteer_grid *g, const float *const pos[3], size_t first,

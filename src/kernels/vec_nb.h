@@ -112,6 +112,15 @@ CS_INLINE vi i_round_even(vf a) {
 #endif
 #endif
 
+/* The first n lanes (n >= 0). */
+#if CS_LANES == 16
+CS_INLINE vmask m_first(size_t n) { return (vmask)(n >= 16 ? 0xFFFFu : (1u << n) - 1u); }
+#else
+CS_INLINE vmask m_first(size_t n) {
+  return i_gt(i_set1(n >= W ? (uint32_t)W : (uint32_t)n), i_iota());
+}
+#endif
+
 /* a > b lane by lane, unsigned (i_gt on both with their sign bits flipped). */
 CS_INLINE vmask i_gt_unsigned(vi a, vi b) {
   const vi sign = i_set1(0x80000000u);
@@ -163,6 +172,42 @@ CS_INLINE int64_t i_sum64(vi a) {
   for (int k = 0; k < W; k++)
     s += lanes[k];
   return s;
+}
+#endif
+
+/* Lane j of the result: the sum of the lanes of v[j] (int32, wrapping).
+ * With AVX-512 a tree of 128-bit block and lane shuffles (45 operations
+ * for 16 sums) instead of 16 horizontal reductions; its lanes come out in
+ * the order i_sum_each_slot gives, so v[i_sum_each_slot(j)] holds agent j. */
+#if CS_LANES == 16 && defined(__AVX512F__)
+CS_INLINE unsigned i_sum_each_slot(unsigned j) {
+  /* An involution: which input each output lane of the tree reads. */
+  static const unsigned char slot[16] = {0, 2, 1, 3, 8,  10, 9,  11,
+                                         4, 6, 5, 7, 12, 14, 13, 15};
+  return slot[j];
+}
+CS_INLINE vi i_sum_each(const vi v[16]) {
+  __m512i w[8], x[4], y[2];
+  for (int j = 0; j < 8; j++)
+    w[j] = _mm512_add_epi32(_mm512_shuffle_i64x2(v[j], v[j + 8], 0x44),
+                            _mm512_shuffle_i64x2(v[j], v[j + 8], 0xEE));
+  for (int j = 0; j < 4; j++)
+    x[j] = _mm512_add_epi32(_mm512_shuffle_i64x2(w[j], w[j + 4], 0x88),
+                            _mm512_shuffle_i64x2(w[j], w[j + 4], 0xDD));
+  for (int j = 0; j < 2; j++)
+    y[j] = _mm512_add_epi32(_mm512_unpacklo_epi64(x[j], x[j + 2]),
+                            _mm512_unpackhi_epi64(x[j], x[j + 2]));
+  const __m512 a = _mm512_castsi512_ps(y[0]), b = _mm512_castsi512_ps(y[1]);
+  return _mm512_add_epi32(_mm512_castps_si512(_mm512_shuffle_ps(a, b, 0x88)),
+                          _mm512_castps_si512(_mm512_shuffle_ps(a, b, 0xDD)));
+}
+#else
+CS_INLINE unsigned i_sum_each_slot(unsigned j) { return j; }
+CS_INLINE vi i_sum_each(const vi v[W]) {
+  uint32_t sums[W];
+  for (int j = 0; j < W; j++)
+    sums[j] = (uint32_t)i_sum64(v[j]);
+  return i_load(sums);
 }
 #endif
 
