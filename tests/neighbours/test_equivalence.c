@@ -1,6 +1,7 @@
 /* The grid never changes a bit: for random crowds (sparse, dense, clustered,
  * coincident, on rings at the radius, 2D and 3D, up to a few thousand
- * agents) every behaviour with
+ * agents; and one of 300,000, large enough for the kernels' prefetching
+ * walk, against the scalar backend on the same grid) every behaviour with
  * every option gives, through grids of several cell sizes, table sizes and
  * build thread counts, and over any split of the range, exactly what the
  * brute force over every pair gives. Also: no NaN from finite crowds, a
@@ -169,6 +170,46 @@ static void fill_rings(crowd *c, rng *r, float radius) {
   }
 }
 
+/* A crowd too large for the brute force, large enough for the kernels'
+ * walk for big grids: the active ISA against the scalar backend's query
+ * on the same grid, separation and cohesion (whole range, and a range
+ * starting and ending inside it). */
+static void check_large(crowdsteer_grid *grid) {
+  crowd c;
+  crowd_init(&c, 300000, 2);
+  rng r = {77u};
+  crowd_random(&c, &r, 8.0f);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  desc.threads = 2;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+  crowdsteer_neighbours nb = {0};
+  nb.radius = 1.0f;
+  nb.grid = grid;
+  crowdsteer_params params = {0};
+  params.max_speed = 1.5f;
+  crowdsteer_output out = crowd_output(&c);
+  const crowdsteer_isa active = crowdsteer_active_isa();
+  float *want[3];
+  for (int k = 0; k < 3; k++)
+    want[k] = (float *)calloc(c.count + 1, sizeof(float));
+  for (int b = 0; b < 2; b++) {
+    CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR), CROWDSTEER_OK);
+    CHECK_STATUS(nb_call(b, &c, &nb, &params, &out, 0, c.count), CROWDSTEER_OK);
+    copy_out(&c, want);
+    CHECK_STATUS(crowdsteer_force_isa(active), CROWDSTEER_OK);
+    for (int k = 0; k < 2; k++)
+      memset(c.out[k], 0xFF, c.count * sizeof(float));
+    CHECK_STATUS(nb_call(b, &c, &nb, &params, &out, 0, 1000), CROWDSTEER_OK);
+    CHECK_STATUS(nb_call(b, &c, &nb, &params, &out, 1000, c.count - 7), CROWDSTEER_OK);
+    CHECK_STATUS(nb_call(b, &c, &nb, &params, &out, c.count - 7, c.count), CROWDSTEER_OK);
+    if (!compare(&c, want, "large crowd", b)) break;
+  }
+  for (int k = 0; k < 3; k++)
+    free(want[k]);
+  crowd_free(&c);
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   crowdsteer_grid *grid;
@@ -205,6 +246,7 @@ int main(void) {
       }
       crowd_free(&c);
     }
+  check_large(grid);
   /* Warm: another build of the same size holds the same memory. */
   crowd c;
   crowd_init(&c, 1000, 2);
