@@ -172,8 +172,7 @@ static void fill_rings(crowd *c, rng *r, float radius) {
 
 /* A crowd too large for the brute force, large enough for the kernels'
  * walk for big grids: the active ISA against the scalar backend's query
- * on the same grid, separation and cohesion (whole range, and a range
- * starting and ending inside it). */
+ * on the same grid, every behaviour (the range in three parts). */
 static void check_large(crowdsteer_grid *grid) {
   crowd c;
   crowd_init(&c, 300000, 2);
@@ -193,7 +192,7 @@ static void check_large(crowdsteer_grid *grid) {
   float *want[3];
   for (int k = 0; k < 3; k++)
     want[k] = (float *)calloc(c.count + 1, sizeof(float));
-  for (int b = 0; b < 2; b++) {
+  for (int b = 0; b < NB_BEHAVIOURS; b++) {
     CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR), CROWDSTEER_OK);
     CHECK_STATUS(nb_call(b, &c, &nb, &params, &out, 0, c.count), CROWDSTEER_OK);
     copy_out(&c, want);
