@@ -841,6 +841,7 @@ CS_INLINE void rows_of_cells(const crowdsteer_grid *g, const uint32_t cells[3][G
   const vmask at_left = i_eq(low, i_zero());
   const vmask at_right = i_eq(low, i_set1(CS_BLOCK_X(dims) - 1u));
   const vmask at_edge = m_or(at_left, at_right);
+  const int any_edge = m_any(at_edge); /* else no extra run is read */
   /* Main run from x - 1 (from x at a left edge), 3 cells (2 at an edge);
    * the extra cell x - 1 or x + 1 at an edge, none elsewhere. */
   const vi x_main = i_add(i_sub(x, i_set1(1u)), i_masked(at_left, i_set1(1u)));
@@ -855,7 +856,7 @@ CS_INLINE void rows_of_cells(const crowdsteer_grid *g, const uint32_t cells[3][G
                     i_add(z, i_set1((uint32_t)dz))};
       i_store(runs->main[r], bucket_of_cells(cell, mask, dims));
       cell[0] = x_extra;
-      i_store(runs->extra[r], bucket_of_cells(cell, mask, dims));
+      if (any_edge) i_store(runs->extra[r], bucket_of_cells(cell, mask, dims));
     }
 }
 
@@ -975,8 +976,8 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
  * rows' candidates. */
 enum {
   AHEAD = 8 * W, /* measured at 1M: 4 W +2 %, 16 W +7 %, 32 W +30 % */
-  /* Below this the grid stays in cache and the prefetching costs 10 %
-   * (65,536 agents). */
+  /* Below this the grid and the outputs stay in cache, and prefetching
+   * rows cost 10 % (65,536 agents), outputs 2-4 %. */
   PREFETCH_ROWS_FROM = 1 << 18
 };
 
@@ -1023,7 +1024,7 @@ CS_INLINE void rows_walk(const cs_nb_job *job, size_t begin, size_t end, const i
   size_t ahead = job->slot_first;
   for (size_t first = job->slot_first; first < last; first += W) {
     const size_t n = last - first < W ? last - first : W;
-    prefetch_outputs(job, &ahead, first, n, begin, end, dims);
+    if (large) prefetch_outputs(job, &ahead, first, n, begin, end, dims);
     const uint32_t todo = todo_slots(job, first, n, begin, end, 0);
     if (large) prefetch_rows(job->grid, first, dims);
     if (todo) rows_group(job, first, n, todo, dims, behaviour);
