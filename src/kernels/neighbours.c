@@ -1,17 +1,22 @@
 /* The neighbour kernel, compiled once per ISA like kernels.c. The grid's
  * slots are walked in order (bucket by bucket, so block by block, in
- * cache) in tiles: up to W agents of one row of cells, one agent per lane,
- * against every candidate of the rows of cells around them, read in place.
- * Results go to the agents' indices, prefetched ahead of the walk. An agent
- * whose query leaves the cells around its own, or that has more neighbours
- * than the nearest-k cap, runs on its own over its candidate runs, W
+ * cache). Separation and cohesion with one radius and no filter run agent
+ * by agent on 8- and 16-lane backends: the agent's candidates, the runs of
+ * its rows of cells, are loaded W at a time, one candidate per lane, and
+ * the lane sums of W agents are added up by a shuffle tree. Everything
+ * else (alignment, per-agent parameters, group filters, fields of view,
+ * 4-lane backends) runs in tiles: up to W agents of one row of cells, one
+ * agent per lane, against every candidate of the rows of cells around
+ * them, read in place. Results go to the agents' indices, prefetched ahead
+ * of the walk. An agent whose query leaves the cells around its own, or
+ * that has more neighbours than the nearest-k cap (or, agent by agent, a
+ * coincident neighbour), runs on its own over its candidate runs, W
  * candidates per vector. Each lane performs exactly the scalar operations
  * of cs_nb_pair (neighbours.h) and adds its rounded contribution to 32-bit
- * lane sums that are flushed into 64-bit totals before they could
- * overflow, so the totals, and the steering, are the scalar bits. The
- * grid build's bucket keys are here too, lane by lane; the nearest-k
- * selection, the brute force (no grid) and the per-agent formulas are the
- * shared scalar code. */
+ * lane sums that cannot overflow before they are added up, so the totals,
+ * and the steering, are the scalar bits. The grid build's bucket keys are
+ * here too, lane by lane; the nearest-k selection, the brute force (no
+ * grid) and the per-agent formulas are the shared scalar code. */
 #include <string.h>
 
 #include "kernels/vec_nb.h"
