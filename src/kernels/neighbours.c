@@ -839,16 +839,13 @@ typedef struct row_runs {
 } row_runs;
 
 CS_INLINE void rows_of_cells(const crowdsteer_grid *g, const uint32_t cells[3][GROUP + W],
-                             uint32_t agents, row_runs *runs, const int dims) {
+                             row_runs *runs, const int dims) {
   const vi x = i_load(cells[0]), y = i_load(cells[1]);
   const vi z = dims == 3 ? i_load(cells[2]) : i_zero();
   const vi low = i_and(x, i_set1(CS_BLOCK_X(dims) - 1u));
   const vmask at_left = i_eq(low, i_zero());
   const vmask at_right = i_eq(low, i_set1(CS_BLOCK_X(dims) - 1u));
   const vmask at_edge = m_or(at_left, at_right);
-  /* Else no extra run is read. Only the lanes of `agents`: the others
-   * hold whatever lies past the end of the grid's arrays. */
-  const int any_edge = m_any(m_and(at_edge, m_from_bits(agents)));
   /* Main run from x - 1 (from x at a left edge), 3 cells (2 at an edge);
    * the extra cell x - 1 or x + 1 at an edge, none elsewhere. */
   const vi x_main = i_add(i_sub(x, i_set1(1u)), i_masked(at_left, i_set1(1u)));
@@ -863,7 +860,7 @@ CS_INLINE void rows_of_cells(const crowdsteer_grid *g, const uint32_t cells[3][G
                     i_add(z, i_set1((uint32_t)dz))};
       i_store(runs->main[r], bucket_of_cells(cell, mask, dims));
       cell[0] = x_extra;
-      if (any_edge) i_store(runs->extra[r], bucket_of_cells(cell, mask, dims));
+      i_store(runs->extra[r], bucket_of_cells(cell, mask, dims));
     }
 }
 
@@ -917,7 +914,7 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
   uint32_t cells[3][GROUP + W];
   const uint32_t covered = (uint32_t)cells_of_slots(job, first, n, cells, todo, dims);
   row_runs runs;
-  rows_of_cells(g, cells, todo & covered, &runs, dims);
+  rows_of_cells(g, cells, &runs, dims);
 
   const vf within = v_set1(job->within), radius = v_set1(job->radius.value);
   const vf inv_radius = v_set1(1.0f / job->radius.value);
