@@ -3,20 +3,21 @@
  * cache). Separation and cohesion with one radius and no filter run agent
  * by agent on 8- and 16-lane backends: the agent's candidates, the runs of
  * its rows of cells, are loaded W at a time, one candidate per lane, and
- * the lane sums of W agents are added up by a shuffle tree. Everything
- * else (alignment, per-agent parameters, group filters, fields of view,
- * 4-lane backends) runs in tiles: up to W agents of one row of cells, one
- * agent per lane, against every candidate of the rows of cells around
- * them, read in place. Results go to the agents' indices, prefetched ahead
- * of the walk. An agent whose query leaves the cells around its own, or
- * that has more neighbours than the nearest-k cap (or, agent by agent, a
- * coincident neighbour), runs on its own over its candidate runs, W
- * candidates per vector. Each lane performs exactly the scalar operations
- * of cs_nb_pair (neighbours.h) and adds its rounded contribution to 32-bit
- * lane sums that cannot overflow before they are added up, so the totals,
- * and the steering, are the scalar bits. The grid build's bucket keys are
- * here too, lane by lane; the nearest-k selection, the brute force (no
- * grid) and the per-agent formulas are the shared scalar code. */
+ * the lane sums of W agents are added up together (with AVX-512 by a
+ * shuffle tree). Everything else (alignment, per-agent radii, group
+ * filters, fields of view, 4-lane backends) runs in tiles: up to W agents
+ * of one row of cells, one agent per lane, against every candidate of the
+ * rows of cells around them, read in place. Results go to the agents'
+ * indices, prefetched ahead of the walk. An agent whose query leaves the
+ * cells around its own, or that has more neighbours than the nearest-k cap
+ * (or, agent by agent, a coincident neighbour), runs on its own over its
+ * candidate runs, W candidates per vector. Each lane performs exactly the
+ * scalar operations of cs_nb_pair (neighbours.h) and adds its rounded
+ * contribution to 32-bit lane sums that cannot overflow before they are
+ * added up, so the totals, and the steering, are the scalar bits. The grid
+ * build's bucket keys are here too, lane by lane; the nearest-k selection,
+ * the brute force (no grid) and the per-agent formulas are the shared
+ * scalar code. */
 #include <string.h>
 
 #include "kernels/vec_nb.h"
@@ -942,7 +943,7 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
         row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
                 radius, inv_radius, dims, behaviour, 0);
     }
-    if (extra_cells) /* at a block's edge along x: 1 agent in 32 */
+    if (extra_cells) /* at a block's edge along x: 1 agent in 32 (2D), 16 (3D) */
       for (int r = 0; r < ROWS(dims); r++) {
         const uint32_t e = runs.extra[r][j];
         row_run(g, &a, g->start[e], g->start[e + extra_cells], p, (uint32_t)slot, within,
@@ -1020,8 +1021,8 @@ CS_INLINE void prefetch_rows(const crowdsteer_grid *g, size_t first, const int d
   }
 }
 
-/* The job's slots W at a time, outputs prefetched ahead as run_lanes, and
- * with `large` the rows ahead. */
+/* The job's slots W at a time; with `large` (a big grid) the outputs and
+ * the rows ahead prefetched. */
 CS_INLINE void rows_walk(const cs_nb_job *job, size_t begin, size_t end, const int dims,
                          const cs_nb_behaviour behaviour, const int large) {
   const size_t last = job->slot_last;
@@ -1045,8 +1046,9 @@ CS_INLINE void run_rows(const cs_nb_job *job, size_t begin, size_t end, const in
     rows_walk(job, begin, end, dims, behaviour, 0);
 }
 
-/* The walk: in tiles, unless the table is too small to tell a query's
- * cells apart (then every agent scans the whole batch on its own). */
+/* The walk: agent by agent over rows of cells or in tiles (see the top of
+ * this file), unless the table is too small to tell a query's cells apart
+ * (then every agent scans the whole batch on its own). */
 CS_INLINE void walk(const cs_nb_job *job, size_t begin, size_t end, const int dims,
                     const cs_nb_behaviour behaviour) {
   if (!job->grid->scan_all) {

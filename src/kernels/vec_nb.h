@@ -175,10 +175,12 @@ CS_INLINE int64_t i_sum64(vi a) {
 }
 #endif
 
-/* Lane j of the result: the sum of the lanes of v[j] (int32, wrapping).
- * With AVX-512 a tree of 128-bit block and lane shuffles (45 operations
- * for 16 sums) instead of 16 horizontal reductions; its lanes come out in
- * the order i_sum_each_slot gives, so v[i_sum_each_slot(j)] holds agent j. */
+/* The sums of the int32 lanes of each of v[0 .. W - 1] (wrapping), in
+ * one vector: lane j holds the sum of v[i_sum_each_slot(j)]. With AVX-512
+ * a tree of 128-bit block and lane shuffles (45 operations for 16 sums)
+ * instead of 16 horizontal reductions; its output order makes
+ * i_sum_each_slot a fixed permutation there (an involution), and the
+ * identity elsewhere. */
 #if CS_LANES == 16 && defined(__AVX512F__)
 CS_INLINE unsigned i_sum_each_slot(unsigned j) {
   /* An involution: which input each output lane of the tree reads. */

@@ -58,7 +58,7 @@ struct crowdsteer_grid {
   size_t agent_bytes, table_bytes;
 };
 
-/* A cell coordinate: floor(x * inv_cell), clamped (NaN goes to the low
+/* A cell coordinate: floor(x * inv_cell), clamped (NaN goes to the high
  * edge). Monotone in x, which the query's range argument relies on. */
 static inline uint32_t cs_cell(float x, float inv_cell) {
   float t = x * inv_cell;
