@@ -423,11 +423,30 @@ CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, s
   }
 }
 
+/* Separation's or cohesion's contributions of one candidate to the lanes
+ * of `in` (cs_nb_pair's), rounded as cs_fixed into 32-bit sums.
+ * Separation scales the weight by 2^24 before the product instead of the
+ * product after: both are exact scalings of one rounding wherever the
+ * product is normal, and where it is not its fixed point value rounds to 0
+ * either way, so the bits are cs_fixed's. */
+CS_INLINE void add_pair(vi low[3], const vf d[3], vf dd, vmask in, vf radius,
+                        vf inv_radius, const int dims, const cs_nb_behaviour behaviour) {
+  if (behaviour == CS_NB_SEPARATION) {
+    const vf w =
+        v_mul(v_sub(v_div(v_set1(1.0f), v_sqrt(dd)), inv_radius), v_set1(0x1p24f));
+    for (int k = 0; k < dims; k++)
+      low[k] = i_add(low[k], i_round_even(v_select(in, v_mul(d[k], w), v_zero())));
+  } else {
+    for (int k = 0; k < dims; k++)
+      low[k] = i_add(
+          low[k],
+          i_round_even(v_mul(v_select(in, v_div(v_sub(v_zero(), d[k]), radius), v_zero()),
+                             v_set1(0x1p24f))));
+  }
+}
+
 /* The tile's agents against candidate slots [from, to), the sums in
- * registers for the run. Separation scales the weight by 2^24 before the
- * product instead of the product after: both are exact scalings of one
- * rounding wherever the product is normal, and where it is not its fixed
- * point value rounds to 0 either way, so the bits are cs_fixed's. */
+ * registers for the run. */
 CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
                         const int dims, const cs_nb_behaviour behaviour, const int masked,
                         const int sighted, const int own_row) {
@@ -475,14 +494,9 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
         const vmask apart = v_gt(dd, v_zero());
         met = m_or(met, m_andnot(in, apart));
         in = m_and(in, apart);
-        const vf dist = v_sqrt(dd);
-        const vf w = v_mul(v_sub(v_div(v_set1(1.0f), dist), inv_radius), v_set1(0x1p24f));
-        for (int k = 0; k < dims; k++)
-          acc.low[k] =
-              i_add(acc.low[k], i_round_even(v_select(in, v_mul(d[k], w), v_zero())));
-      } else if (behaviour == CS_NB_COHESION) {
-        for (int k = 0; k < dims; k++)
-          add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
+      }
+      if (behaviour != CS_NB_ALIGNMENT) {
+        add_pair(acc.low, d, dd, in, radius, inv_radius, dims, behaviour);
       } else {
         for (int k = 0; k < dims; k++) {
           acc.high[k] = i_add(acc.high[k], i_masked(in, i_set1(high[k][q - base])));
@@ -891,19 +905,8 @@ CS_INLINE void row_run(const crowdsteer_grid *g, agent_sums *a, size_t from, siz
       const vmask apart = v_gt(dd, v_zero());
       a->met = m_or(a->met, m_andnot(in, apart));
       in = m_and(in, apart);
-      const vf w =
-          v_mul(v_sub(v_div(v_set1(1.0f), v_sqrt(dd)), inv_radius), v_set1(0x1p24f));
-      for (int k = 0; k < dims; k++)
-        a->acc[k] =
-            i_add(a->acc[k], i_round_even(v_select(in, v_mul(d[k], w), v_zero())));
-    } else {
-      for (int k = 0; k < dims; k++)
-        a->acc[k] =
-            i_add(a->acc[k],
-                  i_round_even(
-                      v_mul(v_select(in, v_div(v_sub(v_zero(), d[k]), radius), v_zero()),
-                            v_set1(0x1p24f))));
     }
+    add_pair(a->acc, d, dd, in, radius, inv_radius, dims, behaviour);
   }
 }
 

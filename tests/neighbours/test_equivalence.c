@@ -170,18 +170,25 @@ static void fill_rings(crowd *c, rng *r, float radius) {
   }
 }
 
+/* A random 2D crowd at 8 neighbours per agent and a grid of it (cells of
+ * 1, 2 build threads). */
+static void random_crowd_on_grid(crowd *c, size_t count, uint64_t seed,
+                                 crowdsteer_grid *grid) {
+  crowd_init(c, count, 2);
+  rng r = {seed};
+  crowd_random(c, &r, 8.0f);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  desc.threads = 2;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c->agents, &desc), CROWDSTEER_OK);
+}
+
 /* A crowd too large for the brute force, large enough for the kernels'
  * walk for big grids: the active ISA against the scalar backend's query
  * on the same grid, every behaviour (the range in three parts). */
 static void check_large(crowdsteer_grid *grid) {
   crowd c;
-  crowd_init(&c, 300000, 2);
-  rng r = {77u};
-  crowd_random(&c, &r, 8.0f);
-  crowdsteer_grid_desc desc = {0};
-  desc.cell_size = 1.0f;
-  desc.threads = 2;
-  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+  random_crowd_on_grid(&c, 300000, 77u, grid);
   crowdsteer_neighbours nb = {0};
   nb.radius = 1.0f;
   nb.grid = grid;
@@ -248,15 +255,12 @@ int main(void) {
   check_large(grid);
   /* Warm: another build of the same size holds the same memory. */
   crowd c;
-  crowd_init(&c, 1000, 2);
-  rng r = {3u};
-  crowd_random(&c, &r, 8.0f);
+  random_crowd_on_grid(&c, 1000, 3u, grid);
+  const size_t bytes = crowdsteer_grid_bytes(grid);
+  CHECK(bytes > 1000 * 5 * 4);
   crowdsteer_grid_desc desc = {0};
   desc.cell_size = 1.0f;
   desc.threads = 2;
-  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
-  const size_t bytes = crowdsteer_grid_bytes(grid);
-  CHECK(bytes > 1000 * 5 * 4);
   CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
   CHECK(crowdsteer_grid_bytes(grid) == bytes);
   crowd_free(&c);
