@@ -82,6 +82,10 @@ static int indices_ok(const uint32_t *index, size_t count, const cs_range *r) {
   const uint32_t limit = (uint32_t)count;
   int ok = 1;
   if (!r->select) {
+    /* The active backend's vectors when it has them (the same answer). */
+    const cs_backend *backend = cs_active_backend();
+    if (backend->indices_below)
+      return backend->indices_below(index, r->begin, r->end, limit);
     for (size_t i = r->begin; i < r->end; i++)
       ok &= index[i] < limit;
   } else {
@@ -179,6 +183,9 @@ static crowdsteer_status resolve_target(cs_inputs *in, const crowdsteer_target *
     return needs_velocity ? vectors_usable(in->target_vel, in->dims) : CROWDSTEER_OK;
   case CROWDSTEER_TARGET_AGENTS: /* the indices' values: cs_check_agent_data */
     in->target_index = target->index;
+    /* The instruction takes signed 32-bit indices. */
+    in->gather_instruction =
+        in->count <= (size_t)INT32_MAX && cs_gather_instruction_pays();
     if (r->begin == r->end) return CROWDSTEER_OK;
     if (!target->index) return CROWDSTEER_ERROR_NULL_POINTER;
     return cs_aligned(target->index) ? CROWDSTEER_OK : CROWDSTEER_ERROR_ALIGNMENT;

@@ -151,6 +151,32 @@ crowdsteer_status crowdsteer_force_isa(crowdsteer_isa isa) {
 
 const cs_backend *cs_active_backend(void) { return backends[crowdsteer_active_isa()]; }
 
+/* -1 until decided: 1 on Intel, 0 elsewhere (AMD, ARM) or when overridden. */
+static atomic_int gather_instruction = -1;
+
+static int intel_cpu(void) {
+#ifdef CS_X86
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+  return b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu; /* GenuineIntel */
+#else
+  return 0;
+#endif
+}
+
+int cs_gather_instruction_pays(void) {
+  int use = atomic_load_explicit(&gather_instruction, memory_order_relaxed);
+  if (use < 0) {
+    use = intel_cpu();
+    atomic_store_explicit(&gather_instruction, use, memory_order_relaxed);
+  }
+  return use;
+}
+
+void cs_set_gather_instruction(int use) {
+  atomic_store_explicit(&gather_instruction, use != 0, memory_order_relaxed);
+}
+
 const cs_backend *cs_backend_for(crowdsteer_isa isa) {
   return (unsigned)isa < CROWDSTEER_ISA_COUNT ? backends[isa] : NULL;
 }

@@ -40,19 +40,19 @@ CS_INLINE void v3_store(float *const a[3], size_t i, size_t n, v3 v, int dims) {
     v_store_n(a[k] + i, v.c[k], n);
 }
 
-/* The hardware gather takes signed 32-bit indices: used when every index
- * fits, and where the ISA has a fast one (see vec.h). Otherwise the indices
- * are stored once and every axis is gathered with scalar loads. */
-CS_INLINE v3 v3_gather(const float *const a[3], vi idx, int small_indices, int dims) {
+/* The gather instruction (where the ISA has one, see vec.h) when the job
+ * chose it (cs_inputs.gather_instruction); otherwise the indices are stored
+ * once and every axis is gathered with scalar loads. */
+CS_INLINE v3 v3_gather(const float *const a[3], vi idx, int instruction, int dims) {
   v3 r;
 #ifdef CS_HAVE_NATIVE_GATHER
-  if (small_indices) {
+  if (instruction) {
     for (int k = 0; k < dims; k++)
       r.c[k] = v_gather(a[k], idx);
     return r;
   }
 #else
-  (void)small_indices;
+  (void)instruction;
 #endif
   uint32_t lane_index[W];
   i_store(lane_index, idx);
@@ -157,14 +157,25 @@ CS_INLINE void load_target(const cs_job *job, size_t i, size_t n, int kind,
     *tp = v3_load(job->in.target_pos, i, n, dims);
     if (with_velocity) *tv = v3_load(job->in.target_vel, i, n, dims);
   } else {
+    if (!job->in.gather_instruction && n == W &&
+        (all_lanes || !job->policy.lane_select)) {
+      /* Scalar loads straight from the caller's indices (not through a
+       * store of the index vector, which the loads would wait on). */
+      const uint32_t *lane_index = job->in.target_index + i;
+      for (int k = 0; k < dims; k++) {
+        tp->c[k] = v_gather_lanes(job->in.gather_pos[k], lane_index);
+        if (with_velocity) tv->c[k] = v_gather_lanes(job->in.gather_vel[k], lane_index);
+      }
+      return;
+    }
     /* Tail lanes gather agent 0, which exists whenever the range is not empty;
      * so do agents a mixed step leaves out, whose index was not checked. */
     vi idx = i_load_n(job->in.target_index + i, n);
     if (!all_lanes && job->policy.lane_select)
       idx = i_select(active_lanes(job, i, n), idx, i_set1(0));
-    int small_indices = job->in.count <= (size_t)INT32_MAX;
-    *tp = v3_gather(job->in.gather_pos, idx, small_indices, dims);
-    if (with_velocity) *tv = v3_gather(job->in.gather_vel, idx, small_indices, dims);
+    *tp = v3_gather(job->in.gather_pos, idx, job->in.gather_instruction, dims);
+    if (with_velocity)
+      *tv = v3_gather(job->in.gather_vel, idx, job->in.gather_instruction, dims);
   }
 }
 
@@ -764,5 +775,25 @@ static const cs_kernel kernels[][2] = {
 _Static_assert(sizeof kernels / sizeof kernels[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");
 
-const cs_backend CS_BACKEND = {kernels, integrate_kernel, run_streamed, fuses,
-                               fused_kernel};
+/* The largest index against the limit: a max over the range in two
+ * vectors (independent chains), then over their lanes. */
+static int indices_below(const uint32_t *index, size_t begin, size_t end,
+                         uint32_t limit) {
+  vi largest_a = i_set1(0), largest_b = i_set1(0);
+  size_t i = begin;
+  for (; i + 2 * W <= end; i += 2 * W) {
+    largest_a = i_max_u(largest_a, i_load(index + i));
+    largest_b = i_max_u(largest_b, i_load(index + i + W));
+  }
+  uint32_t lanes[W];
+  i_store(lanes, i_max_u(largest_a, largest_b));
+  uint32_t largest = 0;
+  for (int k = 0; k < W; k++)
+    largest = lanes[k] > largest ? lanes[k] : largest;
+  for (; i < end; i++)
+    largest = index[i] > largest ? index[i] : largest;
+  return largest < limit;
+}
+
+const cs_backend CS_BACKEND = {kernels, integrate_kernel, run_streamed,
+                               fuses,   fused_kernel,     indices_below};

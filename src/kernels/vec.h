@@ -51,6 +51,7 @@ CS_INLINE vi i_load(const uint32_t *p) { return simde_mm_loadu_si128((const void
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm_set1_epi32((int32_t)x); }
 CS_INLINE vi i_add(vi a, vi b) { return simde_mm_add_epi32(a, b); }
 CS_INLINE vi i_xor(vi a, vi b) { return simde_mm_xor_si128(a, b); }
+CS_INLINE vi i_max_u(vi a, vi b) { return simde_mm_max_epu32(a, b); }
 CS_INLINE vi i_mul(vi a, vi b) { return simde_mm_mullo_epi32(a, b); }
 #define i_shr(a, n) simde_mm_srli_epi32((a), (n))
 CS_INLINE vf i_to_float(vi a) { return simde_mm_cvtepi32_ps(a); }
@@ -98,6 +99,7 @@ CS_INLINE vi i_load(const uint32_t *p) {
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }
 CS_INLINE vi i_add(vi a, vi b) { return simde_mm256_add_epi32(a, b); }
 CS_INLINE vi i_xor(vi a, vi b) { return simde_mm256_xor_si256(a, b); }
+CS_INLINE vi i_max_u(vi a, vi b) { return simde_mm256_max_epu32(a, b); }
 CS_INLINE vi i_mul(vi a, vi b) { return simde_mm256_mullo_epi32(a, b); }
 #define i_shr(a, n) simde_mm256_srli_epi32((a), (n))
 CS_INLINE vf i_to_float(vi a) { return simde_mm256_cvtepi32_ps(a); }
@@ -108,7 +110,8 @@ CS_INLINE vmask m_bit_set(vi bits, uint32_t bit) {
       simde_mm256_cmpeq_epi32(simde_mm256_and_si256(bits, b), b));
 }
 /* No vgatherdps: on AMD Zen it is slower than eight scalar loads (measured
- * -20% on pursuit with agent targets), and Intel gains little from it. */
+ * -20% on pursuit with agent targets), and Intel gains little from it. (The
+ * 16-lane gather is used on Intel only: cs_gather_instruction_pays.) */
 
 #elif CS_LANES == 16
 #include <simde/x86/avx512.h>
@@ -159,6 +162,7 @@ CS_INLINE vi i_load(const uint32_t *p) {
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm512_set1_epi32((int32_t)x); }
 CS_INLINE vi i_add(vi a, vi b) { return simde_mm512_add_epi32(a, b); }
 CS_INLINE vi i_xor(vi a, vi b) { return simde_mm512_xor_si512(a, b); }
+CS_INLINE vi i_max_u(vi a, vi b) { return simde_mm512_max_epu32(a, b); }
 #if defined(__AVX512F__)
 CS_INLINE vi i_mul(vi a, vi b) { return simde_mm512_mullo_epi32(a, b); }
 #else
@@ -295,7 +299,8 @@ CS_INLINE void v_store_lanes(float *p, vf a, vmask m, uint32_t lanes) {
 }
 
 /* A vector of base[lane_index[k]]: scalar loads inserted into a register
- * (building it through memory would stall on store forwarding). */
+ * (building it through memory would stall on store forwarding; 16 lanes as
+ * two 8-lane halves). */
 CS_INLINE vf v_gather_lanes(const float *base, const uint32_t lane_index[W]) {
 #if CS_LANES == 4
   return simde_mm_setr_ps(base[lane_index[0]], base[lane_index[1]], base[lane_index[2]],
@@ -305,10 +310,14 @@ CS_INLINE vf v_gather_lanes(const float *base, const uint32_t lane_index[W]) {
       base[lane_index[0]], base[lane_index[1]], base[lane_index[2]], base[lane_index[3]],
       base[lane_index[4]], base[lane_index[5]], base[lane_index[6]], base[lane_index[7]]);
 #else
-  float lanes[W];
-  for (int k = 0; k < W; k++)
-    lanes[k] = base[lane_index[k]];
-  return v_load(lanes);
+  const simde__m256 low = simde_mm256_setr_ps(
+      base[lane_index[0]], base[lane_index[1]], base[lane_index[2]], base[lane_index[3]],
+      base[lane_index[4]], base[lane_index[5]], base[lane_index[6]], base[lane_index[7]]);
+  const simde__m256 high = simde_mm256_setr_ps(
+      base[lane_index[8]], base[lane_index[9]], base[lane_index[10]],
+      base[lane_index[11]], base[lane_index[12]], base[lane_index[13]],
+      base[lane_index[14]], base[lane_index[15]]);
+  return simde_mm512_insertf32x8(simde_mm512_castps256_ps512(low), high, 1);
 #endif
 }
 

@@ -453,6 +453,41 @@ static void test_agent_target_empty_range(void) {
   }
 }
 
+/* AGENTS indices are checked over exactly [begin, end), wherever the one
+ * bad index falls: vector bodies, their ends and the scalar tail (ranges up
+ * to 100 agents cover two 16-lane vectors and more), for every bad value
+ * (count, count + 1, 2^31, 2^32 - 1). */
+static void test_index_check_every_position(void) {
+  enum { N = 100 };
+  static float px[N], py[N], vx[N], vy[N], sx[N], sy[N];
+  static uint32_t index[N];
+  const crowdsteer_agents agents = {N, 2, px, py, NULL, vx, vy, NULL, NULL};
+  crowdsteer_target target;
+  memset(&target, 0, sizeof target);
+  target.kind = CROWDSTEER_TARGET_AGENTS;
+  target.index = index;
+  crowdsteer_params params;
+  memset(&params, 0, sizeof params);
+  crowdsteer_output out;
+  memset(&out, 0, sizeof out);
+  out.steering = (crowdsteer_vectors){sx, sy, NULL};
+  static const uint32_t bad[] = {N, N + 1, 0x80000000u, 0xFFFFFFFFu};
+  static const size_t begins[] = {0, 1, 3, 16, 31};
+  for (size_t b = 0; b < sizeof begins / sizeof begins[0]; b++)
+    for (size_t end = begins[b]; end <= N; end++)
+      for (size_t at = 0; at < N; at++)
+        for (size_t v = 0; v < sizeof bad / sizeof bad[0]; v++) {
+          if (v > 0 && at != begins[b] && at + 1 != end) continue; /* ends only */
+          for (size_t i = 0; i < N; i++)
+            index[i] = (uint32_t)((i * 7 + 3) % N);
+          index[at] = bad[v];
+          const int inside = at >= begins[b] && at < end;
+          CHECK_MSG(crowdsteer_seek(&agents, &target, &params, &out, begins[b], end) ==
+                        (inside ? CROWDSTEER_ERROR_AGENT_INDEX : CROWDSTEER_OK),
+                    "index[%zu] = %u, range [%zu, %zu)", at, bad[v], begins[b], end);
+        }
+}
+
 /* The structs themselves are needed even for an empty range. */
 static void test_null_structs_empty_range(void) {
   for (int e = 0; e < ENTRY_COUNT; e++) {
@@ -485,5 +520,6 @@ int main(void) {
   run_rows(accepted, sizeof accepted / sizeof accepted[0]);
   test_null_structs_empty_range();
   test_agent_target_empty_range();
+  test_index_check_every_position();
   return check_report("test_behaviour_validation");
 }
