@@ -382,10 +382,8 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
       jobs[b].policy.out[k] = acc[k];
     jobs[b].policy.out_base = first;
     jobs[b].policy.decided = decided;
-    if (cs_step_is_neighbour((int)pl->kind[b]))
-      cs_nb_step_blend(&jobs[b], first, last);
-    else
-      backend->behaviour[pl->kind[b]][dims - 2](&jobs[b], first, last);
+    /* (A neighbour behaviour's row writes its precomputed steering.) */
+    backend->behaviour[pl->kind[b]][dims - 2](&jobs[b], first, last);
   }
   cs_integrator integrate = pl->integrator;
   for (int k = 0; k < dims; k++)

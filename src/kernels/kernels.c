@@ -482,6 +482,22 @@ CS_INLINE void run_forms(steer_fn steer, const cs_job *job, size_t begin, size_t
   }
 }
 
+/* A neighbour behaviour in a step: its steering, computed before the tiles
+ * (step_neighbours.c), read and written like any behaviour's. */
+CS_INLINE void precomputed_block(const cs_job *job, size_t i, size_t n, int dims) {
+  const size_t at = i - job->precomputed_base;
+  const float *const s[3] = {job->precomputed[0] + at, job->precomputed[1] + at,
+                             dims == 3 ? job->precomputed[2] + at : NULL};
+  write_steering(job, i, n, v3_load(s, 0, n, dims), dims);
+}
+
+CS_INLINE void run_precomputed(const cs_job *job, size_t begin, size_t end, int dims) {
+  size_t i = begin;
+  for (; end - i >= W; i += W)
+    precomputed_block(job, i, W, dims);
+  if (i < end) precomputed_block(job, i, end - i, dims);
+}
+
 CS_INLINE void run_wander(const cs_job *job, size_t begin, size_t end, int dims) {
   size_t i = begin;
   for (; end - i >= W; i += W)
@@ -515,6 +531,12 @@ CS_NOINLINE static void wander_2d(const cs_job *job, size_t begin, size_t end) {
 }
 CS_NOINLINE static void wander_3d(const cs_job *job, size_t begin, size_t end) {
   run_wander(job, begin, end, 3);
+}
+CS_NOINLINE static void precomputed_2d(const cs_job *job, size_t begin, size_t end) {
+  run_precomputed(job, begin, end, 2);
+}
+CS_NOINLINE static void precomputed_3d(const cs_job *job, size_t begin, size_t end) {
+  run_precomputed(job, begin, end, 3);
 }
 
 CS_INLINE void integrate_range(const cs_integrator *job, size_t begin, size_t end,
@@ -759,7 +781,8 @@ static void run_streamed(cs_kernel kernel, const cs_job *job, size_t begin, size
 }
 
 /* Indexed by crowdsteer_behaviour (see cs_behaviours in behaviours.c). The
- * neighbour behaviours have their own kernels and job (kernels/neighbours.c). */
+ * neighbour behaviours have their own kernels and job (kernels/neighbours.c);
+ * their rows here write a step's precomputed steering. */
 static const cs_kernel kernels[][2] = {
     [CROWDSTEER_SEEK] = {seek_2d, seek_3d},
     [CROWDSTEER_FLEE] = {flee_2d, flee_3d},
@@ -768,9 +791,9 @@ static const cs_kernel kernels[][2] = {
     [CROWDSTEER_PURSUIT] = {pursuit_2d, pursuit_3d},
     [CROWDSTEER_EVADE] = {evade_2d, evade_3d},
     [CROWDSTEER_WANDER] = {wander_2d, wander_3d},
-    [CROWDSTEER_SEPARATION] = {NULL, NULL},
-    [CROWDSTEER_COHESION] = {NULL, NULL},
-    [CROWDSTEER_ALIGNMENT] = {NULL, NULL},
+    [CROWDSTEER_SEPARATION] = {precomputed_2d, precomputed_3d},
+    [CROWDSTEER_COHESION] = {precomputed_2d, precomputed_3d},
+    [CROWDSTEER_ALIGNMENT] = {precomputed_2d, precomputed_3d},
 };
 _Static_assert(sizeof kernels / sizeof kernels[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");

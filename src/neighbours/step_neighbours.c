@@ -2,10 +2,9 @@
  * tile runs, a neighbour pass computes each neighbour behaviour's steering
  * for the step's range, cell by cell in the grid's order and split over the
  * step's threads by grid slots, into memory its grid keeps; the tiles then
- * blend or prioritise that steering like any behaviour's, with the same
- * operations as reference.c's write_steering. Neighbours are read from the
+ * blend or prioritise that steering like any behaviour's (the backends'
+ * rows for these behaviours: kernels.c and reference.c). Neighbours are read from the
  * grid's copy of the pre-step state, so the step may update agents in place. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,32 +127,4 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
     jobs[b].precomputed_base = begin;
   }
   return CROWDSTEER_OK;
-}
-
-void cs_nb_step_blend(const cs_job *job, size_t from, size_t to) {
-  const int dims = job->in.dims;
-  for (size_t i = from; i < to; i++) {
-    if (job->policy.lane_select && !(job->policy.lane_select[i] & job->policy.lane_bit))
-      continue;
-    const size_t slot = i - job->policy.out_base;
-    const float weight = cs_param_at(job->policy.weight, i);
-    float s[3] = {0.0f, 0.0f, 0.0f};
-    for (int k = 0; k < dims; k++)
-      s[k] = job->precomputed[k][i - job->precomputed_base];
-    if (job->policy.mode == CS_WRITE_ACCUMULATE) {
-      for (int k = 0; k < dims; k++)
-        job->policy.out[k][slot] = job->policy.out[k][slot] + weight * s[k];
-      continue;
-    }
-    if (job->policy.decided[slot] != 0.0f) continue;
-    float weighted[3] = {0.0f, 0.0f, 0.0f};
-    for (int k = 0; k < dims; k++) {
-      weighted[k] = s[k] * weight;
-      job->policy.out[k][slot] = weighted[k];
-    }
-    float length2 = weighted[0] * weighted[0];
-    for (int k = 1; k < dims; k++)
-      length2 += weighted[k] * weighted[k];
-    if (sqrtf(length2) > job->policy.priority_threshold) job->policy.decided[slot] = 1.0f;
-  }
 }

@@ -25,8 +25,4 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
                                  const crowdsteer_step_desc *step, size_t begin,
                                  size_t end, cs_job *jobs, cs_nb_job *nb_jobs);
 
-/* In a tile: blends (or prioritises) the precomputed steering of agents
- * [from, to) into the tile's accumulator, as write_steering would. */
-void cs_nb_step_blend(const cs_job *job, size_t from, size_t to);
-
 #endif

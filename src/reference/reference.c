@@ -328,6 +328,15 @@ static void evade(const cs_job *job, size_t begin, size_t end) {
 static void wander(const cs_job *job, size_t begin, size_t end) {
   steer_all(wander_agent, job, begin, end);
 }
+/* A neighbour behaviour in a step: its steering, computed before the tiles
+ * (neighbours/step_neighbours.c), written like any behaviour's. */
+static void precomputed(const cs_job *job, size_t begin, size_t end) {
+  for (size_t i = begin; i < end; i++)
+    if (agent_active(job, i))
+      write_steering(job, i,
+                     vec_load(job->precomputed, i - job->precomputed_base, job->in.dims),
+                     job->in.dims);
+}
 static void integrate(const cs_integrator *job, size_t begin, size_t end) {
   if (job->dims == 2)
     integrate_range(job, begin, end, 2);
@@ -342,13 +351,19 @@ static void run_plain(cs_kernel kernel, const cs_job *job, size_t begin, size_t 
 
 /* Indexed by crowdsteer_behaviour (see cs_behaviours in behaviours.c) and
  * dims - 2 (each reference function handles both); the neighbour
- * behaviours' definition is neighbours/neighbours.c. */
+ * behaviours' definition is neighbours/neighbours.c, their rows here write
+ * a step's precomputed steering. */
 static const cs_kernel references[][2] = {
-    [CROWDSTEER_SEEK] = {seek, seek},          [CROWDSTEER_FLEE] = {flee, flee},
-    [CROWDSTEER_ARRIVE] = {arrive, arrive},    [CROWDSTEER_LEAVE] = {leave, leave},
-    [CROWDSTEER_PURSUIT] = {pursuit, pursuit}, [CROWDSTEER_EVADE] = {evade, evade},
-    [CROWDSTEER_WANDER] = {wander, wander},    [CROWDSTEER_SEPARATION] = {NULL, NULL},
-    [CROWDSTEER_COHESION] = {NULL, NULL},      [CROWDSTEER_ALIGNMENT] = {NULL, NULL},
+    [CROWDSTEER_SEEK] = {seek, seek},
+    [CROWDSTEER_FLEE] = {flee, flee},
+    [CROWDSTEER_ARRIVE] = {arrive, arrive},
+    [CROWDSTEER_LEAVE] = {leave, leave},
+    [CROWDSTEER_PURSUIT] = {pursuit, pursuit},
+    [CROWDSTEER_EVADE] = {evade, evade},
+    [CROWDSTEER_WANDER] = {wander, wander},
+    [CROWDSTEER_SEPARATION] = {precomputed, precomputed},
+    [CROWDSTEER_COHESION] = {precomputed, precomputed},
+    [CROWDSTEER_ALIGNMENT] = {precomputed, precomputed},
 };
 _Static_assert(sizeof references / sizeof references[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");
