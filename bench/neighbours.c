@@ -158,13 +158,15 @@ static crowd *crowd_for(size_t n) {
 /* ---- benchmark bodies ------------------------------------------------------- */
 
 typedef enum nb_work {
-  WORK_GRID,       /* build the neighbour grid */
-  WORK_SEPARATION, /* separation steering alone, grid built outside */
-  WORK_SCENARIO,   /* grid build + seek with separation blended + integrate */
-  WORK_COHESION,   /* crowdsteer only: cohesion alone, grid built outside */
-  WORK_ALIGNMENT,  /* crowdsteer only: alignment alone, grid built outside */
-  WORK_FILTERED,   /* crowdsteer only: separation with a half-plane field of
-                      view and a group filter that hides half the crowd */
+  WORK_GRID,               /* build the neighbour grid */
+  WORK_SEPARATION,         /* separation steering alone, grid built outside */
+  WORK_SCENARIO,           /* grid build + seek with separation blended + integrate */
+  WORK_COHESION,           /* crowdsteer only: cohesion alone, grid built outside */
+  WORK_ALIGNMENT,          /* crowdsteer only: alignment alone, grid built outside */
+  WORK_FILTERED,           /* crowdsteer only: separation with a half-plane field of
+                              view and a group filter that hides half the crowd */
+  WORK_GRID_POSITIONS,     /* crowdsteer only: WORK_GRID without velocities */
+  WORK_SCENARIO_POSITIONS, /* crowdsteer only: WORK_SCENARIO on that grid */
   WORK_COUNT
 } nb_work;
 
@@ -184,7 +186,7 @@ static void fail_run(csb_state *state, const char *message) {
 static void report_pairs(csb_state *state, const crowd *c, const nb_entry *e) {
   const int64_t agents = csb_iterations(state) * (int64_t)c->n;
   csb_set_items_processed(state, agents);
-  if (e->work == WORK_GRID) return;
+  if (e->work == WORK_GRID || e->work == WORK_GRID_POSITIONS) return;
   csb_set_counter(state, "candidates",
                   e->userloop ? c->user_candidates : c->library_candidates, 0);
   csb_set_counter(state, "neighbours", c->neighbours, 0);
@@ -230,12 +232,14 @@ static crowdsteer_agents agents_of(const crowd *c, float *const *arrays) {
 }
 
 static crowdsteer_status build_grid(crowd *c, const crowdsteer_agents *agents,
-                                    int threads, const uint32_t *group) {
+                                    int threads, const uint32_t *group,
+                                    int positions_only) {
   crowdsteer_grid_desc desc;
   memset(&desc, 0, sizeof desc);
   desc.cell_size = RADIUS;
   desc.threads = threads;
   desc.group = group;
+  desc.positions_only = positions_only;
   return crowdsteer_grid_build(c->grid, agents, &desc);
 }
 
@@ -277,8 +281,9 @@ static void run_library(csb_state *state, const void *arg) {
   if (!c) return;
   const crowdsteer_agents agents = agents_of(c, c->state);
   const int filtered = e->work == WORK_FILTERED;
-  crowdsteer_status status =
-      build_grid(c, &agents, e->threads, filtered ? c->group : NULL); /* warm */
+  const int positions_only = e->work == WORK_GRID_POSITIONS;
+  crowdsteer_status status = build_grid(
+      c, &agents, e->threads, filtered ? c->group : NULL, positions_only); /* warm */
   if (filtered) {
     nb.field_of_view = 1;
     nb.cos_field_of_view = 0.0f;
@@ -291,8 +296,8 @@ static void run_library(csb_state *state, const void *arg) {
   memset(&out, 0, sizeof out);
   out.steering = (crowdsteer_vectors){c->steering[0], c->steering[1], NULL};
   while (csb_keep_running(state) && status == CROWDSTEER_OK) {
-    if (e->work == WORK_GRID)
-      status = build_grid(c, &agents, e->threads, NULL);
+    if (e->work == WORK_GRID || positions_only)
+      status = build_grid(c, &agents, e->threads, NULL, positions_only);
     else
       status = run_behaviour(e->work, &agents, &nb, &params, &out);
     csb_clobber_memory();
@@ -332,7 +337,7 @@ static void run_scenario(csb_state *state, const void *arg) {
   step.threads = e->threads;
   crowdsteer_status status = CROWDSTEER_OK;
   while (csb_keep_running(state) && status == CROWDSTEER_OK) {
-    status = build_grid(c, &agents, e->threads, NULL);
+    status = build_grid(c, &agents, e->threads, NULL, e->work == WORK_SCENARIO_POSITIONS);
     if (status == CROWDSTEER_OK) status = crowdsteer_step(&agents, &step, 0, c->n);
     csb_clobber_memory();
   }
@@ -356,16 +361,22 @@ static void register_one(const char *work, int threads, const char *isa,
     csb_register(name, function, entry, count, 1);
 }
 
-static const char *const work_names[WORK_COUNT] = {
-    "grid_build", "separation", "seek_separation_step",
-    "cohesion",   "alignment",  "separation_filtered"};
+static const char *const work_names[WORK_COUNT] = {"grid_build",
+                                                   "separation",
+                                                   "seek_separation_step",
+                                                   "cohesion",
+                                                   "alignment",
+                                                   "separation_filtered",
+                                                   "grid_build_positions",
+                                                   "seek_separation_step_positions"};
 
 /* Whether (work, threads) is measured: the behaviours' entry points run on
  * the calling thread, so 2 threads only for the grid and the scenario (and
  * userloop's separation, whose loop is OpenMP); userloop's sort is serial. */
 static int measured(nb_work work, int threads, int userloop) {
   if (userloop) return work <= WORK_SCENARIO && !(work == WORK_GRID && threads > 1);
-  return threads == 1 || work == WORK_GRID || work == WORK_SCENARIO;
+  return threads == 1 || work == WORK_GRID || work == WORK_SCENARIO ||
+         work == WORK_GRID_POSITIONS || work == WORK_SCENARIO_POSITIONS;
 }
 
 void register_neighbours(const int64_t *counts, size_t n_counts) {
@@ -379,7 +390,9 @@ void register_neighbours(const int64_t *counts, size_t n_counts) {
           nb_entry *e = &entries[isa][w][t - 1];
           *e = (nb_entry){(nb_work)w, t, 0, (crowdsteer_isa)isa};
           register_one(work_names[w], t, crowdsteer_isa_name((crowdsteer_isa)isa),
-                       w == WORK_SCENARIO ? run_scenario : run_library, e, &counts[ci]);
+                       w == WORK_SCENARIO || w == WORK_SCENARIO_POSITIONS ? run_scenario
+                                                                          : run_library,
+                       e, &counts[ci]);
         }
         if (!measured(w, t, 1)) continue;
         nb_entry *e = &entries[CROWDSTEER_ISA_COUNT][w][t - 1];

@@ -816,12 +816,14 @@ static crowdsteer_status step_at_once(scenario *sc) {
 }
 
 /* Separation sees the others through a grid built from the state before
- * the step (on the step's threads); the behaviours then read that copy. */
+ * the step (on the step's threads); the behaviours then read that copy.
+ * Separation reads no velocities: the grid keeps positions only. */
 static crowdsteer_status build_grid(scenario *sc) {
   if (!sc->grid) return CROWDSTEER_OK;
   const crowdsteer_grid_desc desc = {
       .cell_size = sc->opts.separation,
-      .threads = sc->opts.mode == MODE_STEP ? sc->opts.threads : 1};
+      .threads = sc->opts.mode == MODE_STEP ? sc->opts.threads : 1,
+      .positions_only = 1};
   double start = seconds_now();
   crowdsteer_status status = crowdsteer_grid_build(sc->grid, &sc->agents, &desc);
   sc->grid_seconds += seconds_now() - start;

@@ -91,6 +91,7 @@ static void decode(reader *r, nb_case *c) {
   const uint32_t salt = rd_u32(r);
   for (size_t i = 0; i < c->count; i++)
     c->ids[i] = c->id_mode == 2 ? (uint32_t)(i % 4u) : (uint32_t)i * 0x9E3779B1u ^ salt;
+  c->desc.positions_only = rd_u8(r) % 4 == 0;
 }
 
 typedef struct outputs {
@@ -322,6 +323,11 @@ int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa_override) {
     const crowdsteer_status st = call(&c, &query, &got, c.begin, c.end);
     if (st != CROWDSTEER_OK && !untouched_outside(&c, &got, 0, 0))
       failed |= fail("grid query wrote on error", &c);
+    /* A grid without velocities serves separation without a view only. */
+    const int reads_velocities = c.behaviour != 0 || c.nb.field_of_view;
+    if (c.desc.positions_only && reads_velocities && st != CROWDSTEER_ERROR_PARAMETER &&
+        st_brute == CROWDSTEER_OK)
+      failed |= fail("velocity query on a positions-only grid not PARAMETER", &c);
     if (st == CROWDSTEER_OK) {
       cs_fuzz_neighbour_counters.queries_accepted++;
       if (st_brute != CROWDSTEER_OK)

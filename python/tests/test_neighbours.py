@@ -33,6 +33,23 @@ def test_grid_gives_the_bits_of_every_pair(dims, behaviour):
             b"".join(r.tobytes() for r in reference), cell_size
 
 
+def test_positions_only_grid_serves_separation():
+    rng = np.random.default_rng(5)
+    n = 400
+    agents, _ = random_agents(rng, n, spread=12.0)
+    full, lean = cs.Grid(), cs.Grid()
+    full.build(agents, 2.0)
+    lean.build(agents, 2.0, positions_only=True)
+    assert lean.bytes < full.bytes
+    want, got = empty_vectors(n), empty_vectors(n)
+    cs.separation(agents, cs.Neighbours(grid=full, radius=2.0), None, want)
+    cs.separation(agents, cs.Neighbours(grid=lean, radius=2.0), None, got)
+    assert b"".join(g.tobytes() for g in got) == b"".join(w.tobytes() for w in want)
+    for behaviour in (cs.cohesion, cs.alignment):  # they read velocities
+        with pytest.raises(cs.ParameterError):
+            behaviour(agents, cs.Neighbours(grid=lean, radius=2.0), None, got)
+
+
 def test_neighbour_statuses():
     agents, _ = random_agents(np.random.default_rng(1), 50)
     steering = empty_vectors(50)

@@ -48,15 +48,16 @@ size_t crowdsteer_grid_bytes(const crowdsteer_grid *grid) {
 static size_t round_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
 
 /* Words of one agent's record in the build's partition pass: key, index,
- * positions and velocities (dims each), group bits. */
-static size_t record_words(int dims, int with_group) {
-  return (size_t)(2 + 2 * dims + with_group);
+ * positions and (unless positions only) velocities, dims each, group bits. */
+static size_t record_words(int dims, int with_group, int with_vel) {
+  return (size_t)(2 + (1 + with_vel) * dims + with_group);
 }
 
 /* Agents' arrays: positions and velocities (dims each), index, groups, and
  * the build's records. */
-static size_t agent_words(int dims, int with_group) {
-  return (size_t)(2 * dims + 1 + with_group) + record_words(dims, with_group);
+static size_t agent_words(int dims, int with_group, int with_vel) {
+  return (size_t)((1 + with_vel) * dims + 1 + with_group) +
+         record_words(dims, with_group, with_vel);
 }
 
 /* Grows a block to at least `bytes` (plus alignment slack); the old block
@@ -83,16 +84,17 @@ static size_t table_words(size_t table, size_t parts, int threads) {
 
 /* Lays the grid's arrays out in its (possibly new) blocks. */
 static void lay_out(crowdsteer_grid *g, size_t count, size_t table, int threads, int dims,
-                    int with_group) {
+                    int with_group, int with_vel) {
   const size_t array = round_up(count * sizeof(float));
+  const size_t state = (size_t)((1 + with_vel) * dims); /* arrays of floats */
   char *a = aligned_in(g->agent_block);
   for (int k = 0; k < 3; k++) {
     g->pos[k] = k < dims ? (float *)(a + (size_t)k * array) : NULL;
-    g->vel[k] = k < dims ? (float *)(a + (size_t)(dims + k) * array) : NULL;
+    g->vel[k] = k < dims && with_vel ? (float *)(a + (size_t)(dims + k) * array) : NULL;
   }
-  g->index = (uint32_t *)(a + (size_t)(2 * dims) * array);
-  g->group = with_group ? (uint32_t *)(a + (size_t)(2 * dims + 1) * array) : NULL;
-  g->records = (uint32_t *)(a + (size_t)(2 * dims + 1 + with_group) * array);
+  g->index = (uint32_t *)(a + state * array);
+  g->group = with_group ? (uint32_t *)(a + (state + 1) * array) : NULL;
+  g->records = (uint32_t *)(a + (state + 1 + (size_t)with_group) * array);
   uint32_t *t = aligned_in(g->table_block);
   g->start = t;
   g->part_counts = t + round_up((table + 1) * sizeof(uint32_t)) / sizeof(uint32_t);
@@ -101,9 +103,9 @@ static void lay_out(crowdsteer_grid *g, size_t count, size_t table, int threads,
 }
 
 static crowdsteer_status reserve(crowdsteer_grid *g, size_t count, size_t table,
-                                 int threads, int dims, int with_group) {
+                                 int threads, int dims, int with_group, int with_vel) {
   const size_t agent_bytes =
-      agent_words(dims, with_group) * round_up(count * sizeof(float)) + ALIGN;
+      agent_words(dims, with_group, with_vel) * round_up(count * sizeof(float)) + ALIGN;
   const size_t table_bytes =
       table_words(table, g->parts, threads) * sizeof(uint32_t) + ALIGN;
   void *fresh_agents, *fresh_table;
@@ -123,7 +125,7 @@ static crowdsteer_status reserve(crowdsteer_grid *g, size_t count, size_t table,
     g->table_block = fresh_table;
     g->table_bytes = table_bytes;
   }
-  lay_out(g, count, table, threads, dims, with_group);
+  lay_out(g, count, table, threads, dims, with_group, with_vel);
   return CROWDSTEER_OK;
 }
 
@@ -227,10 +229,12 @@ static inline float get_float(const uint32_t *word) {
 
 /* Pass 3: the thread's agents, as records, appended to their partitions
  * in index order: few write streams, so the writes stay in cache. */
-static inline __attribute__((always_inline)) void
-to_partitions(const build *b, int t, const int dims, const int with_group) {
+static inline __attribute__((always_inline)) void to_partitions(const build *b, int t,
+                                                                const int dims,
+                                                                const int with_group,
+                                                                const int with_vel) {
   crowdsteer_grid *g = b->g;
-  const size_t words = record_words(dims, with_group);
+  const size_t words = record_words(dims, with_group, with_vel);
   uint32_t *cursor = g->part_counts + (size_t)t * g->parts;
   size_t first, last;
   agent_chunk(g->count, b->threads, t, &first, &last);
@@ -245,21 +249,20 @@ to_partitions(const build *b, int t, const int dims, const int with_group) {
       r[1] = (uint32_t)a;
       for (int k = 0; k < dims; k++) {
         put_float(r + 2 + k, b->pos[k][a]);
-        put_float(r + 2 + dims + k, b->vel[k][a]);
+        if (with_vel) put_float(r + 2 + dims + k, b->vel[k][a]);
       }
-      if (with_group) r[2 + 2 * dims] = b->group[a];
+      if (with_group) r[2 + (1 + with_vel) * dims] = b->group[a];
     }
   }
 }
 
 /* Pass 4: one partition's records to their slots (a counting sort over
  * its buckets, records taken in order: stable), and its bucket starts. */
-static inline __attribute__((always_inline)) void sort_partition(const build *b, size_t p,
-                                                                 uint32_t *cursor,
-                                                                 const int dims,
-                                                                 const int with_group) {
+static inline __attribute__((always_inline)) void
+sort_partition(const build *b, size_t p, uint32_t *cursor, const int dims,
+               const int with_group, const int with_vel) {
   crowdsteer_grid *g = b->g;
-  const size_t words = record_words(dims, with_group);
+  const size_t words = record_words(dims, with_group, with_vel);
   const size_t buckets = (size_t)1 << b->part_shift;
   const uint32_t base = (uint32_t)(p << b->part_shift);
   const uint32_t *from = g->records + words * g->part_start[p];
@@ -279,37 +282,33 @@ static inline __attribute__((always_inline)) void sort_partition(const build *b,
     g->index[slot] = r[1];
     for (int k = 0; k < dims; k++) {
       g->pos[k][slot] = get_float(r + 2 + k);
-      g->vel[k][slot] = get_float(r + 2 + dims + k);
+      if (with_vel) g->vel[k][slot] = get_float(r + 2 + dims + k);
     }
-    if (with_group) g->group[slot] = r[2 + 2 * dims];
+    if (with_group) g->group[slot] = r[2 + (1 + with_vel) * dims];
   }
 }
 
 /* The thread's share of pass 3, one copy of the loop per shape (constant
- * dims and group flag let the compiler unroll the record's fields). */
-static void partition_pass(const build *b, int t) {
-  const int dims = b->g->dims, with_group = b->group != NULL;
-  if (dims == 2 && !with_group)
-    to_partitions(b, t, 2, 0);
-  else if (dims == 2)
-    to_partitions(b, t, 2, 1);
-  else if (!with_group)
-    to_partitions(b, t, 3, 0);
-  else
-    to_partitions(b, t, 3, 1);
-}
+ * dims and flags let the compiler unroll the record's fields). */
+#define CS_GRID_SHAPES(call, ...)                                                        \
+  do {                                                                                   \
+    const int dims_ = b->g->dims, group_ = b->group != NULL,                             \
+              vel_ = b->g->vel[0] != NULL;                                               \
+    if (dims_ == 2 && vel_)                                                              \
+      group_ ? call(__VA_ARGS__, 2, 1, 1) : call(__VA_ARGS__, 2, 0, 1);                  \
+    else if (dims_ == 2)                                                                 \
+      group_ ? call(__VA_ARGS__, 2, 1, 0) : call(__VA_ARGS__, 2, 0, 0);                  \
+    else if (vel_)                                                                       \
+      group_ ? call(__VA_ARGS__, 3, 1, 1) : call(__VA_ARGS__, 3, 0, 1);                  \
+    else                                                                                 \
+      group_ ? call(__VA_ARGS__, 3, 1, 0) : call(__VA_ARGS__, 3, 0, 0);                  \
+  } while (0)
+
+static void partition_pass(const build *b, int t) { CS_GRID_SHAPES(to_partitions, b, t); }
 
 /* Pass 4 for one partition, one copy per shape as pass 3. */
 static void sort_one_partition(const build *b, size_t p, uint32_t *cursor) {
-  const int dims = b->g->dims, with_group = b->group != NULL;
-  if (dims == 2 && !with_group)
-    sort_partition(b, p, cursor, 2, 0);
-  else if (dims == 2)
-    sort_partition(b, p, cursor, 2, 1);
-  else if (!with_group)
-    sort_partition(b, p, cursor, 3, 0);
-  else
-    sort_partition(b, p, cursor, 3, 1);
+  CS_GRID_SHAPES(sort_partition, b, p, cursor);
 }
 
 /* The thread's share of pass 4: a contiguous run of partitions. */
@@ -372,12 +371,14 @@ static crowdsteer_status check_build(const crowdsteer_agents *agents,
   /* The cell coordinate is x * (1 / cell_size): that must be finite. */
   if (!(1.0f / desc->cell_size <= 3.4028234e38f)) return CROWDSTEER_ERROR_PARAMETER;
   if (agents->count == 0) return CROWDSTEER_OK;
+  /* Velocities are read only when the grid keeps them. */
   const float *const needed[6] = {agents->px, agents->py, agents->pz,
                                   agents->vx, agents->vy, agents->vz};
-  for (int a = 0; a < 6; a++)
+  const int arrays = desc->positions_only ? 3 : 6;
+  for (int a = 0; a < arrays; a++)
     if (!needed[a] && !(agents->dims == 2 && (a == 2 || a == 5)))
       return CROWDSTEER_ERROR_NULL_POINTER;
-  for (int a = 0; a < 6; a++)
+  for (int a = 0; a < arrays; a++)
     if (!(agents->dims == 2 && (a == 2 || a == 5)) && !cs_aligned(needed[a]))
       return CROWDSTEER_ERROR_ALIGNMENT;
   if (desc->group && !cs_aligned(desc->group)) return CROWDSTEER_ERROR_ALIGNMENT;
@@ -394,10 +395,11 @@ static crowdsteer_status grid_build_here(crowdsteer_grid *grid,
   const size_t count = agents->count;
   const size_t table = desc->table_size ? desc->table_size : automatic_table(count, dims);
   const int threads = build_threads(desc->threads, count);
-  const int with_group = desc->group != NULL;
+  const int with_group = desc->group != NULL, with_vel = !desc->positions_only;
   const size_t parts = partitions(count, table);
   grid->parts = parts;
-  if ((fault = reserve(grid, count, table, threads, dims, with_group)) != CROWDSTEER_OK)
+  if ((fault = reserve(grid, count, table, threads, dims, with_group, with_vel)) !=
+      CROWDSTEER_OK)
     return fault;
   grid->built = 1;
   grid->dims = dims;

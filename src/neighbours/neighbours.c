@@ -81,7 +81,7 @@ static inline void load_slot(const cs_nb_rows *rows, size_t slot, int dims, floa
                              float v[3], uint32_t *index, uint32_t *group) {
   for (int k = 0; k < dims; k++) {
     p[k] = rows->pos[k][slot];
-    v[k] = rows->vel[k][slot];
+    v[k] = rows->vel[k] ? rows->vel[k][slot] : 0.0f; /* none: positions only */
   }
   *index = rows->index ? rows->index[slot] : (uint32_t)slot;
   *group = rows->group ? rows->group[slot] : 0u;
@@ -188,7 +188,7 @@ void cs_nb_kernel_scalar(const cs_nb_job *job, size_t begin, size_t end) {
     if (i < begin || i >= end || !selected(job, i)) continue;
     for (int k = 0; k < dims; k++) {
       p[k] = g->pos[k][slot];
-      v[k] = g->vel[k][slot];
+      v[k] = g->vel[k] ? g->vel[k][slot] : 0.0f; /* none: positions only */
     }
     evaluate_agent(job, i, p, v);
   }
@@ -282,6 +282,15 @@ static crowdsteer_status resolve_neighbours(cs_nb_job *job,
   return CROWDSTEER_OK;
 }
 
+/* A grid without velocities serves what reads none: separation without a
+ * field of view (cohesion steers against the agent's own velocity,
+ * alignment sums the neighbours', the view faces along the agent's). */
+static crowdsteer_status check_velocities(const cs_nb_job *job) {
+  if (!job->grid || job->grid->vel[0]) return CROWDSTEER_OK;
+  return job->behaviour == CS_NB_SEPARATION && !job->use_fov ? CROWDSTEER_OK
+                                                             : CROWDSTEER_ERROR_PARAMETER;
+}
+
 crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
                                 const crowdsteer_agents *agents,
                                 const crowdsteer_neighbours *nb,
@@ -306,6 +315,7 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
   job->lane_bit = select_bit;
   const cs_range r = {begin, end, select, select_bit};
   if ((fault = resolve_neighbours(job, nb, agents, &r)) != CROWDSTEER_OK) return fault;
+  if ((fault = check_velocities(job)) != CROWDSTEER_OK) return fault;
   job->slot_last = job->grid ? job->grid->count : 0;
   return CROWDSTEER_OK;
 }

@@ -89,7 +89,12 @@ static void check_crowd(crowd *c, crowdsteer_grid *grid, const options *o, float
       desc.table_size = tables[t];
       desc.group = c->group;
       desc.threads = 1 + cs % 3;
-      CHECK_STATUS(crowdsteer_grid_build(grid, &c->agents, &desc), CROWDSTEER_OK);
+      /* Separation without a view reads no velocities: every other grid
+       * keeps none (and the build gets no velocity arrays). */
+      desc.positions_only = b == NB_SEPARATION && !o->fov && cs % 2 == 1;
+      crowdsteer_agents positions = c->agents;
+      if (desc.positions_only) positions.vx = positions.vy = positions.vz = NULL;
+      CHECK_STATUS(crowdsteer_grid_build(grid, &positions, &desc), CROWDSTEER_OK);
       crowdsteer_neighbours query = nb;
       query.grid = grid;
       query.group = NULL;
@@ -105,9 +110,9 @@ static void check_crowd(crowd *c, crowdsteer_grid *grid, const options *o, float
         CHECK_STATUS(nb_call(b, c, &query, &params, &out, cut1, cut2), CROWDSTEER_OK);
       }
       char what[96];
-      snprintf(what, sizeof what, "cell %g table %zu threads %d opts %d%d%d%d",
+      snprintf(what, sizeof what, "cell %g table %zu threads %d opts %d%d%d%d%s",
                (double)desc.cell_size, tables[t], desc.threads, o->per_agent, o->fov,
-               o->cap, o->mask);
+               o->cap, o->mask, desc.positions_only ? " positions only" : "");
       if (!compare(c, want, what, b)) goto done;
     }
   }
@@ -211,6 +216,20 @@ static void check_large(crowdsteer_grid *grid) {
     CHECK_STATUS(nb_call(b, &c, &nb, &params, &out, c.count - 7, c.count), CROWDSTEER_OK);
     if (!compare(&c, want, "large crowd", b)) break;
   }
+  /* Separation again on a grid of the positions only: the same bits. */
+  CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR), CROWDSTEER_OK);
+  CHECK_STATUS(nb_call(NB_SEPARATION, &c, &nb, &params, &out, 0, c.count), CROWDSTEER_OK);
+  copy_out(&c, want);
+  CHECK_STATUS(crowdsteer_force_isa(active), CROWDSTEER_OK);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  desc.threads = 2;
+  desc.positions_only = 1;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+  for (int k = 0; k < 2; k++)
+    memset(c.out[k], 0xFF, c.count * sizeof(float));
+  CHECK_STATUS(nb_call(NB_SEPARATION, &c, &nb, &params, &out, 0, c.count), CROWDSTEER_OK);
+  compare(&c, want, "large crowd, positions only", NB_SEPARATION);
   for (int k = 0; k < 3; k++)
     free(want[k]);
   crowd_free(&c);

@@ -25,10 +25,14 @@ typedef struct world {
   float *wander[3];
   crowdsteer_grid *grid;
   crowdsteer_neighbours nb;
+  crowdsteer_neighbours nb_positions; /* separation's: a grid of positions only */
   crowdsteer_step_behaviour behaviours[KINDS];
   crowdsteer_wander_state wander_state;
   crowdsteer_step_desc step;
 } world;
+
+/* Separation's grid: positions only (the others read velocities). */
+static crowdsteer_grid *positions_grid;
 
 static void make_world(world *w, size_t n, int dims, int combine, crowdsteer_grid *grid) {
   memset(w, 0, sizeof *w);
@@ -50,6 +54,10 @@ static void make_world(world *w, size_t n, int dims, int combine, crowdsteer_gri
   CHECK_STATUS(crowdsteer_grid_build(grid, &w->c.agents, &desc), CROWDSTEER_OK);
   w->nb.grid = grid;
   w->nb.max_neighbours = 6;
+  desc.positions_only = 1;
+  CHECK_STATUS(crowdsteer_grid_build(positions_grid, &w->c.agents, &desc), CROWDSTEER_OK);
+  w->nb_positions = w->nb;
+  w->nb_positions.grid = positions_grid;
   w->wander_state =
       (crowdsteer_wander_state){{w->wander[0], w->wander[1], w->wander[2]}, 7u, 3u};
   static const crowdsteer_behaviour kinds[KINDS] = {
@@ -67,6 +75,7 @@ static void make_world(world *w, size_t n, int dims, int combine, crowdsteer_gri
     d->neighbours = &w->nb;
     d->wander = &w->wander_state;
   }
+  w->behaviours[0].neighbours = &w->nb_positions;
   w->behaviours[1].target.point[0] = 30.0f;
   w->behaviours[0].params.max_speed = 0.0f; /* the integrator's, in a step */
   w->behaviours[2].weight_per_agent = w->weight;
@@ -316,6 +325,7 @@ int main(void) {
   if (isa_count < 0) return 77;
   crowdsteer_grid *grid;
   CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_grid_create(&positions_grid), CROWDSTEER_OK);
   static const size_t counts[] = {0, 1, 33, 700};
   for (int dims = 2; dims <= 3; dims++)
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
@@ -327,5 +337,6 @@ int main(void) {
     check_host_mode_and_threads(grid);
   }
   crowdsteer_grid_destroy(grid);
+  crowdsteer_grid_destroy(positions_grid);
   return check_report("test_neighbours_step");
 }

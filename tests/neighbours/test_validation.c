@@ -272,6 +272,68 @@ static void test_range_only_read(void) {
   crowd_free(&big);
 }
 
+/* A grid of positions only: built without velocity arrays, smaller, and
+ * queried by separation without a field of view only (the rest read
+ * velocities: PARAMETER, nothing written), alone or in a step. */
+static void test_positions_only(void) {
+  crowdsteer_grid *full, *lean;
+  CHECK_STATUS(crowdsteer_grid_create(&full), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_grid_create(&lean), CROWDSTEER_OK);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 2.0f;
+  CHECK_STATUS(crowdsteer_grid_build(full, &c.agents, &desc), CROWDSTEER_OK);
+  crowdsteer_agents positions = c.agents;
+  positions.vx = positions.vy = NULL;
+  CHECK_STATUS(crowdsteer_grid_build(lean, &positions, &desc),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  desc.positions_only = 1;
+  CHECK_STATUS(crowdsteer_grid_build(lean, &positions, &desc), CROWDSTEER_OK);
+  /* 2 dims of velocities fewer in the copy and the records: 16 bytes. */
+  CHECK(crowdsteer_grid_bytes(full) - crowdsteer_grid_bytes(lean) >= c.count * 16);
+  crowdsteer_output out = crowd_output(&c);
+  crowdsteer_params params = {0};
+  for (int view = 0; view < 2; view++)
+    for (int b = 0; b < NB_BEHAVIOURS; b++) {
+      crowdsteer_neighbours nb = {0};
+      nb.grid = lean;
+      nb.field_of_view = view;
+      for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < c.count; i++)
+          c.out[k][i] = 42.0f;
+      const crowdsteer_status want =
+          b == NB_SEPARATION && !view ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
+      CHECK_STATUS(nb_call(b, &c, &nb, &params, &out, 0, c.count), want);
+      if (want == CROWDSTEER_OK) continue;
+      for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < c.count; i++)
+          CHECK_MSG(c.out[k][i] == 42.0f, "%s on a positions-only grid wrote",
+                    nb_name(b));
+    }
+  /* In a step: cohesion on it is rejected before anything is written. */
+  crowdsteer_neighbours nb = {0};
+  nb.grid = lean;
+  crowdsteer_step_behaviour behaviours[2];
+  memset(behaviours, 0, sizeof behaviours);
+  behaviours[0].behaviour = CROWDSTEER_SEPARATION;
+  behaviours[0].neighbours = &nb;
+  behaviours[1].behaviour = CROWDSTEER_COHESION;
+  behaviours[1].neighbours = &nb;
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = behaviours;
+  step.behaviour_count = 1;
+  step.threads = 1;
+  float before = c.agents.px[3];
+  CHECK_STATUS(crowdsteer_step(&c.agents, &step, 0, c.count), CROWDSTEER_OK);
+  CHECK(c.agents.px[3] != before || c.agents.vx[3] == 0.0f);
+  step.behaviour_count = 2;
+  before = c.agents.px[3];
+  CHECK_STATUS(crowdsteer_step(&c.agents, &step, 0, c.count), CROWDSTEER_ERROR_PARAMETER);
+  CHECK(same_bits(c.agents.px[3], before));
+  crowdsteer_grid_destroy(full);
+  crowdsteer_grid_destroy(lean);
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   crowd_init(&c, 64, 2);
@@ -282,6 +344,7 @@ int main(void) {
   test_queries();
   test_alignment();
   test_range_only_read();
+  test_positions_only();
   crowdsteer_grid_destroy(grid);
   crowd_free(&c);
   return check_report("test_neighbours_validation");

@@ -1096,12 +1096,14 @@ static void grid_unclaim(GridObject *g, int build) {
 }
 
 static PyObject *Grid_build(GridObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"agents", "cell_size", "table_size", "group", "threads", NULL};
+  static char *kwlist[] = {"agents",  "cell_size",      "table_size", "group",
+                           "threads", "positions_only", NULL};
   PyObject *agents_obj, *group = Py_None;
   crowdsteer_grid_desc desc = {0};
   Py_ssize_t table_size = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Of|$nOi:build", kwlist, &agents_obj,
-                                   &desc.cell_size, &table_size, &group, &desc.threads))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Of|$nOip:build", kwlist, &agents_obj,
+                                   &desc.cell_size, &table_size, &group, &desc.threads,
+                                   &desc.positions_only))
     return NULL;
   AgentsObject *a = as_agents(agents_obj, "agents", READS);
   if (!a) return NULL;
@@ -1129,10 +1131,12 @@ static PyObject *Grid_bytes(GridObject *self, void *closure) {
 
 static PyMethodDef Grid_methods[] = {
     {"build", (PyCFunction)(void (*)(void))Grid_build, METH_VARARGS | METH_KEYWORDS,
-     "build(agents, cell_size, *, table_size=0, group=None, threads=0)\n--\n\n"
+     "build(agents, cell_size, *, table_size=0, group=None, threads=0, "
+     "positions_only=False)\n--\n\n"
      "Indexes the agents' state (a copy, in cell order), with optional uint32 group "
      "bits; every radius queried must be <= cell_size. Build it from the state before "
-     "a step."},
+     "a step. positions_only: no velocities kept (faster, smaller), for separation "
+     "without a field of view only."},
     {NULL}};
 
 static PyGetSetDef Grid_getset[] = {
