@@ -403,7 +403,8 @@ CROWDSTEER_API crowdsteer_status crowdsteer_id_index_lookup(
  * Separation, cohesion and alignment see the agents within a radius. A
  * crowdsteer_grid is the index that finds them: a uniform grid of cubic
  * cells, hashed (agents anywhere in float range, no bounding box), holding
- * its own copy of the positions, velocities and group bits in cell order.
+ * its own copy of the positions, velocities (unless built positions_only)
+ * and group bits in cell order.
  * That copy is the state the neighbour behaviours read other agents from,
  * so build the grid from the state before a step and the step may then
  * update the agents in place. The grid is only an accelerator: the results
@@ -433,7 +434,8 @@ typedef struct crowdsteer_grid_desc {
   int threads;
   /** Nonzero: the grid keeps positions (and group bits) but no velocities,
    *  and the build does not read the agents' velocity arrays (they may be
-   *  NULL). It builds faster and holds 8 * dims bytes less per agent, and
+   *  NULL; a query, like every behaviour call, still takes them). It
+   *  builds faster and holds 8 * dims bytes less per agent, and
    *  serves separation without a field of view only: cohesion, alignment
    *  and any field of view read velocities, and return PARAMETER on it. */
   int positions_only;
@@ -449,9 +451,12 @@ CROWDSTEER_API void crowdsteer_grid_destroy(crowdsteer_grid *grid);
 /**
  * Indexes the whole batch (positions, velocities unless positions_only,
  * and, if given, group bits) by a stable counting sort into cell order.
- * Reads every agent's state; any values are accepted (NaN or infinite positions only keep
- * that agent out of every neighbourhood). Memory grows only when count, dims, table size
- * or thread count need more than any earlier build: once warm, a build allocates nothing.
+ * Reads every agent's state (velocities only without positions_only); any
+ * values are accepted (NaN or infinite positions only keep that agent out
+ * of every neighbourhood). Memory grows only when count, dims, table size,
+ * thread count, group bits or velocities (a full build after positions-only
+ * ones) need more than any earlier build: once warm, a build allocates
+ * nothing.
  * Per agent it holds (4 * dims + 3) * 4 bytes
  * ((2 * dims + 3) * 4 with positions_only; +8 with groups: the agents in
  * cell order and the build's records), plus

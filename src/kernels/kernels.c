@@ -157,8 +157,12 @@ CS_INLINE void load_target(const cs_job *job, size_t i, size_t n, int kind,
     *tp = v3_load(job->in.target_pos, i, n, dims);
     if (with_velocity) *tv = v3_load(job->in.target_vel, i, n, dims);
   } else {
-    if (!job->in.gather_instruction && n == W &&
-        (all_lanes || !job->policy.lane_select)) {
+#ifdef CS_HAVE_NATIVE_GATHER
+    const int instruction = job->in.gather_instruction;
+#else
+    const int instruction = 0; /* this ISA gathers with loads in any case */
+#endif
+    if (!instruction && n == W && (all_lanes || !job->policy.lane_select)) {
       /* Scalar loads straight from the caller's indices (not through a
        * store of the index vector, which the loads would wait on). */
       const uint32_t *lane_index = job->in.target_index + i;
@@ -173,9 +177,8 @@ CS_INLINE void load_target(const cs_job *job, size_t i, size_t n, int kind,
     vi idx = i_load_n(job->in.target_index + i, n);
     if (!all_lanes && job->policy.lane_select)
       idx = i_select(active_lanes(job, i, n), idx, i_set1(0));
-    *tp = v3_gather(job->in.gather_pos, idx, job->in.gather_instruction, dims);
-    if (with_velocity)
-      *tv = v3_gather(job->in.gather_vel, idx, job->in.gather_instruction, dims);
+    *tp = v3_gather(job->in.gather_pos, idx, instruction, dims);
+    if (with_velocity) *tv = v3_gather(job->in.gather_vel, idx, instruction, dims);
   }
 }
 

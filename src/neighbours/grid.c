@@ -53,8 +53,8 @@ static size_t record_words(int dims, int with_group, int with_vel) {
   return (size_t)(2 + (1 + with_vel) * dims + with_group);
 }
 
-/* Agents' arrays: positions and velocities (dims each), index, groups, and
- * the build's records. */
+/* Agents' arrays: positions and (unless positions only) velocities, dims
+ * each, index, groups, and the build's records. */
 static size_t agent_words(int dims, int with_group, int with_vel) {
   return (size_t)((1 + with_vel) * dims + 1 + with_group) +
          record_words(dims, with_group, with_vel);

@@ -8,6 +8,11 @@
 #include "../common/check.h"
 #include "../common/scenario.h"
 
+/* The library's internal choice of gather (src/internal.h; the tests link
+ * the static library). */
+void cs_set_gather_instruction(int use);
+int cs_gather_instruction_pays(void);
+
 enum { BEHAVIOURS = 6 };
 
 typedef struct setup {
@@ -355,6 +360,15 @@ int main(void) {
             for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
               check_case(counts[c], dims, combine, shared, mask_mode, integrator, isas,
                          isa_count);
+  /* AGENTS targets (pursuit, evade here) with the other gather than this
+   * CPU's, in masked steps too. */
+  const int chosen = cs_gather_instruction_pays();
+  cs_set_gather_instruction(!chosen);
+  for (int dims = 2; dims <= 3; dims++)
+    for (int combine = 0; combine < 2; combine++)
+      for (int mask_mode = 0; mask_mode < MASK_MODES; mask_mode++)
+        check_case(1000, dims, combine, 0, mask_mode, 0, isas, isa_count);
+  cs_set_gather_instruction(chosen);
   check_validation();
   printf("threads available: %d\n", crowdsteer_step_max_threads());
   return check_report("test_step");
