@@ -75,11 +75,10 @@ static void *aligned_in(void *block) {
 }
 
 /* The table block: bucket starts, then per thread its partition counts,
- * the partitions' starts, then per thread a cursor per bucket of one
- * partition. */
+ * then the partitions' starts. */
 static size_t table_words(size_t table, size_t parts, int threads) {
   return round_up((table + 1) * sizeof(uint32_t)) / sizeof(uint32_t) +
-         (size_t)threads * parts + parts + 1 + (size_t)threads * (table / parts);
+         (size_t)threads * parts + parts + 1;
 }
 
 /* Lays the grid's arrays out in its (possibly new) blocks. */
@@ -99,7 +98,6 @@ static void lay_out(crowdsteer_grid *g, size_t count, size_t table, int threads,
   g->start = t;
   g->part_counts = t + round_up((table + 1) * sizeof(uint32_t)) / sizeof(uint32_t);
   g->part_start = g->part_counts + (size_t)threads * g->parts;
-  g->cursors = g->part_start + g->parts + 1;
 }
 
 static crowdsteer_status reserve(crowdsteer_grid *g, size_t count, size_t table,
@@ -256,29 +254,33 @@ static inline __attribute__((always_inline)) void to_partitions(const build *b, 
   }
 }
 
-/* Pass 4: one partition's records to their slots (a counting sort over
- * its buckets, records taken in order: stable), and its bucket starts. */
-static inline __attribute__((always_inline)) void
-sort_partition(const build *b, size_t p, uint32_t *cursor, const int dims,
-               const int with_group, const int with_vel) {
+/* Pass 4: one partition's records to their slots, a counting sort over
+ * its buckets in their own entries of the table: counts, then each
+ * bucket's end, then the records from last to first each take the slot
+ * before its bucket's end (stable), which leaves every entry at its
+ * bucket's start. */
+static inline __attribute__((always_inline)) void sort_partition(const build *b, size_t p,
+                                                                 const int dims,
+                                                                 const int with_group,
+                                                                 const int with_vel) {
   crowdsteer_grid *g = b->g;
   const size_t words = record_words(dims, with_group, with_vel);
   const size_t buckets = (size_t)1 << b->part_shift;
   const uint32_t base = (uint32_t)(p << b->part_shift);
   const uint32_t *from = g->records + words * g->part_start[p];
   const uint32_t *to = g->records + words * g->part_start[p + 1];
-  memset(cursor, 0, buckets * sizeof(uint32_t));
+  uint32_t *const bucket = g->start + base;
+  memset(bucket, 0, buckets * sizeof(uint32_t));
   for (const uint32_t *r = from; r < to; r += words)
-    cursor[r[0] - base]++;
-  uint32_t offset = g->part_start[p];
+    bucket[r[0] - base]++;
+  uint32_t end = g->part_start[p];
   for (size_t k = 0; k < buckets; k++) {
-    g->start[base + k] = offset;
-    const uint32_t n = cursor[k];
-    cursor[k] = offset;
-    offset += n;
+    end += bucket[k];
+    bucket[k] = end;
   }
-  for (const uint32_t *r = from; r < to; r += words) {
-    const uint32_t slot = cursor[r[0] - base]++;
+  for (const uint32_t *r = to; r != from;) {
+    r -= words;
+    const uint32_t slot = --bucket[r[0] - base];
     g->index[slot] = r[1];
     for (int k = 0; k < dims; k++) {
       g->pos[k][slot] = get_float(r + 2 + k);
@@ -307,18 +309,16 @@ sort_partition(const build *b, size_t p, uint32_t *cursor, const int dims,
 static void partition_pass(const build *b, int t) { CS_GRID_SHAPES(to_partitions, b, t); }
 
 /* Pass 4 for one partition, one copy per shape as pass 3. */
-static void sort_one_partition(const build *b, size_t p, uint32_t *cursor) {
-  CS_GRID_SHAPES(sort_partition, b, p, cursor);
+static void sort_one_partition(const build *b, size_t p) {
+  CS_GRID_SHAPES(sort_partition, b, p);
 }
 
 /* The thread's share of pass 4: a contiguous run of partitions. */
 static void sort_pass(const build *b, int t) {
-  crowdsteer_grid *g = b->g;
-  uint32_t *cursor = g->cursors + (size_t)t * (((size_t)g->bucket_mask + 1) / g->parts);
   size_t first, last;
-  agent_chunk(g->parts, b->threads, t, &first, &last);
+  agent_chunk(b->g->parts, b->threads, t, &first, &last);
   for (size_t p = first; p < last; p++)
-    sort_one_partition(b, p, cursor);
+    sort_one_partition(b, p);
 }
 
 static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agents,

@@ -45,9 +45,9 @@ struct crowdsteer_grid {
   uint32_t *start;        /* table size + 1 entries */
   /* The build's working memory (see grid.c): agent records grouped by
    * partition (a range of buckets), per-thread partition counts, the
-   * partitions' starts, per-thread bucket cursors of one partition. */
+   * partitions' starts. */
   uint32_t *records;
-  uint32_t *part_counts, *part_start, *cursors;
+  uint32_t *part_counts, *part_start;
   size_t parts;
   /* crowdsteer_step's neighbour steering (per step behaviour,
    * range-sized); grown, reused. */
