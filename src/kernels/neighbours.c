@@ -234,7 +234,7 @@ CS_INLINE void slot_agent(const cs_nb_job *job, size_t slot, cs_nb_agent *a,
   float p[3] = {0, 0, 0}, v[3] = {0, 0, 0};
   for (int k = 0; k < dims; k++) {
     p[k] = g->pos[k][slot];
-    v[k] = g->vel[k] ? g->vel[k][slot] : 0.0f; /* none: positions only */
+    v[k] = cs_velocity_at(g->vel[k], slot);
   }
   cs_nb_agent_init(a, job, g->index[slot], p, v);
 }
@@ -569,7 +569,7 @@ CS_INLINE void lane_finish(const cs_nb_job *job, const tile *t, size_t slot, uns
   cs_nb_agent a;
   a.index = g->index[slot];
   for (int k = 0; k < 3; k++)
-    a.v[k] = k < dims && g->vel[k] ? g->vel[k][slot] : 0.0f; /* none: positions only */
+    a.v[k] = k < dims ? cs_velocity_at(g->vel[k], slot) : 0.0f;
   float s[3];
   cs_nb_steering(job, &a, &sum, a.index, s);
   cs_nb_write(job, a.index, s);

@@ -81,7 +81,7 @@ static inline void load_slot(const cs_nb_rows *rows, size_t slot, int dims, floa
                              float v[3], uint32_t *index, uint32_t *group) {
   for (int k = 0; k < dims; k++) {
     p[k] = rows->pos[k][slot];
-    v[k] = rows->vel[k] ? rows->vel[k][slot] : 0.0f; /* none: positions only */
+    v[k] = cs_velocity_at(rows->vel[k], slot);
   }
   *index = rows->index ? rows->index[slot] : (uint32_t)slot;
   *group = rows->group ? rows->group[slot] : 0u;
@@ -188,7 +188,7 @@ void cs_nb_kernel_scalar(const cs_nb_job *job, size_t begin, size_t end) {
     if (i < begin || i >= end || !selected(job, i)) continue;
     for (int k = 0; k < dims; k++) {
       p[k] = g->pos[k][slot];
-      v[k] = g->vel[k] ? g->vel[k][slot] : 0.0f; /* none: positions only */
+      v[k] = cs_velocity_at(g->vel[k], slot);
     }
     evaluate_agent(job, i, p, v);
   }

@@ -58,6 +58,12 @@ struct crowdsteer_grid {
   size_t agent_bytes, table_bytes;
 };
 
+/* A velocity component at `slot` of a grid's axis array (or the agents'),
+ * 0 where the grid keeps none (positions only: its queries never use it). */
+static inline float cs_velocity_at(const float *axis, size_t slot) {
+  return axis ? axis[slot] : 0.0f;
+}
+
 /* A cell coordinate: floor(x * inv_cell), clamped (NaN goes to the high
  * edge). Monotone in x, which the query's range argument relies on. */
 static inline uint32_t cs_cell(float x, float inv_cell) {

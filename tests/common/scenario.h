@@ -12,6 +12,12 @@
 #include "../../util/splitmix64.h"
 #include "crowdsteer.h"
 
+/* The library's internal choice of gather for AGENTS targets
+ * (src/internal.h; the tests link the static library), so that tests check
+ * both ways on every CPU: the bits never depend on it. */
+void cs_set_gather_instruction(int use);
+int cs_gather_instruction_pays(void);
+
 typedef struct rng {
   uint64_t state;
 } rng;

@@ -6,11 +6,6 @@
 #include "../common/entries.h"
 #include "../common/scenario.h"
 
-/* The library's internal choice of gather (src/internal.h; the tests link
- * the static library): AGENTS targets are checked both ways on every CPU. */
-void cs_set_gather_instruction(int use);
-int cs_gather_instruction_pays(void);
-
 /* The arrays an entry point writes: steering, plus wander state or agents. */
 static int compare(const scenario *want, const scenario *got, const variant *va,
                    const char *how) {

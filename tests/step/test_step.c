@@ -8,11 +8,6 @@
 #include "../common/check.h"
 #include "../common/scenario.h"
 
-/* The library's internal choice of gather (src/internal.h; the tests link
- * the static library). */
-void cs_set_gather_instruction(int use);
-int cs_gather_instruction_pays(void);
-
 enum { BEHAVIOURS = 6 };
 
 typedef struct setup {
