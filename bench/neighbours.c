@@ -1,12 +1,13 @@
-/* Neighbour benchmarks: the grid build, separation / cohesion / alignment per
- * ISA (and separation with a field of view and a group filter), and the
- * issue's scenario (a crowd seeks one goal with separation
- * blended, grid build included) against the userloop competitor. The crowd
- * is uniform over a square sized so that an agent has NEIGHBOUR_DENSITY
- * others within the radius on average. Each step reads one state and writes
- * another, never swapped, so every iteration measures the same step at the
- * same density. Candidate and neighbour pairs are counted exactly, outside
- * the timed loops, and reported per agent next to the times. */
+/* Neighbour benchmarks, 2D and 3D: the grid build, separation / cohesion /
+ * alignment per ISA (and separation with a field of view and a group
+ * filter), and the issue's scenario (a crowd seeks one goal with separation
+ * blended, grid build included), in 2D against the userloop competitor. The
+ * crowd is uniform over a square (a cube in 3D) sized so that an agent has
+ * NEIGHBOUR_DENSITY others within the radius on average. Each step reads
+ * one state and writes another, never swapped, so every iteration
+ * measures the same step at the same density. Candidate and neighbour
+ * pairs are counted exactly, outside the timed loops, and reported per
+ * agent next to the times. */
 #include "neighbours.h"
 
 #include <math.h>
@@ -26,19 +27,20 @@
 
 /* ---- the crowd ------------------------------------------------------------ */
 
-enum { PX, PY, VX, VY, STATE_ARRAYS };
+enum { PX, PY, PZ, VX, VY, VZ, STATE_ARRAYS };
 
 typedef struct crowd {
   size_t n;
+  int dims;
   float *state[STATE_ARRAYS]; /* read by every step, never written */
   float *next[STATE_ARRAYS];  /* every step's output */
-  float *steering[2];
+  float *steering[3];
   uint32_t *group;           /* agent i in group 1 << (i % 2) (separation_filtered) */
   double library_candidates; /* per agent: agents in the cells the library searches */
-  double user_candidates;    /* per agent: agents in userloop's 3x3 cells */
+  double user_candidates;    /* per agent: agents in userloop's 3x3 cells (2D) */
   double neighbours;         /* per agent: others within the radius */
-  userloop_grid user_grid;
-  crowdsteer_grid *grid; /* crowdsteer's, built by the benchmarks that need it */
+  userloop_grid user_grid;   /* 2D only */
+  crowdsteer_grid *grid;     /* crowdsteer's, built by the benchmarks that need it */
 } crowd;
 
 static crowd the_crowd;
@@ -48,8 +50,8 @@ static void crowd_release(crowd *c) {
     free(c->state[k]);
     free(c->next[k]);
   }
-  free(c->steering[0]);
-  free(c->steering[1]);
+  for (int k = 0; k < 3; k++)
+    free(c->steering[k]);
   free(c->group);
   userloop_grid_free(&c->user_grid);
   crowdsteer_grid_destroy(c->grid);
@@ -58,44 +60,81 @@ static void crowd_release(crowd *c) {
 
 void neighbours_free(void) { crowd_release(&the_crowd); }
 
-/* Agents in the cells of size `cell`, anchored at the origin, that the
- * search box [p - RADIUS, p + RADIUS] of each agent touches, minus itself. */
-static double count_library_candidates(const crowd *c, float cell) {
-  const float *px = c->state[PX], *py = c->state[PY];
-  long lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
-  for (size_t i = 0; i < c->n; i++) {
-    long x = (long)floorf(px[i] / cell), y = (long)floorf(py[i] / cell);
-    if (i == 0 || x < lo_x) lo_x = x;
-    if (i == 0 || x > hi_x) hi_x = x;
-    if (i == 0 || y < lo_y) lo_y = y;
-    if (i == 0 || y > hi_y) hi_y = y;
+/* Per agent, the agents in the cells of size `cell` (anchored at the
+ * origin) that its search box [p - RADIUS, p + RADIUS] touches, and those
+ * of them within RADIUS, itself excluded: into library_candidates and
+ * neighbours (both 0 when out of memory). */
+static void count_library_pairs(crowd *c, float cell) {
+  const int dims = c->dims;
+  const float *const pos[3] = {c->state[PX], c->state[PY],
+                               dims == 3 ? c->state[PZ] : NULL};
+  long lo[3] = {0, 0, 0}, size[3] = {1, 1, 1};
+  for (int k = 0; k < dims; k++) {
+    long hi = 0;
+    for (size_t i = 0; i < c->n; i++) {
+      const long x = (long)floorf(pos[k][i] / cell);
+      if (i == 0 || x < lo[k]) lo[k] = x;
+      if (i == 0 || x > hi) hi = x;
+    }
+    size[k] = hi - lo[k] + 1;
   }
-  const long columns = hi_x - lo_x + 1, rows = hi_y - lo_y + 1;
-  uint32_t *occupancy = calloc((size_t)(columns * rows), sizeof *occupancy);
-  if (!occupancy) return 0.0;
-  for (size_t i = 0; i < c->n; i++)
-    occupancy[((long)floorf(py[i] / cell) - lo_y) * columns +
-              ((long)floorf(px[i] / cell) - lo_x)]++;
-  double total = 0.0;
-  for (size_t i = 0; i < c->n; i++) {
-    long x0 = (long)floorf((px[i] - RADIUS) / cell),
-         x1 = (long)floorf((px[i] + RADIUS) / cell);
-    long y0 = (long)floorf((py[i] - RADIUS) / cell),
-         y1 = (long)floorf((py[i] + RADIUS) / cell);
-    for (long y = y0 < lo_y ? lo_y : y0; y <= (y1 > hi_y ? hi_y : y1); y++)
-      for (long x = x0 < lo_x ? lo_x : x0; x <= (x1 > hi_x ? hi_x : x1); x++)
-        total += occupancy[(y - lo_y) * columns + (x - lo_x)];
-    total -= 1.0; /* itself */
+  const size_t cells = (size_t)(size[0] * size[1] * size[2]);
+  uint32_t *start = calloc(cells + 1, sizeof *start),
+           *cell_of = malloc(c->n * sizeof *cell_of);
+  uint32_t *members = malloc(c->n * sizeof *members);
+  c->library_candidates = c->neighbours = 0.0;
+  if (start && cell_of && members) {
+    for (size_t i = 0; i < c->n; i++) { /* a counting sort by cell */
+      long at = 0;
+      for (int k = dims - 1; k >= 0; k--)
+        at = at * size[k] + ((long)floorf(pos[k][i] / cell) - lo[k]);
+      cell_of[i] = (uint32_t)at;
+      start[at + 1]++;
+    }
+    for (size_t b = 0; b < cells; b++)
+      start[b + 1] += start[b];
+    for (size_t i = 0; i < c->n; i++)
+      members[start[cell_of[i]]++] = (uint32_t)i;
+    for (size_t b = cells; b > 0; b--) /* back to each cell's first member */
+      start[b] = start[b - 1];
+    start[0] = 0;
+    double candidates = 0.0, neighbours = 0.0;
+    for (size_t i = 0; i < c->n; i++) {
+      long from[3] = {0, 0, 0}, to[3] = {0, 0, 0};
+      for (int k = 0; k < dims; k++) {
+        from[k] = (long)floorf((pos[k][i] - RADIUS) / cell) - lo[k];
+        to[k] = (long)floorf((pos[k][i] + RADIUS) / cell) - lo[k];
+        from[k] = from[k] < 0 ? 0 : from[k];
+        to[k] = to[k] >= size[k] ? size[k] - 1 : to[k];
+      }
+      for (long z = from[2]; z <= to[2]; z++)
+        for (long y = from[1]; y <= to[1]; y++)
+          for (long x = from[0]; x <= to[0]; x++) {
+            const long at = (z * size[1] + y) * size[0] + x;
+            for (uint32_t m = start[at]; m < start[at + 1]; m++) {
+              const uint32_t q = members[m];
+              if (q == i) continue;
+              float dd = 0.0f;
+              for (int k = 0; k < dims; k++)
+                dd += (pos[k][i] - pos[k][q]) * (pos[k][i] - pos[k][q]);
+              candidates += 1.0;
+              neighbours += dd < RADIUS * RADIUS;
+            }
+          }
+    }
+    c->library_candidates = candidates / (double)c->n;
+    c->neighbours = neighbours / (double)c->n;
   }
-  free(occupancy);
-  return total / (double)c->n;
+  free(start);
+  free(cell_of);
+  free(members);
 }
 
-/* userloop's candidates (its own 3x3 cells) and the true neighbours. */
-static void count_user_pairs(crowd *c) {
+/* userloop's candidates (its own 3x3 cells). */
+static void count_user_candidates(crowd *c) {
   const userloop_grid *g = &c->user_grid;
   const float *px = c->state[PX], *py = c->state[PY];
-  double candidates = 0.0, neighbours = 0.0;
+  double candidates = 0.0;
   for (size_t i = 0; i < c->n; i++) {
     int cx = (int)((px[i] - g->min_x) * g->inverse_cell);
     int cy = (int)((py[i] - g->min_y) * g->inverse_cell);
@@ -104,51 +143,55 @@ static void count_user_pairs(crowd *c) {
         if (x < 0 || y < 0 || x >= g->columns || y >= g->rows) continue;
         size_t cell = (size_t)y * (size_t)g->columns + (size_t)x;
         for (uint32_t k = g->cell_start[cell]; k < g->cell_start[cell + 1]; k++) {
-          if (g->order[k] == i) continue;
-          float dx = px[i] - g->sorted_x[k], dy = py[i] - g->sorted_y[k];
-          candidates += 1.0;
-          neighbours += dx * dx + dy * dy < RADIUS * RADIUS;
+          candidates += g->order[k] != i;
         }
       }
   }
   c->user_candidates = candidates / (double)c->n;
-  c->neighbours = neighbours / (double)c->n;
 }
 
-/* Uniform over a square of side sqrt(n * pi / density) radii: density
- * neighbours within the radius on average; velocities up to MAX_SPEED. */
-static int crowd_make(crowd *c, size_t n) {
+/* Uniform over a square of side sqrt(n * pi / density) radii (a cube of
+ * side cbrt(n * 4/3 pi / density) in 3D): density neighbours within the
+ * radius on average; velocities up to MAX_SPEED. */
+static int crowd_make(crowd *c, size_t n, int dims) {
   crowd_release(c);
   c->n = n;
+  c->dims = dims;
   int failed = 0;
   for (int k = 0; k < STATE_ARRAYS; k++) {
     failed |= !(c->state[k] = malloc(n * sizeof(float)));
     failed |= !(c->next[k] = calloc(n, sizeof(float)));
   }
-  for (int k = 0; k < 2; k++)
+  for (int k = 0; k < dims; k++)
     failed |= !(c->steering[k] = calloc(n, sizeof(float)));
   failed |= !(c->group = malloc(n * sizeof(uint32_t)));
   if (failed) return -1;
   for (size_t i = 0; i < n; i++)
     c->group[i] = 1u << (i % 2);
+  const double pi = 3.14159265358979;
   const float half =
-      0.5f * RADIUS * (float)sqrt((double)n * 3.14159265358979 / NEIGHBOUR_DENSITY);
-  for (size_t i = 0; i < n; i++) {
-    c->state[PX][i] = half * crowdsteer_random(7u, (uint32_t)i, 1u, 0u);
-    c->state[PY][i] = half * crowdsteer_random(7u, (uint32_t)i, 1u, 1u);
-    c->state[VX][i] = 0.5f * MAX_SPEED * crowdsteer_random(7u, (uint32_t)i, 2u, 0u);
-    c->state[VY][i] = 0.5f * MAX_SPEED * crowdsteer_random(7u, (uint32_t)i, 2u, 1u);
+      0.5f * RADIUS *
+      (float)(dims == 3 ? cbrt((double)n * 4.0 / 3.0 * pi / NEIGHBOUR_DENSITY)
+                        : sqrt((double)n * pi / NEIGHBOUR_DENSITY));
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < dims; k++) {
+      c->state[PX + k][i] = half * crowdsteer_random(7u, (uint32_t)i, 1u, (uint32_t)k);
+      c->state[VX + k][i] =
+          0.5f * MAX_SPEED * crowdsteer_random(7u, (uint32_t)i, 2u, (uint32_t)k);
+    }
+  if (dims == 2) {
+    if (userloop_grid_build(&c->user_grid, c->state[PX], c->state[PY], n, RADIUS))
+      return -1;
+    count_user_candidates(c);
   }
-  if (userloop_grid_build(&c->user_grid, c->state[PX], c->state[PY], n, RADIUS))
-    return -1;
   if (crowdsteer_grid_create(&c->grid) != CROWDSTEER_OK) return -1;
-  count_user_pairs(c);
-  c->library_candidates = count_library_candidates(c, RADIUS);
-  return 0;
+  count_library_pairs(c, RADIUS);
+  return c->library_candidates > 0.0 ? 0 : -1;
 }
 
-static crowd *crowd_for(size_t n) {
-  if (the_crowd.n != n && crowd_make(&the_crowd, n) != 0) {
+static crowd *crowd_for(size_t n, int dims) {
+  if ((the_crowd.n != n || the_crowd.dims != dims) &&
+      crowd_make(&the_crowd, n, dims) != 0) {
     crowd_release(&the_crowd);
     return NULL;
   }
@@ -172,6 +215,7 @@ typedef enum nb_work {
 
 typedef struct nb_entry {
   nb_work work;
+  int dims;
   int threads;
   int userloop; /* 1: the userloop competitor; 0: crowdsteer */
   crowdsteer_isa isa;
@@ -194,7 +238,7 @@ static void report_pairs(csb_state *state, const crowd *c, const nb_entry *e) {
 
 static void run_userloop(csb_state *state, const void *arg) {
   const nb_entry *e = arg;
-  crowd *c = crowd_for((size_t)csb_range(state, 0));
+  crowd *c = crowd_for((size_t)csb_range(state, 0), 2);
   if (!c) {
     fail_run(state, "out of memory");
     return;
@@ -223,11 +267,15 @@ static crowdsteer_agents agents_of(const crowd *c, float *const *arrays) {
   crowdsteer_agents agents;
   memset(&agents, 0, sizeof agents);
   agents.count = c->n;
-  agents.dims = 2;
+  agents.dims = c->dims;
   agents.px = arrays[PX];
   agents.py = arrays[PY];
   agents.vx = arrays[VX];
   agents.vy = arrays[VY];
+  if (c->dims == 3) {
+    agents.pz = arrays[PZ];
+    agents.vz = arrays[VZ];
+  }
   return agents;
 }
 
@@ -261,7 +309,7 @@ static crowdsteer_status run_behaviour(nb_work work, const crowdsteer_agents *ag
  * NULL (the run marked failed) when that cannot be had. */
 static crowd *library_crowd(csb_state *state, const nb_entry *e,
                             crowdsteer_neighbours *nb) {
-  crowd *c = crowd_for((size_t)csb_range(state, 0));
+  crowd *c = crowd_for((size_t)csb_range(state, 0), e->dims);
   if (!c || crowdsteer_force_isa(e->isa) != CROWDSTEER_OK) {
     fail_run(state, c ? "ISA not available" : "out of memory");
     return NULL;
@@ -294,7 +342,7 @@ static void run_library(csb_state *state, const void *arg) {
   params.max_speed = MAX_SPEED;
   crowdsteer_output out;
   memset(&out, 0, sizeof out);
-  out.steering = (crowdsteer_vectors){c->steering[0], c->steering[1], NULL};
+  out.steering = (crowdsteer_vectors){c->steering[0], c->steering[1], c->steering[2]};
   while (csb_keep_running(state) && status == CROWDSTEER_OK) {
     if (e->work == WORK_GRID || positions_only)
       status = build_grid(c, &agents, e->threads, NULL, positions_only);
@@ -350,11 +398,12 @@ static void run_scenario(csb_state *state, const void *arg) {
 
 /* ---- registration ------------------------------------------------------------ */
 
-static void register_one(const char *work, int threads, const char *isa,
+static void register_one(const char *work, int threads, int dims, const char *isa,
                          csb_function function, const nb_entry *entry,
                          const int64_t *count) {
   char name[96];
-  snprintf(name, sizeof name, "%s%s/2d/%s", work, threads > 1 ? "_2threads" : "", isa);
+  snprintf(name, sizeof name, "%s%s/%dd/%s", work, threads > 1 ? "_2threads" : "", dims,
+           isa);
   if (threads > 1)
     csb_register_wall_clock(name, function, entry, count, 1);
   else
@@ -372,31 +421,37 @@ static const char *const work_names[WORK_COUNT] = {"grid_build",
 
 /* Whether (work, threads) is measured: the behaviours' entry points run on
  * the calling thread, so 2 threads only for the grid and the scenario (and
- * userloop's separation, whose loop is OpenMP); userloop's sort is serial. */
-static int measured(nb_work work, int threads, int userloop) {
-  if (userloop) return work <= WORK_SCENARIO && !(work == WORK_GRID && threads > 1);
+ * userloop's separation, whose loop is OpenMP); userloop's sort is serial,
+ * and it is 2D. */
+static int measured(nb_work work, int threads, int dims, int userloop) {
+  if (userloop)
+    return dims == 2 && work <= WORK_SCENARIO && !(work == WORK_GRID && threads > 1);
   return threads == 1 || work == WORK_GRID || work == WORK_SCENARIO ||
          work == WORK_GRID_POSITIONS || work == WORK_SCENARIO_POSITIONS;
 }
 
+/* 2D first, then 3D: the crowd is remade only when the count or dims
+ * change. */
 void register_neighbours(const int64_t *counts, size_t n_counts) {
-  static nb_entry entries[CROWDSTEER_ISA_COUNT + 1][WORK_COUNT][2];
-  for (size_t ci = 0; ci < n_counts; ci++)
-    for (int w = 0; w < WORK_COUNT; w++)
-      for (int t = 1; t <= 2; t++) {
-        for (int isa = 0; isa < CROWDSTEER_ISA_COUNT; isa++) {
-          if (!crowdsteer_isa_supported((crowdsteer_isa)isa) || !measured(w, t, 0))
-            continue;
-          nb_entry *e = &entries[isa][w][t - 1];
-          *e = (nb_entry){(nb_work)w, t, 0, (crowdsteer_isa)isa};
-          register_one(work_names[w], t, crowdsteer_isa_name((crowdsteer_isa)isa),
-                       w == WORK_SCENARIO || w == WORK_SCENARIO_POSITIONS ? run_scenario
-                                                                          : run_library,
-                       e, &counts[ci]);
+  static nb_entry entries[2][CROWDSTEER_ISA_COUNT + 1][WORK_COUNT][2];
+  for (int dims = 2; dims <= 3; dims++)
+    for (size_t ci = 0; ci < n_counts; ci++)
+      for (int w = 0; w < WORK_COUNT; w++)
+        for (int t = 1; t <= 2; t++) {
+          for (int isa = 0; isa < CROWDSTEER_ISA_COUNT; isa++) {
+            if (!crowdsteer_isa_supported((crowdsteer_isa)isa) ||
+                !measured(w, t, dims, 0))
+              continue;
+            nb_entry *e = &entries[dims - 2][isa][w][t - 1];
+            *e = (nb_entry){(nb_work)w, dims, t, 0, (crowdsteer_isa)isa};
+            register_one(work_names[w], t, dims, crowdsteer_isa_name((crowdsteer_isa)isa),
+                         w == WORK_SCENARIO || w == WORK_SCENARIO_POSITIONS ? run_scenario
+                                                                            : run_library,
+                         e, &counts[ci]);
+          }
+          if (!measured(w, t, dims, 1)) continue;
+          nb_entry *e = &entries[dims - 2][CROWDSTEER_ISA_COUNT][w][t - 1];
+          *e = (nb_entry){(nb_work)w, dims, t, 1, CROWDSTEER_ISA_SCALAR};
+          register_one(work_names[w], t, dims, "userloop", run_userloop, e, &counts[ci]);
         }
-        if (!measured(w, t, 1)) continue;
-        nb_entry *e = &entries[CROWDSTEER_ISA_COUNT][w][t - 1];
-        *e = (nb_entry){(nb_work)w, t, 1, CROWDSTEER_ISA_SCALAR};
-        register_one(work_names[w], t, "userloop", run_userloop, e, &counts[ci]);
-      }
 }

@@ -1,4 +1,4 @@
-/* Neighbour benchmarks (grid build, separation, cohesion, alignment, and the
+/* Neighbour benchmarks, 2D and 3D (grid build, separation, cohesion, alignment, and the
  * "seek one goal with separation" scenario) against the userloop competitor;
  * registered by crowdsteer_bench.c. */
 #ifndef CROWDSTEER_BENCH_NEIGHBOURS_H
