@@ -17,6 +17,7 @@
  *     has is reported without a write.
  * Ids may also be shared by several agents (grid and brute force then agree
  * unless a nearest-k cap is in effect) or absent. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,8 +299,7 @@ int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa_override) {
   crowdsteer_agents agents = agents_of(&c);
   const crowdsteer_status built = crowdsteer_grid_build(grid, &agents, &c.desc);
   const float cell = c.desc.cell_size;
-  const int cell_ok =
-      cell > 0.0f && cell <= 3.4028234e38f && 1.0f / cell <= 3.4028234e38f;
+  const int cell_ok = cell >= FLT_MIN && cell <= FLT_MAX; /* a normal float */
   const int table_ok = (c.desc.table_size & (c.desc.table_size - 1)) == 0;
   int failed = 0;
   if ((built == CROWDSTEER_OK) != (cell_ok && table_ok))

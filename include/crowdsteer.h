@@ -195,8 +195,8 @@ typedef struct crowdsteer_target {
  * Per-agent arrays are indexed by the agent's index in the whole batch.
  */
 typedef struct crowdsteer_params {
-  /** Top speed, >= 0 and finite. 0 means 1. Every behaviour but wander, and
-   *  the integrator. */
+  /** Top speed, >= 0 and finite. 0 means 1. Seek .. evade, separation,
+   *  cohesion, and the integrator. */
   float max_speed;
   /** Largest steering force the integrator applies, >= 0. 0 means +inf. */
   float max_force;
@@ -205,8 +205,8 @@ typedef struct crowdsteer_params {
   /** Integration time step, >= 0 and finite. 0 means 1. */
   float dt;
   /** Time over which steering reaches the desired velocity:
-   *  s = (desired - v) / time_to_target. > 0. 0 means 1. Every behaviour
-   *  but wander. */
+   *  s = (desired - v) / time_to_target. > 0. 0 means 1. Seek .. evade,
+   *  cohesion, alignment. */
   float time_to_target;
   /** Arrive: within this distance the agent brakes to a stop. >= 0, default 0. */
   float target_radius;
@@ -417,7 +417,8 @@ typedef struct crowdsteer_grid crowdsteer_grid;
 
 /** How to build a grid. Zero-initialise, then set cell_size. */
 typedef struct crowdsteer_grid_desc {
-  /** Edge of a cell, > 0 and finite. Every radius the grid is queried with
+  /** Edge of a cell: a normal float, FLT_MIN (2^-126) <= cell_size <=
+   *  FLT_MAX (else PARAMETER). Every radius the grid is queried with
    *  must be <= cell_size (else the query returns PARAMETER). The fastest
    *  choice is the largest radius in use. */
   float cell_size;
@@ -682,7 +683,7 @@ typedef struct crowdsteer_step_desc {
  *  threads = 1 it needs about 8 KiB of the caller's stack plus 0.6 KiB per
  *  behaviour, 0.3 KiB more for each separation, cohesion or alignment (11
  *  KiB for 7 behaviours, 25 KiB for 32 targeted ones, measured on x86-64;
- *  the neighbour pass adds up to 8.5 KiB while it runs), so a step of a
+ *  the neighbour pass adds up to 10 KiB while it runs), so a step of a
  *  few behaviours runs on a 32 KiB thread or fiber stack;
  *  with more threads the caller and each OpenMP worker (OMP_STACKSIZE) need
  *  that plus 0.6 KiB per behaviour. Validates everything first

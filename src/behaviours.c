@@ -26,14 +26,13 @@ const cs_behaviour_row cs_behaviours[] = {
                           CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET |
                               CS_USES_PREDICTION | CS_USES_PANIC_RADIUS},
     [CROWDSTEER_WANDER] = {"wander", CROWDSTEER_INPUT_WANDER, CS_USES_WANDER},
-    /* The neighbour behaviours validate max_speed and time_to_target, as
-     * seek does (separation only reads max_speed); see cs_nb_prepare. */
+    /* The neighbour behaviours validate what they read (cs_nb_prepare). */
     [CROWDSTEER_SEPARATION] = {"separation", CROWDSTEER_INPUT_NEIGHBOURS,
-                               CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET},
+                               CS_USES_MAX_SPEED},
     [CROWDSTEER_COHESION] = {"cohesion", CROWDSTEER_INPUT_NEIGHBOURS,
                              CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET},
     [CROWDSTEER_ALIGNMENT] = {"alignment", CROWDSTEER_INPUT_NEIGHBOURS,
-                              CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET},
+                              CS_USES_TIME_TO_TARGET},
 };
 _Static_assert(sizeof cs_behaviours / sizeof cs_behaviours[0] ==
                    CROWDSTEER_BEHAVIOUR_COUNT,

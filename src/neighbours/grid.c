@@ -4,6 +4,7 @@
  * the keys), each split over OpenMP threads by agent range or bucket range
  * so that the order, and so every result, is the same for any thread
  * count. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -364,12 +365,12 @@ static crowdsteer_status check_build(const crowdsteer_agents *agents,
   if (!agents || !desc) return CROWDSTEER_ERROR_NULL_POINTER;
   if (agents->dims != 2 && agents->dims != 3) return CROWDSTEER_ERROR_DIMS;
   if (agents->count > UINT32_MAX - 1) return CROWDSTEER_ERROR_RANGE;
-  if (!(desc->cell_size > 0.0f && desc->cell_size <= 3.4028234e38f) ||
-      desc->threads < 0 || (desc->table_size && !is_power_of_two(desc->table_size)) ||
+  /* A normal float: the cell coordinate is x * (1 / cell_size), and that
+   * reciprocal must be finite. */
+  if (!(desc->cell_size >= FLT_MIN && desc->cell_size <= FLT_MAX) || desc->threads < 0 ||
+      (desc->table_size && !is_power_of_two(desc->table_size)) ||
       desc->table_size > ((size_t)1 << 31))
     return CROWDSTEER_ERROR_PARAMETER;
-  /* The cell coordinate is x * (1 / cell_size): that must be finite. */
-  if (!(1.0f / desc->cell_size <= 3.4028234e38f)) return CROWDSTEER_ERROR_PARAMETER;
   if (agents->count == 0) return CROWDSTEER_OK;
   /* Velocities are read only when the grid keeps them. */
   const float *const needed[6] = {agents->px, agents->py, agents->pz,

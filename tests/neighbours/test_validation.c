@@ -2,6 +2,7 @@
  * status, and nothing written; and per-agent arrays read only over the
  * call's range. */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c11 */
+#include <float.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -34,12 +35,20 @@ static void test_build(void) {
   crowdsteer_grid_desc desc = {0};
   CHECK_STATUS(crowdsteer_grid_create(NULL), CROWDSTEER_ERROR_NULL_POINTER);
   CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_ERROR_PARAMETER);
-  const float bad_cells[] = {-1.0f, NAN, INFINITY, 1e-39f};
+  /* A normal float (its reciprocal finite): the smallest is accepted. */
+  const float bad_cells[] = {-1.0f, NAN, INFINITY, 1e-39f, 0x1p-127f, 0x1p-149f, -0.0f};
   for (size_t i = 0; i < sizeof bad_cells / sizeof bad_cells[0]; i++) {
     desc.cell_size = bad_cells[i];
     CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc),
                  CROWDSTEER_ERROR_PARAMETER);
   }
+  crowdsteer_grid *other; /* `grid` stays unbuilt for test_queries */
+  CHECK_STATUS(crowdsteer_grid_create(&other), CROWDSTEER_OK);
+  desc.cell_size = FLT_MIN;
+  CHECK_STATUS(crowdsteer_grid_build(other, &c.agents, &desc), CROWDSTEER_OK);
+  desc.cell_size = FLT_MAX;
+  CHECK_STATUS(crowdsteer_grid_build(other, &c.agents, &desc), CROWDSTEER_OK);
+  crowdsteer_grid_destroy(other);
   desc.cell_size = 1.0f;
   desc.table_size = 48;
   CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_ERROR_PARAMETER);
@@ -101,12 +110,6 @@ static void test_queries(void) {
   desc.group = c.group;
   CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
   EXPECT(&nb, &params, CROWDSTEER_OK);
-  params.max_speed = -1.0f;
-  EXPECT(&nb, &params, CROWDSTEER_ERROR_PARAMETER);
-  params.max_speed = 0.0f;
-  params.time_to_target = NAN;
-  EXPECT(&nb, &params, CROWDSTEER_ERROR_PARAMETER);
-  params.time_to_target = 0.0f;
   /* A grid of another count or dims. */
   crowd other;
   crowd_init(&other, 10, 2);
@@ -195,6 +198,78 @@ static void test_alignment(void) {
     }
     EXPECT(&nb, NULL, CROWDSTEER_ERROR_ALIGNMENT);
   }
+}
+
+/* Each behaviour validates only the parameters it reads (separation
+ * max_speed, alignment time_to_target, cohesion both): a bad value in a
+ * field it does not read changes neither the status nor a bit, in a call
+ * of its own and in a step. */
+static void test_params_read(void) {
+  enum { MAX_SPEED = 1, TIME_TO_TARGET = 2, BYTES = 64 * sizeof(float) };
+  static const unsigned reads[NB_BEHAVIOURS] = {[NB_SEPARATION] = MAX_SPEED,
+                                                [NB_COHESION] =
+                                                    MAX_SPEED | TIME_TO_TARGET,
+                                                [NB_ALIGNMENT] = TIME_TO_TARGET};
+  static char storage[BYTES + 8];
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 2.0f;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+  crowdsteer_neighbours nb = {0};
+  nb.grid = grid;
+  float one_nan[64], ones[64];
+  for (int i = 0; i < 64; i++)
+    one_nan[i] = ones[i] = 1.0f;
+  one_nan[37] = NAN;
+  const float *shifted = (const float *)misaligned(storage, ones, BYTES);
+  crowdsteer_output out = crowd_output(&c);
+  crowd next; /* the steps' output: the crowd itself never moves */
+  crowd_init(&next, c.count, c.dims);
+  for (int b = 0; b < NB_BEHAVIOURS; b++) {
+    float want[2][64];
+    CHECK_STATUS(nb_call(b, &c, &nb, NULL, &out, 0, c.count), CROWDSTEER_OK);
+    for (int k = 0; k < 2; k++)
+      memcpy(want[k], c.out[k], sizeof want[k]);
+    for (int field = MAX_SPEED; field <= TIME_TO_TARGET; field++)
+      for (int bad = 0; bad < 4; bad++) {
+        crowdsteer_params params = {0};
+        float *uniform = field == MAX_SPEED ? &params.max_speed : &params.time_to_target;
+        const float **array = field == MAX_SPEED ? &params.max_speed_per_agent
+                                                 : &params.time_to_target_per_agent;
+        if (bad < 2)
+          *uniform = bad ? NAN : -1.0f;
+        else
+          *array = bad == 2 ? one_nan : shifted;
+        const crowdsteer_status expected = !(reads[b] & field) ? CROWDSTEER_OK
+                                           : bad == 3 ? CROWDSTEER_ERROR_ALIGNMENT
+                                                      : CROWDSTEER_ERROR_PARAMETER;
+        for (int k = 0; k < 2; k++)
+          for (size_t i = 0; i < c.count; i++)
+            c.out[k][i] = 42.0f;
+        CHECK_MSG(nb_call(b, &c, &nb, &params, &out, 0, c.count) == expected,
+                  "%s field %d bad %d: status", nb_name(b), field, bad);
+        for (int k = 0; k < 2; k++)
+          for (size_t i = 0; i < c.count; i++)
+            CHECK_MSG(expected == CROWDSTEER_OK
+                          ? memcmp(&c.out[k][i], &want[k][i], sizeof(float)) == 0
+                          : c.out[k][i] == 42.0f,
+                      "%s field %d bad %d: output", nb_name(b), field, bad);
+        /* The same behaviour alone in a step: the same status. */
+        crowdsteer_step_behaviour sb;
+        memset(&sb, 0, sizeof sb);
+        sb.behaviour = (crowdsteer_behaviour)(CROWDSTEER_SEPARATION + b);
+        sb.neighbours = &nb;
+        sb.params = params;
+        crowdsteer_step_desc step;
+        memset(&step, 0, sizeof step);
+        step.behaviours = &sb;
+        step.behaviour_count = 1;
+        step.threads = 1;
+        step.output = &next.agents;
+        CHECK_MSG(crowdsteer_step(&c.agents, &step, 0, c.count) == expected,
+                  "%s field %d bad %d: step status", nb_name(b), field, bad);
+      }
+  }
+  crowd_free(&next);
 }
 
 /* `count` elements of 4 bytes in whole pages, readable only over [begin,
@@ -343,6 +418,7 @@ int main(void) {
   test_build();
   test_queries();
   test_alignment();
+  test_params_read();
   test_range_only_read();
   test_positions_only();
   crowdsteer_grid_destroy(grid);

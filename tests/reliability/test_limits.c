@@ -2,8 +2,9 @@
  * INT_MAX with any tile size, and a mixed step of every behaviour kind
  * (separation over a grid included) at
  * the largest tile, threads = 1, on a thread with a 32 KiB stack (a job
- * system's fiber). Both give the bits of an ordinary call. And the float
- * limit at tiny distances. */
+ * system's fiber). Both give the bits of an ordinary call. The stack the
+ * neighbour behaviours use on their own, against the documented bound.
+ * And the float limit at tiny distances. */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
 #include <pthread.h>
@@ -12,7 +13,13 @@
 #include "../common/all_kinds.h"
 #include "../common/check.h"
 
-enum { SMALL_STACK = 32 * 1024 };
+enum {
+  SMALL_STACK = 32 * 1024,
+  /* A neighbour call on its own, beyond an empty thread: docs/guarantees.md
+   * says about 10 KiB at most (9.75 with gcc 12 and AVX-512); this leaves
+   * room for other compilers. */
+  NEIGHBOUR_STACK = 12 * 1024
+};
 
 /* Sanitizers put redzones around every stack object; their builds get more
  * room, the plain build exactly the promised 32 KiB. */
@@ -96,23 +103,25 @@ static void *run_case(void *arg) {
   return NULL;
 }
 
+static void *run_nothing(void *arg) { return arg; }
+
 /* Valgrind marks a finished thread's stack inaccessible: no measuring. */
 static int under_valgrind(void) {
   const char *preload = getenv("LD_PRELOAD");
   return preload && strstr(preload, "vgpreload") != NULL;
 }
 
-/* Runs `c` on a new thread whose whole stack is `bytes` (glibc keeps its
- * thread descriptor and TLS in there too); returns how many bytes of it the
- * thread touched, from a fill pattern (0 when that cannot be measured). */
-static size_t run_on_small_stack(step_case *c, size_t bytes) {
+/* Runs `run(arg)` on a new thread whose whole stack is `bytes` (glibc keeps
+ * its thread descriptor and TLS in there too); returns how many bytes of it
+ * the thread touched, from a fill pattern (0 when that cannot be measured). */
+static size_t run_on_small_stack(void *(*run)(void *), void *arg, size_t bytes) {
   unsigned char *stack = (unsigned char *)aligned_alloc(4096, bytes);
   memset(stack, 0xA5, bytes);
   pthread_attr_t attr;
   pthread_t thread;
   CHECK(pthread_attr_init(&attr) == 0);
   CHECK(pthread_attr_setstack(&attr, stack, bytes) == 0);
-  CHECK(pthread_create(&thread, &attr, run_case, c) == 0);
+  CHECK(pthread_create(&thread, &attr, run, arg) == 0);
   CHECK(pthread_join(thread, NULL) == 0);
   pthread_attr_destroy(&attr);
   size_t untouched = bytes;
@@ -136,7 +145,7 @@ static void check_small_stack(int dims, int combine, int mask_mode) {
   free_case(&c);
   make_case(&c, &got, &snapshot, combine, mask_mode);
   const size_t bytes = stack_bytes();
-  const size_t used = run_on_small_stack(&c, bytes);
+  const size_t used = run_on_small_stack(run_case, &c, bytes);
   CHECK_STATUS(c.status, CROWDSTEER_OK);
   CHECK_MSG(same_scenario(&want, &got), "%dd combine %d on a %zu-byte stack", dims,
             combine, bytes);
@@ -152,6 +161,78 @@ static void check_small_stack(int dims, int combine, int mask_mode) {
   scenario_free(&want);
   scenario_free(&got);
   scenario_free(&snapshot);
+}
+
+/* One neighbour behaviour on its own, with every filter and a cap that
+ * binds (the deepest path: the nearest-k selection). */
+typedef struct neighbour_case {
+  crowdsteer_behaviour behaviour;
+  crowdsteer_agents agents;
+  crowdsteer_neighbours nb;
+  crowdsteer_output out;
+  crowdsteer_status status;
+} neighbour_case;
+
+static void *run_neighbour_case(void *arg) {
+  neighbour_case *c = (neighbour_case *)arg;
+  crowdsteer_status (*call)(const crowdsteer_agents *, const crowdsteer_neighbours *,
+                            const crowdsteer_params *, const crowdsteer_output *, size_t,
+                            size_t) =
+      c->behaviour == CROWDSTEER_SEPARATION ? crowdsteer_separation
+      : c->behaviour == CROWDSTEER_COHESION ? crowdsteer_cohesion
+                                            : crowdsteer_alignment;
+  c->status = call(&c->agents, &c->nb, NULL, &c->out, 0, c->agents.count);
+  return NULL;
+}
+
+static void check_neighbour_stack(int dims) {
+  const size_t n = 3000;
+  scenario s;
+  scenario_make(&s, n, dims, 67, 1);
+  uint32_t *group = (uint32_t *)malloc(n * sizeof *group);
+  for (size_t i = 0; i < n; i++)
+    group[i] = 1u + (uint32_t)(i % 3);
+  neighbour_case c;
+  memset(&c, 0, sizeof c);
+  c.agents = scenario_agents(&s);
+  crowdsteer_grid *grid = NULL;
+  CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+  crowdsteer_grid_desc desc;
+  memset(&desc, 0, sizeof desc);
+  desc.cell_size = 40.0f; /* a few dozen agents within the radius */
+  desc.group = group;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+  c.out.steering = (crowdsteer_vectors){s.out[0], s.out[1], s.out[2]};
+  const size_t bytes = stack_bytes();
+  const size_t empty = run_on_small_stack(run_nothing, NULL, bytes);
+  for (int filtered = 0; filtered < 2; filtered++)
+    for (int b = CROWDSTEER_SEPARATION; b <= CROWDSTEER_ALIGNMENT; b++) {
+      c.behaviour = (crowdsteer_behaviour)b;
+      memset(&c.nb, 0, sizeof c.nb);
+      c.nb.grid = grid;
+      if (filtered) {
+        c.nb.field_of_view = 1;
+        c.nb.cos_field_of_view = -0.5f;
+        c.nb.neighbour_mask = 3u;
+        c.nb.max_neighbours = 3;
+      }
+      const size_t used = run_on_small_stack(run_neighbour_case, &c, bytes);
+      CHECK_STATUS(c.status, CROWDSTEER_OK);
+      const size_t beyond = used > empty ? used - empty : 0;
+#ifndef CS_SANITIZED
+      CHECK_MSG(beyond <= NEIGHBOUR_STACK, "%dd %s%s used %zu bytes of stack", dims,
+                crowdsteer_behaviour_name(c.behaviour), filtered ? " filtered" : "",
+                beyond);
+#endif
+      printf(
+          "%dd %s%s on its own, isa %s: %zu stack bytes beyond an empty thread's %zu\n",
+          dims, crowdsteer_behaviour_name(c.behaviour),
+          filtered ? " (view, groups, a cap that binds)" : "",
+          crowdsteer_isa_name(crowdsteer_active_isa()), beyond, empty);
+    }
+  crowdsteer_grid_destroy(grid);
+  free(group);
+  scenario_free(&s);
 }
 
 /* threads = INT_MAX with one agent per tile (the case that crashed inside
@@ -205,6 +286,8 @@ static void check_tiny_distance(void) {
 
 static void check_all_small_stacks(void) {
   check_tiny_distance();
+  for (int dims = 2; dims <= 3; dims++)
+    check_neighbour_stack(dims);
   for (int dims = 2; dims <= 3; dims++)
     for (int combine = 0; combine < 2; combine++)
       for (int mask_mode = MASK_SEPARATION; mask_mode <= MASK_RUNS; mask_mode++)
