@@ -210,6 +210,7 @@ typedef enum nb_work {
                               view and a group filter that hides half the crowd */
   WORK_GRID_POSITIONS,     /* crowdsteer only: WORK_GRID without velocities */
   WORK_SCENARIO_POSITIONS, /* crowdsteer only: WORK_SCENARIO on that grid */
+  WORK_CAPPED, /* crowdsteer only: separation of the 6 nearest (DetourCrowd's cap) */
   WORK_COUNT
 } nb_work;
 
@@ -337,6 +338,7 @@ static void run_library(csb_state *state, const void *arg) {
     nb.cos_field_of_view = 0.0f;
     nb.neighbour_mask = 1u;
   }
+  if (e->work == WORK_CAPPED) nb.max_neighbours = 6;
   crowdsteer_params params;
   memset(&params, 0, sizeof params);
   params.max_speed = MAX_SPEED;
@@ -417,7 +419,8 @@ static const char *const work_names[WORK_COUNT] = {"grid_build",
                                                    "alignment",
                                                    "separation_filtered",
                                                    "grid_build_positions",
-                                                   "seek_separation_step_positions"};
+                                                   "seek_separation_step_positions",
+                                                   "separation_capped"};
 
 /* Whether (work, threads) is measured: the behaviours' entry points run on
  * the calling thread, so 2 threads only for the grid and the scenario (and

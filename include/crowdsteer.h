@@ -683,7 +683,7 @@ typedef struct crowdsteer_step_desc {
  *  threads = 1 it needs about 8 KiB of the caller's stack plus 0.6 KiB per
  *  behaviour, 0.3 KiB more for each separation, cohesion or alignment (11
  *  KiB for 7 behaviours, 25 KiB for 32 targeted ones, measured on x86-64;
- *  the neighbour pass adds up to 10 KiB while it runs), so a step of a
+ *  the neighbour pass adds up to 10.5 KiB while it runs), so a step of a
  *  few behaviours runs on a 32 KiB thread or fiber stack;
  *  with more threads the caller and each OpenMP worker (OMP_STACKSIZE) need
  *  that plus 0.6 KiB per behaviour. Validates everything first

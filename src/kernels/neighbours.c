@@ -100,45 +100,71 @@ CS_INLINE void add_fixed(lane_sums *acc, int k, vf c, vmask in, int split) {
   acc->low[k] = i_add(acc->low[k], low);
 }
 
+/* One agent in every lane, for a scan of its candidates. */
+typedef struct agent_lanes {
+  vf p[3], heading[3];
+  vf radius, inv_radius, cos_fov;
+  vi self, mask;
+} agent_lanes;
+
+CS_INLINE void agent_lanes_of(const cs_nb_agent *a, agent_lanes *l, const int dims) {
+  for (int k = 0; k < dims; k++) {
+    l->p[k] = v_set1(a->p[k]);
+    l->heading[k] = v_set1(a->heading[k]);
+  }
+  l->radius = v_set1(a->radius);
+  l->inv_radius = v_set1(a->inv_radius);
+  l->cos_fov = v_set1(a->cos_fov);
+  l->self = i_set1(a->index);
+  l->mask = i_set1(a->mask);
+}
+
+/* Candidates [j, j + n) of `src` (n <= W) against agent a: d = p_i - p_q,
+ * the distances and indices, and the lanes that are neighbours as
+ * cs_nb_pair decides (radius, not itself, group filter, field of view).
+ * Whole vectors are loaded: the grid's arrays have W readable elements
+ * past their end, and the lanes past n are masked off. */
+CS_INLINE vmask neighbour_lanes(const cs_nb_agent *a, const agent_lanes *l,
+                                const source *src, size_t j, size_t n, vf d[3], vf *dist,
+                                vi *index, const int dims) {
+  for (int k = 0; k < dims; k++)
+    d[k] = v_sub(l->p[k], v_load(src->pos[k] + j));
+  vf dd = v_mul(d[0], d[0]);
+  for (int k = 1; k < dims; k++)
+    dd = v_add(dd, v_mul(d[k], d[k]));
+  *dist = v_sqrt(dd);
+  vmask in = v_lt(*dist, l->radius);
+  if (n < W) in = m_and(in, v_lt(i_to_float(i_iota()), v_set1((float)n)));
+  *index = i_load(src->index + j);
+  in = m_andnot(in, i_eq(*index, l->self));
+  if (!m_any(in)) return in;
+  if (a->use_mask) in = m_and(in, i_any_common(i_load(src->group + j), l->mask));
+  if (a->fov) {
+    const vmask apart = v_gt(*dist, v_zero());
+    vf view = v_mul(l->heading[0], v_div(v_sub(v_zero(), d[0]), *dist));
+    for (int k = 1; k < dims; k++)
+      view = v_add(view, v_mul(l->heading[k], v_div(v_sub(v_zero(), d[k]), *dist)));
+    in = m_and(in, m_or(m_not(apart), v_le(l->cos_fov, view)));
+  }
+  return in;
+}
+
 /* Agent a against candidates [first, last) of `src`, into `sum`. */
 CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
                         size_t last, cs_nb_sum *sum, const int dims,
                         const cs_nb_behaviour behaviour) {
   const int split = behaviour == CS_NB_ALIGNMENT;
-  vf p[3], heading[3];
-  for (int k = 0; k < dims; k++) {
-    p[k] = v_set1(a->p[k]);
-    heading[k] = v_set1(a->heading[k]);
-  }
-  const vf radius = v_set1(a->radius), inv_radius = v_set1(a->inv_radius);
-  const vf cos_fov = v_set1(a->cos_fov);
-  const vi self = i_set1(a->index), mask = i_set1(a->mask);
+  agent_lanes l;
+  agent_lanes_of(a, &l, dims);
   lane_sums acc;
   lane_sums_clear(&acc, dims);
   for (size_t j = first; j < last; j += W) {
-    const size_t n = last - j < W ? last - j : W;
-    /* Whole vectors: the grid's arrays have W readable elements past their
-     * end; lanes past the span are masked off below. */
-    vf d[3];
-    for (int k = 0; k < dims; k++)
-      d[k] = v_sub(p[k], v_load(src->pos[k] + j));
-    vf dd = v_mul(d[0], d[0]);
-    for (int k = 1; k < dims; k++)
-      dd = v_add(dd, v_mul(d[k], d[k]));
-    const vf dist = v_sqrt(dd);
-    vmask in = v_lt(dist, radius);
-    if (n < W) in = m_and(in, v_lt(i_to_float(i_iota()), v_set1((float)n)));
-    const vi index = i_load(src->index + j);
-    in = m_andnot(in, i_eq(index, self));
+    vf d[3], dist;
+    vi index;
+    vmask in = neighbour_lanes(a, &l, src, j, last - j < W ? last - j : W, d, &dist,
+                               &index, dims);
     if (!m_any(in)) continue;
-    if (a->use_mask) in = m_and(in, i_any_common(i_load(src->group + j), mask));
     const vmask apart = v_gt(dist, v_zero());
-    if (a->fov) {
-      vf view = v_mul(heading[0], v_div(v_sub(v_zero(), d[0]), dist));
-      for (int k = 1; k < dims; k++)
-        view = v_add(view, v_mul(heading[k], v_div(v_sub(v_zero(), d[k]), dist)));
-      in = m_and(in, m_or(m_not(apart), v_le(cos_fov, view)));
-    }
     if (behaviour == CS_NB_SEPARATION) {
       const vmask coincident = m_andnot(in, apart);
       if (m_any(coincident)) {
@@ -148,12 +174,12 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
     }
     sum->n += (uint32_t)m_count(in);
     if (behaviour == CS_NB_SEPARATION) {
-      const vf w = v_sub(v_div(v_set1(1.0f), dist), inv_radius);
+      const vf w = v_sub(v_div(v_set1(1.0f), dist), l.inv_radius);
       for (int k = 0; k < dims; k++)
         add_fixed(&acc, k, v_mul(d[k], w), in, 0);
     } else if (behaviour == CS_NB_COHESION) {
       for (int k = 0; k < dims; k++)
-        add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), radius), in, 0);
+        add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), l.radius), in, 0);
     } else {
       for (int k = 0; k < dims; k++)
         add_fixed(&acc, k, v_load(src->vel[k] + j), in, 1);
@@ -239,6 +265,76 @@ CS_INLINE void slot_agent(const cs_nb_job *job, size_t slot, cs_nb_agent *a,
   cs_nb_agent_init(a, job, g->index[slot], p, v);
 }
 
+/* Agent a's neighbours among candidates [first, last) of `src`, appended
+ * to `kept` in scan order with cs_nb_pair's distances and contributions;
+ * 0 once they are more than CS_NB_NEAREST. */
+CS_INLINE int span_keep(const cs_nb_agent *a, const source *src, size_t first,
+                        size_t last, cs_nb_nearest *kept, const int dims,
+                        const cs_nb_behaviour behaviour) {
+  agent_lanes l;
+  agent_lanes_of(a, &l, dims);
+  for (size_t j = first; j < last; j += W) {
+    vf d[3], dist;
+    vi index;
+    const vmask in = neighbour_lanes(a, &l, src, j, last - j < W ? last - j : W, d, &dist,
+                                     &index, dims);
+    uint32_t bits = m_bits(in);
+    if (!bits) continue;
+    float c[3][W], lane_dist[W];
+    uint32_t lane_index[W];
+    for (int k = 0; k < dims; k++) {
+      vf ck;
+      if (behaviour == CS_NB_SEPARATION)
+        ck = v_mul(d[k], v_sub(v_div(v_set1(1.0f), dist), l.inv_radius));
+      else if (behaviour == CS_NB_COHESION)
+        ck = v_div(v_sub(v_zero(), d[k]), l.radius);
+      else
+        ck = v_load(src->vel[k] + j);
+      v_store(c[k], ck);
+    }
+    v_store(lane_dist, dist);
+    i_store(lane_index, index);
+    for (; bits; bits &= bits - 1) {
+      const unsigned lane = (unsigned)__builtin_ctz(bits);
+      if (kept->count == CS_NB_NEAREST) return 0;
+      float *out = kept->c[kept->count];
+      out[0] = out[1] = out[2] = 0.0f;
+      const uint32_t id = cs_agent_id(a->ids, lane_index[lane]);
+      if (behaviour == CS_NB_SEPARATION && !(lane_dist[lane] > 0.0f))
+        out[0] = a->id < id ? -1.0f : 1.0f; /* coincident: apart along x */
+      else
+        for (int k = 0; k < dims; k++)
+          out[k] = c[k][lane];
+      kept->key[kept->count++] = cs_nb_nearness(lane_dist[lane], id);
+    }
+  }
+  return 1;
+}
+
+/* An agent past the nearest-k cap with at most CS_NB_NEAREST neighbours:
+ * each kept in one vector pass, then the cap nearest summed
+ * (cs_nb_sum_kept) and the steering written; 0 (nothing written) when
+ * they are more. Not inlined: the buffer stays off the walk's frame. */
+CS_NOINLINE static int evaluate_kept(const cs_nb_job *job, const cs_nb_agent *a,
+                                     const cs_nb_rows *rows, const int dims,
+                                     const cs_nb_behaviour behaviour) {
+  const source src = {{rows->pos[0], rows->pos[1], rows->pos[2]},
+                      {rows->vel[0], rows->vel[1], rows->vel[2]},
+                      rows->group,
+                      rows->index};
+  cs_nb_nearest kept;
+  kept.count = 0;
+  for (int r = 0; r < rows->count; r++)
+    if (!span_keep(a, &src, rows->first[r], rows->last[r], &kept, dims, behaviour))
+      return 0;
+  cs_nb_sum sum;
+  cs_nb_sum_kept(job, &kept, &sum);
+  float s[3];
+  cs_nb_steering(job, a, &sum, a->index, s);
+  cs_nb_write(job, a->index, s);
+  return 1;
+}
+
 /* The agent in grid slot `slot` on its own: against its candidate runs
  * (an agent whose query leaves the cells around its own, one past the
  * nearest-k cap, or any agent of a grid too small to tell cells apart). */
@@ -249,6 +345,9 @@ CS_INLINE void evaluate(const cs_nb_job *job, size_t slot, const int dims,
   cs_nb_sum sum = {{0, 0, 0}, 0};
   cs_nb_rows rows;
   cs_nb_rows_for(job, &a, &rows);
+  if (__builtin_expect(job->cap < CS_NB_NEAREST, 0) &&
+      evaluate_kept(job, &a, &rows, dims, behaviour))
+    return;
   const source src = {{rows.pos[0], rows.pos[1], rows.pos[2]},
                       {rows.vel[0], rows.vel[1], rows.vel[2]},
                       rows.group,

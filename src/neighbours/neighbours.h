@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -335,6 +336,30 @@ typedef struct cs_nb_rows {
 /* Fills `rows` with the candidate runs of agent a (every agent that can be
  * within its radius); see neighbours.c. */
 void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows);
+
+/* Neighbours kept for the nearest-k selection: each one's ordering key
+ * (cs_nb_nearness) and contribution, in the order the candidates were
+ * scanned. At most CS_NB_NEAREST neighbours (1.3 KiB); more go through the
+ * radix selection of cs_nb_sum_nearest. */
+enum { CS_NB_NEAREST = 64 };
+typedef struct cs_nb_nearest {
+  uint32_t count;
+  uint64_t key[CS_NB_NEAREST];
+  float c[CS_NB_NEAREST][3];
+} cs_nb_nearest;
+
+/* 64-bit ordering key of a neighbour: distance first (a non-negative float
+ * orders like its bits), then agent id. */
+static inline uint64_t cs_nb_nearness(float dist, uint32_t id) {
+  uint32_t bits;
+  memcpy(&bits, &dist, sizeof bits);
+  return (uint64_t)bits << 32 | id;
+}
+
+/* The exact sum of the job's cap nearest of `kept` (all of them when they
+ * are no more): the smallest key cap times, the first in scan order among
+ * equal keys (agents sharing an id). Overwrites the keys. */
+void cs_nb_sum_kept(const cs_nb_job *job, cs_nb_nearest *kept, cs_nb_sum *sum);
 
 /* Sums the contributions of the `cap` nearest of the candidates in `rows`
  * (ties by lower id), when more than `cap` qualify; see neighbours.c. */

@@ -4,8 +4,9 @@
  * walk, against the scalar backend on the same grid) every behaviour with
  * every option gives, through grids of several cell sizes, table sizes and
  * build thread counts, and over any split of the range, exactly what the
- * brute force over every pair gives. Also: no NaN from finite crowds, a
- * warm grid reallocates nothing, and accumulate mode blends exactly. */
+ * brute force over every pair gives. Also: the nearest-k cap against its
+ * definition, no NaN from finite crowds, a warm grid reallocates nothing,
+ * and accumulate mode blends exactly. */
 #include "../common/neighbour_crowd.h"
 
 typedef struct options {
@@ -235,8 +236,92 @@ static void check_large(crowdsteer_grid *grid) {
   crowd_free(&c);
 }
 
+/* The nearest-k cap against its definition: agent i's capped steering is
+ * its uncapped steering in a crowd of only i and its k nearest (distance
+ * as the formulas compute it, ties by lower index; everyone else moved far
+ * away), on a grid and without. Caps below and above the 64 neighbours the
+ * buffered selection holds, and a cluster of 100 for the radix selection. */
+static void check_cap_definition(int dims) {
+  const size_t n = 400;
+  crowd c, alone;
+  crowd_init(&c, n, dims);
+  crowd_init(&alone, n, dims);
+  rng r = {77u + (uint64_t)dims};
+  crowd_random(&c, &r, 12.0f);
+  for (size_t i = 0; i < 100; i++) /* a cluster: ~100 neighbours each */
+    for (int k = 0; k < dims; k++)
+      c.a[k][i] = rng_range(&r, 0.0f, 0.4f);
+  crowdsteer_grid *grid, *alone_grid;
+  CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_grid_create(&alone_grid), CROWDSTEER_OK);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+  static const uint32_t caps[] = {1, 2, 6, 10, 63, 64, 65, 90};
+  float dist[400];
+  uint32_t order[400];
+  for (size_t i = 0; i < n; i += 9) {
+    uint32_t found = 0;
+    for (uint32_t q = 0; q < n; q++) {
+      float dd = 0.0f;
+      for (int k = 0; k < dims; k++) {
+        const float d = c.a[k][i] - c.a[k][q];
+        dd = k == 0 ? d * d : dd + d * d;
+      }
+      dist[q] = sqrtf(dd);
+      if (q != i && dist[q] < 1.0f) order[found++] = q;
+    }
+    for (uint32_t a = 1; a < found; a++) /* by distance, then index */
+      for (uint32_t b = a;
+           b > 0 && (dist[order[b]] < dist[order[b - 1]] ||
+                     (dist[order[b]] == dist[order[b - 1]] && order[b] < order[b - 1]));
+           b--) {
+        const uint32_t t = order[b];
+        order[b] = order[b - 1];
+        order[b - 1] = t;
+      }
+    for (size_t ci = 0; ci < sizeof caps / sizeof caps[0]; ci++) {
+      const uint32_t cap = caps[ci];
+      if (cap >= found) continue;
+      for (int k = 0; k < 6; k++)
+        memcpy(alone.a[k], c.a[k], n * sizeof(float));
+      for (uint32_t q = 0; q < n; q++) /* far apart, far from i */
+        alone.a[0][q] = 1e5f + 8.0f * (float)q;
+      alone.a[0][i] = c.a[0][i];
+      for (uint32_t m = 0; m < cap; m++)
+        alone.a[0][order[m]] = c.a[0][order[m]];
+      CHECK_STATUS(crowdsteer_grid_build(alone_grid, &alone.agents, &desc),
+                   CROWDSTEER_OK);
+      for (int b = 0; b < NB_BEHAVIOURS; b++)
+        for (int with_grid = 0; with_grid < 2; with_grid++) {
+          crowdsteer_neighbours nb = {0};
+          nb.radius = 1.0f;
+          nb.grid = with_grid ? grid : NULL;
+          nb.max_neighbours = cap;
+          crowdsteer_output out = crowd_output(&c);
+          CHECK_STATUS(nb_call(b, &c, &nb, NULL, &out, i, i + 1), CROWDSTEER_OK);
+          nb.grid = with_grid ? alone_grid : NULL;
+          nb.max_neighbours = 0;
+          crowdsteer_output want = crowd_output(&alone);
+          CHECK_STATUS(nb_call(b, &alone, &nb, NULL, &want, i, i + 1), CROWDSTEER_OK);
+          for (int k = 0; k < dims; k++)
+            CHECK_MSG(same_bits(c.out[k][i], alone.out[k][i]),
+                      "%dd %s agent %zu cap %u of %u%s: %a, definition %a", dims,
+                      nb_name(b), i, cap, found, with_grid ? " grid" : "",
+                      (double)c.out[k][i], (double)alone.out[k][i]);
+        }
+    }
+  }
+  crowdsteer_grid_destroy(grid);
+  crowdsteer_grid_destroy(alone_grid);
+  crowd_free(&c);
+  crowd_free(&alone);
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
+  check_cap_definition(2);
+  check_cap_definition(3);
   crowdsteer_grid *grid;
   CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
   static const size_t counts[] = {0, 1, 2, 17, 300, 2000};

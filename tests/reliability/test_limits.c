@@ -16,8 +16,8 @@
 enum {
   SMALL_STACK = 32 * 1024,
   /* A neighbour call on its own, beyond an empty thread: docs/guarantees.md
-   * says about 10 KiB at most (9.75 with gcc 12 and AVX-512); this leaves
-   * room for other compilers. */
+   * says about 10.5 KiB at most (10.4 with gcc 12 and AVX-512); this
+   * leaves room for other compilers. */
   NEIGHBOUR_STACK = 12 * 1024
 };
 
