@@ -343,8 +343,9 @@ crowdsteer_status cs_resolve_behaviour(cs_inputs *in, crowdsteer_behaviour behav
   memcpy(in->gather_pos, in->pos, sizeof in->pos);
   memcpy(in->gather_vel, in->vel, sizeof in->vel);
   const cs_behaviour_row *row = cs_behaviour_row_of(behaviour);
-  if (!row || (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
-    return CROWDSTEER_ERROR_PARAMETER; /* neighbours: see cs_nb_prepare */
+  if (!row) return CROWDSTEER_ERROR_PARAMETER;
+  /* A neighbour behaviour gets its agents and the parameters it reads here;
+   * its crowdsteer_neighbours is cs_nb_prepare's. */
   if ((row->inputs & CROWDSTEER_INPUT_WANDER) &&
       (fault = resolve_wander(in, wander, agents->id, begin, end)) != CROWDSTEER_OK)
     return fault;

@@ -68,10 +68,9 @@ CS_NOINLINE static void add_coincident(const cs_nb_agent *a, vi index, vmask lan
   uint32_t qi[W];
   i_store(qi, index);
   for (unsigned bits = m_bits(lanes); bits; bits &= bits - 1) {
-    const uint32_t q = qi[__builtin_ctz(bits)];
-    sum->s[0] +=
-        a->id < cs_agent_id(a->ids, q) ? -((int64_t)1 << 24) : ((int64_t)1 << 24);
-    sum->n++;
+    const float c[3] = {cs_nb_apart_x(a, cs_agent_id(a->ids, qi[__builtin_ctz(bits)])),
+                        0.0f, 0.0f};
+    cs_nb_add(sum, c, 1); /* x only */
   }
 }
 
@@ -301,7 +300,7 @@ CS_INLINE int span_keep(const cs_nb_agent *a, const source *src, size_t first,
       out[0] = out[1] = out[2] = 0.0f;
       const uint32_t id = cs_agent_id(a->ids, lane_index[lane]);
       if (behaviour == CS_NB_SEPARATION && !(lane_dist[lane] > 0.0f))
-        out[0] = a->id < id ? -1.0f : 1.0f; /* coincident: apart along x */
+        out[0] = cs_nb_apart_x(a, id); /* coincident */
       else
         for (int k = 0; k < dims; k++)
           out[k] = c[k][lane];

@@ -345,37 +345,17 @@ static crowdsteer_status check_velocities(const cs_nb_job *job) {
                                                              : CROWDSTEER_ERROR_PARAMETER;
 }
 
-/* The parameters `behaviour` reads, with the others at their defaults so
- * that only the fields it reads are validated (through seek's checks):
- * separation reads max_speed, alignment time_to_target, cohesion both. */
-static const crowdsteer_params *params_read(cs_nb_behaviour behaviour,
-                                            const crowdsteer_params *given,
-                                            crowdsteer_params *copy) {
-  if (!given || behaviour == CS_NB_COHESION) return given;
-  *copy = *given;
-  if (behaviour == CS_NB_SEPARATION) {
-    copy->time_to_target = 0.0f;
-    copy->time_to_target_per_agent = NULL;
-  } else {
-    copy->max_speed = 0.0f;
-    copy->max_speed_per_agent = NULL;
-  }
-  return copy;
-}
-
 crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
                                 const crowdsteer_agents *agents,
                                 const crowdsteer_neighbours *nb,
                                 const crowdsteer_params *params, size_t begin, size_t end,
                                 const uint32_t *select, uint32_t select_bit) {
   crowdsteer_status fault;
-  static const crowdsteer_target no_target; /* seek's validation: see params_read */
-  cs_inputs base;
-  crowdsteer_params read;
+  cs_inputs base; /* the agents and the parameters the behaviour reads */
   memset(job, 0, sizeof *job);
-  if ((fault = cs_prepare_behaviour(&base, CROWDSTEER_SEEK, agents, &no_target, NULL,
-                                    params_read(behaviour, params, &read), begin, end,
-                                    select, select_bit)) != CROWDSTEER_OK)
+  if ((fault = cs_prepare_behaviour(
+           &base, (crowdsteer_behaviour)(CROWDSTEER_SEPARATION + (int)behaviour), agents,
+           NULL, NULL, params, begin, end, select, select_bit)) != CROWDSTEER_OK)
     return fault;
   job->behaviour = behaviour;
   job->dims = base.dims;

@@ -228,6 +228,12 @@ static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t
   a->mask = job->mask_array ? job->mask_array[i] : job->mask;
 }
 
+/* Separation's push from a coincident neighbour of id `id`, along x:
+ * -1 for the agent of lower id, +1 for the other. */
+static inline float cs_nb_apart_x(const cs_nb_agent *a, uint32_t id) {
+  return a->id < id ? -1.0f : 1.0f;
+}
+
 /* The candidate q (index qi) against agent a: whether it is a neighbour
  * (before the nearest-k cap), its distance, and its contribution. */
 static inline int cs_nb_pair(const cs_nb_agent *a, cs_nb_behaviour behaviour, int dims,
@@ -259,7 +265,7 @@ static inline int cs_nb_pair(const cs_nb_agent *a, cs_nb_behaviour behaviour, in
     } else {
       for (int k = 0; k < dims; k++)
         c[k] = 0.0f;
-      c[0] = a->id < cs_agent_id(a->ids, qi) ? -1.0f : 1.0f;
+      c[0] = cs_nb_apart_x(a, cs_agent_id(a->ids, qi));
     }
   } else if (behaviour == CS_NB_COHESION) {
     for (int k = 0; k < dims; k++)
