@@ -32,8 +32,9 @@ enum { PX, PY, PZ, VX, VY, VZ, STATE_ARRAYS };
 typedef struct crowd {
   size_t n;
   int dims;
-  float *state[STATE_ARRAYS]; /* read by every step, never written */
-  float *next[STATE_ARRAYS];  /* every step's output */
+  float *state[STATE_ARRAYS];  /* read by every step, never written */
+  float *next[STATE_ARRAYS];   /* every step's output */
+  float *sorted[STATE_ARRAYS]; /* the state in its grid's cell order, made on first use */
   float *steering[3];
   uint32_t *group;           /* agent i in group 1 << (i % 2) (separation_filtered) */
   double library_candidates; /* per agent: agents in the cells the library searches */
@@ -49,6 +50,7 @@ static void crowd_release(crowd *c) {
   for (int k = 0; k < STATE_ARRAYS; k++) {
     free(c->state[k]);
     free(c->next[k]);
+    free(c->sorted[k]);
   }
   for (int k = 0; k < 3; k++)
     free(c->steering[k]);
@@ -211,6 +213,10 @@ typedef enum nb_work {
   WORK_GRID_POSITIONS,     /* crowdsteer only: WORK_GRID without velocities */
   WORK_SCENARIO_POSITIONS, /* crowdsteer only: WORK_SCENARIO on that grid */
   WORK_CAPPED, /* crowdsteer only: separation of the 6 nearest (DetourCrowd's cap) */
+  /* crowdsteer only, the crowd in cell order (crowdsteer_grid_order): */
+  WORK_GRID_CELL_ORDER,       /* WORK_GRID_POSITIONS */
+  WORK_SEPARATION_CELL_ORDER, /* WORK_SEPARATION on a grid of positions only */
+  WORK_SCENARIO_CELL_ORDER,   /* WORK_SCENARIO_POSITIONS */
   WORK_COUNT
 } nb_work;
 
@@ -292,6 +298,32 @@ static crowdsteer_status build_grid(crowd *c, const crowdsteer_agents *agents,
   return crowdsteer_grid_build(c->grid, agents, &desc);
 }
 
+/* The crowd's state in the cell order of its grid (as a user re-sorts a
+ * crowd every so many steps: crowdsteer_grid_order, crowdsteer_reorder),
+ * made once; NULL when out of memory. */
+static float *const *cell_ordered(crowd *c) {
+  if (c->sorted[PX]) return c->sorted;
+  const crowdsteer_agents agents = agents_of(c, c->state);
+  if (build_grid(c, &agents, 1, NULL, 1) != CROWDSTEER_OK) return NULL;
+  size_t count;
+  const uint32_t *order = crowdsteer_grid_order(c->grid, &count);
+  int failed = 0;
+  for (int k = 0; k < STATE_ARRAYS; k++) {
+    if (!c->state[k] || k % 3 >= c->dims) continue;
+    failed |= !(c->sorted[k] = malloc(c->n * sizeof(float)));
+    failed |= failed || crowdsteer_reorder(c->sorted[k], c->state[k], order, count) !=
+                            CROWDSTEER_OK;
+  }
+  return failed ? NULL : c->sorted;
+}
+
+/* The state a benchmark reads: its crowd as made, or in cell order. */
+static const float *const *state_of(crowd *c, nb_work work) {
+  const int sorted = work == WORK_GRID_CELL_ORDER || work == WORK_SEPARATION_CELL_ORDER ||
+                     work == WORK_SCENARIO_CELL_ORDER;
+  return sorted ? (const float *const *)cell_ordered(c) : (const float *const *)c->state;
+}
+
 static crowdsteer_status run_behaviour(nb_work work, const crowdsteer_agents *agents,
                                        const crowdsteer_neighbours *nb,
                                        const crowdsteer_params *params,
@@ -328,9 +360,18 @@ static void run_library(csb_state *state, const void *arg) {
   crowdsteer_neighbours nb;
   crowd *c = library_crowd(state, e, &nb);
   if (!c) return;
-  const crowdsteer_agents agents = agents_of(c, c->state);
+  float *const *arrays = (float *const *)state_of(c, e->work);
+  if (!arrays) {
+    fail_run(state, "out of memory");
+    return;
+  }
+  const crowdsteer_agents agents = agents_of(c, arrays);
   const int filtered = e->work == WORK_FILTERED;
-  const int positions_only = e->work == WORK_GRID_POSITIONS;
+  const int grid_only = e->work == WORK_GRID || e->work == WORK_GRID_POSITIONS ||
+                        e->work == WORK_GRID_CELL_ORDER;
+  const int positions_only = e->work == WORK_GRID_POSITIONS ||
+                             e->work == WORK_GRID_CELL_ORDER ||
+                             e->work == WORK_SEPARATION_CELL_ORDER;
   crowdsteer_status status = build_grid(
       c, &agents, e->threads, filtered ? c->group : NULL, positions_only); /* warm */
   if (filtered) {
@@ -346,7 +387,7 @@ static void run_library(csb_state *state, const void *arg) {
   memset(&out, 0, sizeof out);
   out.steering = (crowdsteer_vectors){c->steering[0], c->steering[1], c->steering[2]};
   while (csb_keep_running(state) && status == CROWDSTEER_OK) {
-    if (e->work == WORK_GRID || positions_only)
+    if (grid_only)
       status = build_grid(c, &agents, e->threads, NULL, positions_only);
     else
       status = run_behaviour(e->work, &agents, &nb, &params, &out);
@@ -366,7 +407,12 @@ static void run_scenario(csb_state *state, const void *arg) {
   crowdsteer_neighbours nb;
   crowd *c = library_crowd(state, e, &nb);
   if (!c) return;
-  const crowdsteer_agents agents = agents_of(c, c->state);
+  float *const *arrays = (float *const *)state_of(c, e->work);
+  if (!arrays) {
+    fail_run(state, "out of memory");
+    return;
+  }
+  const crowdsteer_agents agents = agents_of(c, arrays);
   crowdsteer_agents next = agents_of(c, c->next);
   crowdsteer_step_behaviour behaviours[2];
   memset(behaviours, 0, sizeof behaviours);
@@ -387,7 +433,7 @@ static void run_scenario(csb_state *state, const void *arg) {
   step.threads = e->threads;
   crowdsteer_status status = CROWDSTEER_OK;
   while (csb_keep_running(state) && status == CROWDSTEER_OK) {
-    status = build_grid(c, &agents, e->threads, NULL, e->work == WORK_SCENARIO_POSITIONS);
+    status = build_grid(c, &agents, e->threads, NULL, e->work != WORK_SCENARIO);
     if (status == CROWDSTEER_OK) status = crowdsteer_step(&agents, &step, 0, c->n);
     csb_clobber_memory();
   }
@@ -420,7 +466,10 @@ static const char *const work_names[WORK_COUNT] = {"grid_build",
                                                    "separation_filtered",
                                                    "grid_build_positions",
                                                    "seek_separation_step_positions",
-                                                   "separation_capped"};
+                                                   "separation_capped",
+                                                   "grid_build_cell_order",
+                                                   "separation_cell_order",
+                                                   "seek_separation_step_cell_order"};
 
 /* Whether (work, threads) is measured: the behaviours' entry points run on
  * the calling thread, so 2 threads only for the grid and the scenario (and
@@ -430,7 +479,8 @@ static int measured(nb_work work, int threads, int dims, int userloop) {
   if (userloop)
     return dims == 2 && work <= WORK_SCENARIO && !(work == WORK_GRID && threads > 1);
   return threads == 1 || work == WORK_GRID || work == WORK_SCENARIO ||
-         work == WORK_GRID_POSITIONS || work == WORK_SCENARIO_POSITIONS;
+         work == WORK_GRID_POSITIONS || work == WORK_SCENARIO_POSITIONS ||
+         work == WORK_GRID_CELL_ORDER || work == WORK_SCENARIO_CELL_ORDER;
 }
 
 /* 2D first, then 3D: the crowd is remade only when the count or dims
@@ -448,8 +498,10 @@ void register_neighbours(const int64_t *counts, size_t n_counts) {
             nb_entry *e = &entries[dims - 2][isa][w][t - 1];
             *e = (nb_entry){(nb_work)w, dims, t, 0, (crowdsteer_isa)isa};
             register_one(work_names[w], t, dims, crowdsteer_isa_name((crowdsteer_isa)isa),
-                         w == WORK_SCENARIO || w == WORK_SCENARIO_POSITIONS ? run_scenario
-                                                                            : run_library,
+                         w == WORK_SCENARIO || w == WORK_SCENARIO_POSITIONS ||
+                                 w == WORK_SCENARIO_CELL_ORDER
+                             ? run_scenario
+                             : run_library,
                          e, &counts[ci]);
           }
           if (!measured(w, t, dims, 1)) continue;

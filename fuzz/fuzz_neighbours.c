@@ -14,7 +14,10 @@
  *     keeping its id and its per-agent data, gets the same bits per agent;
  *  7. an id index of the crowd is rejected exactly when two agents share an
  *     id; otherwise each agent's id looks up its index, and an id no agent
- *     has is reported without a write.
+ *     has is reported without a write;
+ *  8. the grid's agent order is a permutation; the crowd reordered by it
+ *     (crowdsteer_reorder) builds a grid whose order is the identity and,
+ *     with distinct ids, gets the same bits per agent through it.
  * Ids may also be shared by several agents (grid and brute force then agree
  * unless a nearest-k cap is in effect) or absent. */
 #include <float.h>
@@ -286,6 +289,65 @@ static int check_id_index(const nb_case *c) {
   return failed;
 }
 
+/* Property 8: the crowd in its grid's cell order (`want`: the grid query's
+ * results on the original crowd, when accepted). */
+static int check_cell_order(const nb_case *c, const crowdsteer_grid *grid,
+                            const crowdsteer_neighbours *query, const outputs *want) {
+  size_t n;
+  const uint32_t *order = crowdsteer_grid_order(grid, &n);
+  if (!order || n != c->count) return fail("grid order missing", c);
+  static uint8_t seen[MAX_AGENTS + 1];
+  memset(seen, 0, sizeof seen);
+  for (size_t s = 0; s < n; s++) {
+    if (order[s] >= n || seen[order[s]]) return fail("grid order not a permutation", c);
+    seen[order[s]] = 1;
+  }
+  static nb_case sorted;
+  sorted = *c;
+  const uint32_t *const from[3] = {c->group, c->masks, c->ids};
+  uint32_t *const to[3] = {sorted.group, sorted.masks, sorted.ids};
+  int failed = 0;
+  for (int k = 0; k < 6; k++)
+    failed |= crowdsteer_reorder(sorted.a[k], c->a[k], order, n) != CROWDSTEER_OK;
+  for (int k = 0; k < 3; k++)
+    failed |= crowdsteer_reorder(to[k], from[k], order, n) != CROWDSTEER_OK;
+  failed |= crowdsteer_reorder(sorted.radii, c->radii, order, n) != CROWDSTEER_OK;
+  failed |= crowdsteer_reorder(sorted.cosines, c->cosines, order, n) != CROWDSTEER_OK;
+  if (failed) return fail("reorder rejected", c);
+  crowdsteer_grid *again;
+  if (crowdsteer_grid_create(&again) != CROWDSTEER_OK) return fail("grid_create", c);
+  crowdsteer_grid_desc desc = c->desc;
+  if (desc.group) desc.group = sorted.group;
+  crowdsteer_agents agents = agents_of(&sorted);
+  if (crowdsteer_grid_build(again, &agents, &desc) != CROWDSTEER_OK) {
+    crowdsteer_grid_destroy(again);
+    return fail("grid of the sorted crowd rejected", c);
+  }
+  const uint32_t *identity = crowdsteer_grid_order(again, NULL);
+  for (size_t s = 0; s < n; s++)
+    if (identity[s] != s) failed |= fail("sorted crowd's grid order not the identity", c);
+  if (want && c->id_mode == 1 && !c->accumulate && c->begin == 0 && c->end == n) {
+    crowdsteer_neighbours nb = *query;
+    nb.grid = again;
+    if (nb.radius_per_agent) nb.radius_per_agent = sorted.radii;
+    if (nb.cos_field_of_view_per_agent) nb.cos_field_of_view_per_agent = sorted.cosines;
+    if (nb.neighbour_mask_per_agent) nb.neighbour_mask_per_agent = sorted.masks;
+    static outputs got;
+    canary(&got);
+    if (call(&sorted, &nb, &got, 0, n) != CROWDSTEER_OK) {
+      failed |= fail("sorted crowd rejected", c);
+    } else {
+      cs_fuzz_neighbour_counters.cell_orders_checked++;
+      for (int k = 0; k < c->dims; k++)
+        for (size_t s = 0; s < n; s++)
+          if (!cs_fuzz_same_bits(got.v[k][s], want->v[k][order[s]]))
+            failed |= fail("sorted crowd with its ids differs", c);
+    }
+  }
+  crowdsteer_grid_destroy(again);
+  return failed;
+}
+
 int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa_override) {
   reader r = {data, size, 0, 0x4E42ull + size};
   static nb_case c; /* large: keep it off the stack */
@@ -323,6 +385,8 @@ int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa_override) {
     const crowdsteer_status st = call(&c, &query, &got, c.begin, c.end);
     if (st != CROWDSTEER_OK && !untouched_outside(&c, &got, 0, 0))
       failed |= fail("grid query wrote on error", &c);
+    /* Before check_step, which integrates the crowd. */
+    failed |= check_cell_order(&c, grid, &query, st == CROWDSTEER_OK ? &got : NULL);
     /* A grid without velocities serves separation without a view only. */
     const int reads_velocities = c.behaviour != 0 || c.nb.field_of_view;
     if (c.desc.positions_only && reads_velocities && st != CROWDSTEER_ERROR_PARAMETER &&

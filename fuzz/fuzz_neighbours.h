@@ -10,9 +10,10 @@
  * Returns 0 when all hold, else prints what failed and returns 1. */
 int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa);
 
-/* Counters over all calls: cases, accepted grid queries, checked steps. */
+/* Counters over all calls: cases, accepted grid queries, checked steps,
+ * crowds whose bits were compared in their cell order. */
 typedef struct cs_fuzz_neighbour_stats {
-  unsigned long cases, queries_accepted, steps_checked;
+  unsigned long cases, queries_accepted, steps_checked, cell_orders_checked;
 } cs_fuzz_neighbour_stats;
 extern cs_fuzz_neighbour_stats cs_fuzz_neighbour_counters;
 

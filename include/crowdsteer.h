@@ -472,6 +472,37 @@ CROWDSTEER_API crowdsteer_status crowdsteer_grid_build(crowdsteer_grid *grid,
 /** Bytes of memory the grid holds now (0 for NULL). */
 CROWDSTEER_API size_t crowdsteer_grid_bytes(const crowdsteer_grid *grid);
 
+/**
+ * The agent order of the grid's last successful build: order[s] is the
+ * batch index of the agent in slot s (the agents bucket by bucket, each
+ * bucket's by increasing index; every index below the count exactly once),
+ * and *count (if count is not NULL) the number of slots. NULL, with *count
+ * 0, for a NULL grid or one never built. The array belongs to the grid:
+ * valid until its next build or its destruction.
+ *
+ * A batch reordered by it (every per-agent array through
+ * crowdsteer_reorder, ids included) keeps each agent next to its
+ * neighbours in memory, so later builds, neighbour calls and steps read
+ * and write memory nearly in order and run faster (docs/benchmarks.md);
+ * as agents move the order slowly decays, so re-sort every so many steps.
+ * With ids (crowdsteer_agents.id, the old indices on the first sort) every
+ * agent gets the same bits in either order; keep agent targets by id.
+ * A grid built from the reordered batch has the identity order.
+ */
+CROWDSTEER_API const uint32_t *crowdsteer_grid_order(const crowdsteer_grid *grid,
+                                                     size_t *count);
+
+/**
+ * out[s] = in[order[s]] for every s < count, for arrays of 4-byte elements
+ * (floats, ids, group bits, target indices), copied bit for bit; no
+ * alignment required. With crowdsteer_grid_order's array it puts a batch in
+ * cell order. NULL_POINTER for a NULL pointer when count > 0; PARAMETER if
+ * out overlaps in or order; RANGE if an entry of order is >= count. On
+ * error nothing is written.
+ */
+CROWDSTEER_API crowdsteer_status crowdsteer_reorder(void *out, const void *in,
+                                                    const uint32_t *order, size_t count);
+
 /** Largest neighbour set: beyond it only the nearest count (ties broken by
  *  the lower agent id). */
 #define CROWDSTEER_MAX_NEIGHBOURS 16384u

@@ -420,3 +420,32 @@ crowdsteer_status crowdsteer_grid_build(crowdsteer_grid *grid,
   const cs_fpenv host = cs_fpenv_enter();
   return cs_fpenv_return(host, grid_build_here(grid, agents, desc));
 }
+
+const uint32_t *crowdsteer_grid_order(const crowdsteer_grid *grid, size_t *count) {
+  if (count) *count = 0;
+  if (!grid || !grid->built) return NULL;
+  if (count) *count = grid->count;
+  return grid->index;
+}
+
+static int overlap(const void *a, const void *b, size_t bytes) {
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return x < y + bytes && y < x + bytes;
+}
+
+crowdsteer_status crowdsteer_reorder(void *out, const void *in, const uint32_t *order,
+                                     size_t count) {
+  if (count == 0) return CROWDSTEER_OK;
+  if (!out || !in || !order) return CROWDSTEER_ERROR_NULL_POINTER;
+  if (count > SIZE_MAX / 4) return CROWDSTEER_ERROR_RANGE;
+  const size_t bytes = count * 4;
+  if (overlap(out, in, bytes) || overlap(out, order, bytes))
+    return CROWDSTEER_ERROR_PARAMETER;
+  for (size_t s = 0; s < count; s++)
+    if (order[s] >= count) return CROWDSTEER_ERROR_RANGE;
+  unsigned char *to = out;
+  const unsigned char *from = in;
+  for (size_t s = 0; s < count; s++)
+    memcpy(to + 4 * s, from + 4 * (size_t)order[s], 4);
+  return CROWDSTEER_OK;
+}

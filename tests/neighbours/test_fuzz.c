@@ -42,8 +42,10 @@ int main(void) {
   }
   const cs_fuzz_neighbour_stats *st = &cs_fuzz_neighbour_counters;
   printf("replayed %d corpus files and 400 generated inputs: %lu cases, %lu grid "
-         "queries accepted, %lu steps checked\n",
-         files, st->cases, st->queries_accepted, st->steps_checked);
-  CHECK(st->queries_accepted > st->cases / 10 && st->steps_checked > st->cases / 20);
+         "queries accepted, %lu steps checked, %lu crowds checked in cell order\n",
+         files, st->cases, st->queries_accepted, st->steps_checked,
+         st->cell_orders_checked);
+  CHECK(st->queries_accepted > st->cases / 10 && st->steps_checked > st->cases / 20 &&
+        st->cell_orders_checked > st->cases / 100);
   return check_report("test_neighbours_fuzz");
 }

@@ -1,6 +1,6 @@
 /* Bad input to the grid and to the neighbour behaviours: the documented
- * status, and nothing written; and per-agent arrays read only over the
- * call's range. */
+ * status, and nothing written; per-agent arrays read only over the call's
+ * range; and the grid's agent order and crowdsteer_reorder. */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c11 */
 #include <float.h>
 #include <sys/mman.h>
@@ -409,6 +409,99 @@ static void test_positions_only(void) {
   crowdsteer_grid_destroy(lean);
 }
 
+/* The order of one build of `w`: a permutation that keeps each cell's
+ * agents by increasing index; reordering the batch by it and building
+ * again gives the identity. */
+static void check_order(crowd *w, float cell, int threads) {
+  crowdsteer_grid *g;
+  CHECK_STATUS(crowdsteer_grid_create(&g), CROWDSTEER_OK);
+  size_t count = 99;
+  CHECK(crowdsteer_grid_order(g, &count) == NULL && count == 0);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = cell;
+  desc.threads = threads;
+  CHECK_STATUS(crowdsteer_grid_build(g, &w->agents, &desc), CROWDSTEER_OK);
+  const uint32_t *order = crowdsteer_grid_order(g, &count);
+  CHECK(order != NULL && count == w->count);
+  CHECK(crowdsteer_grid_order(g, NULL) == order);
+  uint8_t *seen = calloc(w->count, 1);
+  int64_t(*cells)[3] = calloc(w->count, sizeof *cells);
+  for (size_t s = 0; s < count; s++) {
+    CHECK(order[s] < w->count && !seen[order[s]]);
+    seen[order[s]] = 1;
+    for (int k = 0; k < w->dims; k++) /* finite here: floor is the cell */
+      cells[s][k] = (int64_t)floorf(w->a[k][order[s]] / cell);
+  }
+  /* Stable: a cell's agents (in one bucket, maybe with another cell's)
+   * by increasing index. */
+  for (size_t s = 1; s < count; s++) {
+    size_t q = s;
+    while (q-- > 0 && memcmp(cells[q], cells[s], sizeof cells[s]) != 0) {
+    }
+    if (q < s) CHECK(order[q] < order[s]);
+  }
+  crowd sorted;
+  crowd_init(&sorted, w->count, w->dims);
+  for (int k = 0; k < 6; k++)
+    CHECK_STATUS(crowdsteer_reorder(sorted.a[k], w->a[k], order, count), CROWDSTEER_OK);
+  for (size_t s = 0; s < count; s++)
+    for (int k = 0; k < 6; k++)
+      CHECK(same_bits(sorted.a[k][s], w->a[k][order[s]]));
+  CHECK_STATUS(crowdsteer_grid_build(g, &sorted.agents, &desc), CROWDSTEER_OK);
+  order = crowdsteer_grid_order(g, &count);
+  size_t moved = 0;
+  for (size_t s = 0; s < count; s++)
+    moved += order[s] != s;
+  CHECK_MSG(moved == 0, "a sorted batch reordered again: %zu agents moved", moved);
+  /* A failed build keeps the last order. */
+  desc.cell_size = -1.0f;
+  CHECK_STATUS(crowdsteer_grid_build(g, &w->agents, &desc), CROWDSTEER_ERROR_PARAMETER);
+  CHECK(crowdsteer_grid_order(g, &count) == order && count == w->count);
+  crowd_free(&sorted);
+  free(cells);
+  free(seen);
+  crowdsteer_grid_destroy(g);
+}
+
+static void test_order(void) {
+  CHECK(crowdsteer_grid_order(NULL, NULL) == NULL);
+  for (int dims = 2; dims <= 3; dims++) {
+    crowd w;
+    crowd_init(&w, 700, dims);
+    rng r = {29u + (uint64_t)dims};
+    crowd_random(&w, &r, 8.0f);
+    for (size_t i = 0; i < 60; i++) /* a cluster in one cell, and duplicates */
+      for (int k = 0; k < dims; k++)
+        w.a[k][i * 11] = i % 3 == 0 ? 0.25f : w.a[k][i * 11 + 1];
+    check_order(&w, 1.0f, 1);
+    check_order(&w, 0.37f, 2);
+    crowd_free(&w);
+  }
+  /* crowdsteer_reorder's errors write nothing. */
+  uint32_t order[4] = {2, 0, 3, 1}, in[4] = {10, 11, 12, 13}, out[8];
+  for (int k = 0; k < 8; k++)
+    out[k] = 7;
+  CHECK_STATUS(crowdsteer_reorder(NULL, NULL, NULL, 0), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_reorder(NULL, in, order, 4), CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_reorder(out, NULL, order, 4), CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_reorder(out, in, NULL, 4), CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_reorder(in, in, order, 4), CROWDSTEER_ERROR_PARAMETER);
+  CHECK_STATUS(crowdsteer_reorder(out + 3, out, order, 4), CROWDSTEER_ERROR_PARAMETER);
+  CHECK_STATUS(crowdsteer_reorder(order + 1, in, order, 3), CROWDSTEER_ERROR_PARAMETER);
+  order[3] = 4;
+  CHECK_STATUS(crowdsteer_reorder(out, in, order, 4), CROWDSTEER_ERROR_RANGE);
+  for (int k = 0; k < 8; k++)
+    CHECK(out[k] == 7);
+  order[3] = 1;
+  CHECK_STATUS(crowdsteer_reorder(out, in, order, 4), CROWDSTEER_OK);
+  CHECK(out[0] == 12 && out[1] == 10 && out[2] == 13 && out[3] == 11 && out[4] == 7);
+  /* Bits, not values: a NaN payload and -0 survive. */
+  const uint32_t bits[2] = {0x7fc01234u, 0x80000000u}, swap[2] = {1, 0};
+  uint32_t copied[2];
+  CHECK_STATUS(crowdsteer_reorder(copied, bits, swap, 2), CROWDSTEER_OK);
+  CHECK(copied[0] == bits[1] && copied[1] == bits[0]);
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   crowd_init(&c, 64, 2);
@@ -421,6 +514,7 @@ int main(void) {
   test_params_read();
   test_range_only_read();
   test_positions_only();
+  test_order();
   crowdsteer_grid_destroy(grid);
   crowd_free(&c);
   return check_report("test_neighbours_validation");

@@ -1,5 +1,6 @@
 /* Stable agent ids (crowdsteer_agents.id): a crowd reordered by a random
- * permutation, every agent keeping its id, gives every agent the same bits
+ * permutation or into its grid's cell order (crowdsteer_grid_order and
+ * crowdsteer_reorder), every agent keeping its id, gives every agent the same bits
  * as the original order, for every behaviour, the neighbour behaviours
  * (grid and brute force, with nearest-k and coincident ties) and a mixed
  * step over several steps, targets kept by id and resolved through
@@ -110,9 +111,10 @@ static void world_random(world *w, uint64_t seed, int hashed_ids) {
 static void world_permuted(world *to, const world *from, const uint32_t *perm,
                            int drop_ids) {
   world_alloc(to, from->count, from->dims);
+  for (int a = 0; a < FLOATS; a++)
+    CHECK_STATUS(crowdsteer_reorder(to->f[a], from->f[a], perm, from->count),
+                 CROWDSTEER_OK);
   for (size_t j = 0; j < from->count; j++) {
-    for (int a = 0; a < FLOATS; a++)
-      to->f[a][j] = from->f[a][perm[j]];
     to->mask[j] = from->mask[perm[j]];
     to->id[j] = from->id ? from->id[perm[j]] : perm[j];
     const uint32_t target = from->target[perm[j]];
@@ -307,16 +309,30 @@ static void shuffle(uint32_t *perm, size_t n, rng *r) {
   }
 }
 
-static void permutation_case(size_t count, int dims, int hashed_ids, uint64_t seed) {
+/* A permutation of `w`'s agents: random, or its grid's cell order. */
+static void permutation_of(world *w, int by_cell, rng *r, uint32_t *perm) {
+  if (!by_cell) {
+    shuffle(perm, w->count, r);
+    return;
+  }
+  CHECK_STATUS(build_grid(w), CROWDSTEER_OK);
+  size_t slots;
+  const uint32_t *order = crowdsteer_grid_order(w->grid, &slots);
+  CHECK(slots == w->count);
+  memcpy(perm, order, w->count * sizeof *perm);
+}
+
+static void permutation_case(size_t count, int dims, int hashed_ids, int by_cell,
+                             uint64_t seed) {
   rng r = {seed};
   uint32_t *perm = (uint32_t *)malloc(count * sizeof(uint32_t));
-  shuffle(perm, count, &r);
   uint32_t *identity = (uint32_t *)malloc(count * sizeof(uint32_t));
   for (size_t i = 0; i < count; i++)
     identity[i] = (uint32_t)i;
   world a, b, twin, anonymous; /* twin: a copy of a (wander updates a) */
   world_alloc(&a, count, dims);
   world_random(&a, seed, hashed_ids);
+  permutation_of(&a, by_cell, &r, perm);
   world_permuted(&b, &a, perm, 0);
   world_permuted(&twin, &a, identity, 0);
   world_permuted(&anonymous, &a, perm, 1);
@@ -333,8 +349,8 @@ static void permutation_case(size_t count, int dims, int hashed_ids, uint64_t se
   run_steps(&a, 4, threads);
   run_steps(&b, 4, 1);
   const size_t bad = mismatches(&a, &b, perm, P, 6) + mismatches(&a, &b, perm, W, 3);
-  CHECK_MSG(bad == 0, "step: %zu agents, dims %d, ids %d: %zu mismatches", count, dims,
-            hashed_ids, bad);
+  CHECK_MSG(bad == 0, "step: %zu agents, dims %d, ids %d, cell order %d: %zu mismatches",
+            count, dims, hashed_ids, by_cell, bad);
   world_free(&a);
   world_free(&b);
   world_free(&twin);
@@ -443,8 +459,9 @@ static void body(void) {
   for (int c = 0; c < 4; c++)
     for (int dims = 2; dims <= (c < 3 ? 3 : 2); dims++)
       for (int hashed = 0; hashed < 2; hashed++)
-        permutation_case(counts[c], dims, hashed,
-                         1000u + (uint64_t)c * 7u + (uint64_t)dims);
+        for (int by_cell = 0; by_cell < 2; by_cell++)
+          permutation_case(counts[c], dims, hashed, by_cell,
+                           1000u + (uint64_t)c * 7u + (uint64_t)dims);
 }
 
 int main(void) {
