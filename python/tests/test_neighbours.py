@@ -1,10 +1,11 @@
 """Separation, cohesion and alignment through the binding: a Grid gives the
-same bits as examining every pair, for any cell size; errors as statuses."""
+same bits as examining every pair, for any cell size; errors as statuses;
+Grid.order() puts a crowd in cell order with the same bits."""
 import numpy as np
 import pytest
 
 import crowdsteer as cs
-from conftest import empty_vectors, random_agents
+from conftest import empty_vectors, f32, random_agents
 
 BEHAVIOURS = [cs.separation, cs.cohesion, cs.alignment]
 
@@ -130,3 +131,63 @@ def test_ids_make_a_permuted_crowd_give_the_same_bits():
         cs.Agents(px, py, vx, vy, id=ids[:-1])
     with pytest.raises(TypeError, match="id"):
         cs.Agents(px, py, vx, vy, id=ids.astype(np.int64))
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_grid_order_puts_a_crowd_in_cell_order_with_the_same_bits(dims):
+    """Grid.order(): a permutation; the crowd reordered by it (ids the old
+    indices) builds the identity order and gives every agent the same bits
+    (nearest-k ties broken by id, so the cap must not change them)."""
+    rng = np.random.default_rng(23 + dims)
+    n = 600
+    arrays = [f32(rng.uniform(-15, 15, n)) for _ in range(dims)]
+    arrays += [f32(rng.uniform(-2, 2, n)) for _ in range(dims)]
+    ids = np.arange(n, dtype=np.uint32)
+
+    def agents_of(arrays, ids):
+        p, v = arrays[:dims], arrays[dims:]
+        z = dict(pz=p[2], vz=v[2]) if dims == 3 else {}
+        return cs.Agents(p[0], p[1], v[0], v[1], id=ids, **z)
+
+    def separation_bits(agents, grid):
+        got = empty_vectors(n, dims)
+        cs.separation(agents, cs.Neighbours(grid=grid, radius=2.0, max_neighbours=5),
+                      cs.Params(max_speed=1.5), got)
+        assert np.any(got[0] != 0)
+        return np.stack(got).view(np.uint32)
+
+    agents, grid = agents_of(arrays, ids), cs.Grid()
+    grid.build(agents, 2.0)
+    order = grid.order()
+    assert order.dtype == np.uint32 and order.shape == (n,)
+    assert np.array_equal(np.sort(order), np.arange(n))
+    assert not np.array_equal(order, np.arange(n))  # random: not already in order
+    before = separation_bits(agents, grid)
+    copies = [a.copy() for a in arrays]
+    sorted_ids = ids.copy()
+    for a in copies + [sorted_ids]:
+        a[:] = a[order]
+    assert np.array_equal(sorted_ids, order)
+    assert np.array_equal(order, grid.order())  # a copy: the grid's array is unchanged
+
+    sorted_agents = agents_of(copies, sorted_ids)
+    grid.build(sorted_agents, 2.0)
+    assert np.array_equal(grid.order(), np.arange(n))
+    order[:] = 0  # the returned array is the caller's own
+    assert np.array_equal(grid.order(), np.arange(n))
+    after = separation_bits(sorted_agents, grid)
+    assert np.array_equal(before[:, sorted_ids], after)
+
+
+def test_grid_order_of_a_grid_never_built_is_empty():
+    grid = cs.Grid()
+    order = grid.order()
+    assert order.dtype == np.uint32 and order.shape == (0,)
+    agents, _ = random_agents(np.random.default_rng(3), 40)
+    with pytest.raises(cs.Error):  # a failed build leaves it never built
+        grid.build(agents, -1.0)
+    assert grid.order().shape == (0,)
+    grid.build(agents, 2.0)
+    assert grid.order().shape == (40,)
+    with pytest.raises(TypeError):
+        grid.order(agents)

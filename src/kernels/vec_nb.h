@@ -213,6 +213,60 @@ CS_INLINE vi i_sum_each(const vi v[W]) {
 }
 #endif
 
+/* Inclusive prefix sums of the lanes (lane j: lanes 0 .. j, wrapping), and
+ * the last lane in every lane. */
+#if CS_LANES == 16 && defined(__AVX512F__)
+CS_INLINE vi i_prefix(vi x) {
+  const __m512i zero = _mm512_setzero_si512();
+  x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 15));
+  x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 14));
+  x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 12));
+  return _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 8));
+}
+CS_INLINE vi i_last_lane(vi x) {
+  return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), x);
+}
+#elif CS_LANES == 8
+CS_INLINE vi i_prefix(vi x) {
+  const vi zero = simde_mm256_setzero_si256();
+  x = i_add(
+      x, simde_mm256_blend_epi32(simde_mm256_permutevar8x32_epi32(
+                                     x, simde_mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)),
+                                 zero, 0x01));
+  x = i_add(
+      x, simde_mm256_blend_epi32(simde_mm256_permutevar8x32_epi32(
+                                     x, simde_mm256_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5)),
+                                 zero, 0x03));
+  return i_add(
+      x, simde_mm256_blend_epi32(simde_mm256_permutevar8x32_epi32(
+                                     x, simde_mm256_setr_epi32(0, 0, 0, 0, 0, 1, 2, 3)),
+                                 zero, 0x0F));
+}
+CS_INLINE vi i_last_lane(vi x) {
+  return simde_mm256_permutevar8x32_epi32(x, simde_mm256_set1_epi32(7));
+}
+#elif CS_LANES == 4
+CS_INLINE vi i_prefix(vi x) {
+  x = i_add(x, simde_mm_slli_si128(x, 4));
+  return i_add(x, simde_mm_slli_si128(x, 8));
+}
+CS_INLINE vi i_last_lane(vi x) { return simde_mm_shuffle_epi32(x, 0xFF); }
+#else
+/* The emulated 16-lane build (tests only): lane by lane. */
+CS_INLINE vi i_prefix(vi x) {
+  uint32_t lanes[W];
+  i_store(lanes, x);
+  for (int k = 1; k < W; k++)
+    lanes[k] += lanes[k - 1];
+  return i_load(lanes);
+}
+CS_INLINE vi i_last_lane(vi x) {
+  uint32_t lanes[W];
+  i_store(lanes, x);
+  return i_set1(lanes[W - 1]);
+}
+#endif
+
 CS_INLINE vi i_zero(void) { return i_set1(0); }
 CS_INLINE vi i_masked(vmask m, vi a) { return i_select(m, a, i_zero()); }
 

@@ -171,6 +171,13 @@ void cs_nb_keys_scalar(const crowdsteer_grid *g, const float *const pos[3], size
   }
 }
 
+void cs_nb_ends_scalar(uint32_t *counts, size_t n, uint32_t start) {
+  for (size_t k = 0; k < n; k++) {
+    start += counts[k];
+    counts[k] = start;
+  }
+}
+
 static void agent_chunk(size_t count, int threads, int t, size_t *first, size_t *last) {
   *first = count * (size_t)t / (size_t)threads;
   *last = count * (size_t)(t + 1) / (size_t)threads;
@@ -182,6 +189,7 @@ typedef struct build {
   const float *pos[3], *vel[3];
   const uint32_t *group;
   cs_nb_keys_fn keys;
+  cs_nb_ends_fn ends;
   int threads;
   int part_shift; /* a bucket's partition: bucket >> part_shift */
 } build;
@@ -257,9 +265,9 @@ static inline __attribute__((always_inline)) void to_partitions(const build *b, 
 
 /* Pass 4: one partition's records to their slots, a counting sort over
  * its buckets in their own entries of the table: counts, then each
- * bucket's end, then the records from last to first each take the slot
- * before its bucket's end (stable), which leaves every entry at its
- * bucket's start. */
+ * bucket's end (the backend's prefix sum, W buckets at a time), then the records from
+ * last to first each take the slot before its bucket's end (stable), which leaves every
+ * entry at its bucket's start. */
 static inline __attribute__((always_inline)) void sort_partition(const build *b, size_t p,
                                                                  const int dims,
                                                                  const int with_group,
@@ -274,11 +282,7 @@ static inline __attribute__((always_inline)) void sort_partition(const build *b,
   memset(bucket, 0, buckets * sizeof(uint32_t));
   for (const uint32_t *r = from; r < to; r += words)
     bucket[r[0] - base]++;
-  uint32_t end = g->part_start[p];
-  for (size_t k = 0; k < buckets; k++) {
-    end += bucket[k];
-    bucket[k] = end;
-  }
+  b->ends(bucket, buckets, g->part_start[p]);
   for (const uint32_t *r = to; r != from;) {
     r -= words;
     const uint32_t slot = --bucket[r[0] - base];
@@ -329,6 +333,7 @@ static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agent
              {agents->vx, agents->vy, agents->vz},
              group,
              cs_nb_active_keys(),
+             cs_nb_active_ends(),
              threads,
              0};
   while (((size_t)1 << b.part_shift) * g->parts < table)

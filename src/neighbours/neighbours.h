@@ -390,20 +390,27 @@ typedef void (*cs_nb_kernel)(const cs_nb_job *job, size_t begin, size_t end);
 typedef void (*cs_nb_keys_fn)(const crowdsteer_grid *g, const float *const pos[3],
                               size_t first, size_t last, uint32_t *keys);
 
+/* A backend's bucket ends for the grid build: counts[k] becomes start +
+ * counts[0] + ... + counts[k] for k < n (an inclusive prefix sum). */
+typedef void (*cs_nb_ends_fn)(uint32_t *counts, size_t n, uint32_t start);
+
 typedef struct cs_nb_backend {
   cs_nb_kernel kernel;
   cs_nb_keys_fn keys;
+  cs_nb_ends_fn ends;
 } cs_nb_backend;
 
-/* The kernel and the keys of the active ISA. */
+/* The kernel, the keys and the bucket ends of the active ISA. */
 cs_nb_kernel cs_nb_active_kernel(void);
 cs_nb_keys_fn cs_nb_active_keys(void);
+cs_nb_ends_fn cs_nb_active_ends(void);
 
 /* The scalar kernel and keys (every backend's fallback, the tails of the
  * SIMD keys) and the per-ISA tables. */
 void cs_nb_kernel_scalar(const cs_nb_job *job, size_t begin, size_t end);
 void cs_nb_keys_scalar(const crowdsteer_grid *g, const float *const pos[3], size_t first,
                        size_t last, uint32_t *keys);
+void cs_nb_ends_scalar(uint32_t *counts, size_t n, uint32_t start);
 extern const cs_nb_backend cs_nb_kernel_sse4;
 extern const cs_nb_backend cs_nb_kernel_avx2;
 extern const cs_nb_backend cs_nb_kernel_avx512;
