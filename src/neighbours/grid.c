@@ -246,12 +246,22 @@ static inline __attribute__((always_inline)) void to_partitions(const build *b, 
   size_t first, last;
   agent_chunk(g->count, b->threads, t, &first, &last);
   uint32_t keys[KEY_BLOCK];
+  /* The current partition's cursor in a register: in a crowd in cell
+   * order, agent after agent goes to the same partition, and a cursor
+   * kept in memory makes each wait for the store of the one before. */
+  size_t part = 0;
+  uint32_t at = cursor[0];
   for (size_t i = first; i < last; i += KEY_BLOCK) {
     const size_t n = last - i < KEY_BLOCK ? last - i : KEY_BLOCK;
     b->keys(g, b->pos, i, i + n, keys);
     for (size_t j = 0; j < n; j++) {
-      const size_t a = i + j;
-      uint32_t *r = g->records + words * cursor[keys[j] >> b->part_shift]++;
+      const size_t a = i + j, p = keys[j] >> b->part_shift;
+      if (p != part) {
+        cursor[part] = at;
+        at = cursor[p];
+        part = p;
+      }
+      uint32_t *r = g->records + words * at++;
       r[0] = keys[j];
       r[1] = (uint32_t)a;
       for (int k = 0; k < dims; k++) {
@@ -261,6 +271,7 @@ static inline __attribute__((always_inline)) void to_partitions(const build *b, 
       if (with_group) r[2 + (1 + with_vel) * dims] = b->group[a];
     }
   }
+  cursor[part] = at;
 }
 
 /* Pass 4: one partition's records to their slots, a counting sort over
