@@ -237,7 +237,9 @@ static void fail_run(csb_state *state, const char *message) {
 static void report_pairs(csb_state *state, const crowd *c, const nb_entry *e) {
   const int64_t agents = csb_iterations(state) * (int64_t)c->n;
   csb_set_items_processed(state, agents);
-  if (e->work == WORK_GRID || e->work == WORK_GRID_POSITIONS) return;
+  if (e->work == WORK_GRID || e->work == WORK_GRID_POSITIONS ||
+      e->work == WORK_GRID_CELL_ORDER)
+    return;
   csb_set_counter(state, "candidates",
                   e->userloop ? c->user_candidates : c->library_candidates, 0);
   csb_set_counter(state, "neighbours", c->neighbours, 0);
