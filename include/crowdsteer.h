@@ -463,7 +463,7 @@ CROWDSTEER_API void crowdsteer_grid_destroy(crowdsteer_grid *grid);
  * cell order and the build's records), plus
  * 4 bytes per bucket and a few KiB per build thread;
  * crowdsteer_grid_bytes tells the total. On error the grid keeps its
- * previous contents. count must be below 2^32.
+ * previous contents. count must be below 2^32 - 1 (else RANGE).
  */
 CROWDSTEER_API crowdsteer_status crowdsteer_grid_build(crowdsteer_grid *grid,
                                                        const crowdsteer_agents *agents,
@@ -477,28 +477,33 @@ CROWDSTEER_API size_t crowdsteer_grid_bytes(const crowdsteer_grid *grid);
  * batch index of the agent in slot s (the agents bucket by bucket, each
  * bucket's by increasing index; every index below the count exactly once),
  * and *count (if count is not NULL) the number of slots. NULL, with *count
- * 0, for a NULL grid or one never built. The array belongs to the grid:
+ * 0, for a NULL grid or one never built successfully (a build of an empty
+ * batch gives a non-NULL pointer and 0). The array belongs to the grid:
  * valid until its next build or its destruction.
  *
- * A batch reordered by it (every per-agent array through
- * crowdsteer_reorder, ids included) keeps each agent next to its
- * neighbours in memory, so later builds, neighbour calls and steps read
- * and write memory nearly in order and run faster (docs/benchmarks.md);
- * as agents move the order slowly decays, so re-sort every so many steps.
- * With ids (crowdsteer_agents.id, the old indices on the first sort) every
- * agent gets the same bits in either order; keep agent targets by id.
- * A grid built from the reordered batch has the identity order.
+ * A batch reordered by it (every per-agent array the calls read through
+ * crowdsteer_reorder: positions, velocities, ids, wander directions,
+ * per-agent parameters, masks, group bits, target arrays) keeps each agent
+ * next to its neighbours in memory, so later builds, neighbour calls and
+ * steps read and write memory nearly in order and run faster
+ * (docs/benchmarks.md); as agents change cells the order decays, so
+ * re-sort every so many steps.
+ * With ids (crowdsteer_agents.id; a batch without them first gets the ids
+ * 0 .. count - 1, its indices) every agent gets the same bits in either
+ * order; keep agent targets by id. A grid built from the reordered batch
+ * with the same cell_size and table size (an automatic one: the same
+ * count) has the identity order.
  */
 CROWDSTEER_API const uint32_t *crowdsteer_grid_order(const crowdsteer_grid *grid,
                                                      size_t *count);
 
 /**
  * out[s] = in[order[s]] for every s < count, for arrays of 4-byte elements
- * (floats, ids, group bits, target indices), copied bit for bit; no
- * alignment required. With crowdsteer_grid_order's array it puts a batch in
- * cell order. NULL_POINTER for a NULL pointer when count > 0; PARAMETER if
- * out overlaps in or order; RANGE if an entry of order is >= count. On
- * error nothing is written.
+ * (floats, ids, group bits, target indices), copied bit for bit; none of
+ * the three needs any alignment. With crowdsteer_grid_order's array it puts
+ * a batch in cell order. count 0 returns OK and touches nothing; otherwise
+ * NULL_POINTER for a NULL pointer, PARAMETER if out overlaps in or order,
+ * RANGE if an entry of order is >= count. On error nothing is written.
  */
 CROWDSTEER_API crowdsteer_status crowdsteer_reorder(void *out, const void *in,
                                                     const uint32_t *order, size_t count);

@@ -465,6 +465,18 @@ static void check_order(crowd *w, float cell, int threads) {
 
 static void test_order(void) {
   CHECK(crowdsteer_grid_order(NULL, NULL) == NULL);
+  { /* an empty batch: built, no slots */
+    crowdsteer_grid *g;
+    CHECK_STATUS(crowdsteer_grid_create(&g), CROWDSTEER_OK);
+    crowdsteer_agents none = c.agents;
+    none.count = 0;
+    crowdsteer_grid_desc desc = {0};
+    desc.cell_size = 1.0f;
+    CHECK_STATUS(crowdsteer_grid_build(g, &none, &desc), CROWDSTEER_OK);
+    size_t count = 99;
+    CHECK(crowdsteer_grid_order(g, &count) != NULL && count == 0);
+    crowdsteer_grid_destroy(g);
+  }
   for (int dims = 2; dims <= 3; dims++) {
     crowd w;
     crowd_init(&w, 700, dims);
