@@ -23,7 +23,8 @@ enum {
    * pass); keys are computed KEY_BLOCK agents at a time. */
   PART_AGENTS = 2048,
   MAX_PARTS = 512,
-  KEY_BLOCK = 256
+  KEY_BLOCK = 256,
+  COUNT_WAYS = 4 /* pass 1's counts per partition and thread */
 };
 
 crowdsteer_status crowdsteer_grid_create(crowdsteer_grid **grid) {
@@ -76,10 +77,10 @@ static void *aligned_in(void *block) {
 }
 
 /* The table block: bucket starts, then per thread its partition counts,
- * then the partitions' starts. */
+ * then the partitions' starts, then per thread pass 1's split counts. */
 static size_t table_words(size_t table, size_t parts, int threads) {
   return round_up((table + 1) * sizeof(uint32_t)) / sizeof(uint32_t) +
-         (size_t)threads * parts + parts + 1;
+         (size_t)threads * parts + parts + 1 + (size_t)threads * COUNT_WAYS * parts;
 }
 
 /* Lays the grid's arrays out in its (possibly new) blocks. */
@@ -99,6 +100,7 @@ static void lay_out(crowdsteer_grid *g, size_t count, size_t table, int threads,
   g->start = t;
   g->part_counts = t + round_up((table + 1) * sizeof(uint32_t)) / sizeof(uint32_t);
   g->part_start = g->part_counts + (size_t)threads * g->parts;
+  g->part_split = g->part_start + g->parts + 1;
 }
 
 static crowdsteer_status reserve(crowdsteer_grid *g, size_t count, size_t table,
@@ -202,12 +204,32 @@ static void count_partitions(const build *b, int t) {
   size_t first, last;
   agent_chunk(g->count, b->threads, t, &first, &last);
   uint32_t keys[KEY_BLOCK];
+  /* Four counts per partition, agent j into count j % 4: in a crowd in
+   * (or near) cell order consecutive agents hit one or a few partitions,
+   * and increments of one counter wait on each other's stores (and, when
+   * the partitions alternate irregularly, on mispredicted store-to-load
+   * forwarding). */
+  const size_t parts = g->parts;
+  const int shift = b->part_shift;
+  uint32_t *const way0 = g->part_split + (size_t)t * COUNT_WAYS * parts;
+  uint32_t *const way1 = way0 + parts, *const way2 = way1 + parts,
+                  *const way3 = way2 + parts;
+  memset(way0, 0, COUNT_WAYS * parts * sizeof(uint32_t));
   for (size_t i = first; i < last; i += KEY_BLOCK) {
     const size_t n = last - i < KEY_BLOCK ? last - i : KEY_BLOCK;
     b->keys(g, b->pos, i, i + n, keys);
-    for (size_t j = 0; j < n; j++)
-      counts[keys[j] >> b->part_shift]++;
+    size_t j = 0;
+    for (; j + COUNT_WAYS <= n; j += COUNT_WAYS) {
+      way0[keys[j] >> shift]++;
+      way1[keys[j + 1] >> shift]++;
+      way2[keys[j + 2] >> shift]++;
+      way3[keys[j + 3] >> shift]++;
+    }
+    for (; j < n; j++)
+      way0[keys[j] >> shift]++;
   }
+  for (size_t p = 0; p < parts; p++)
+    counts[p] = way0[p] + way1[p] + way2[p] + way3[p];
 }
 
 /* Pass 2 (one thread, tiny): each partition's start, and each thread's

@@ -46,9 +46,9 @@ struct crowdsteer_grid {
   uint32_t *start;        /* table size + 1 entries */
   /* The build's working memory (see grid.c): agent records grouped by
    * partition (a range of buckets), per-thread partition counts, the
-   * partitions' starts. */
+   * partitions' starts, per-thread split counts of the first pass. */
   uint32_t *records;
-  uint32_t *part_counts, *part_start;
+  uint32_t *part_counts, *part_start, *part_split;
   size_t parts;
   /* crowdsteer_step's neighbour steering (per step behaviour,
    * range-sized); grown, reused. */
