@@ -461,7 +461,7 @@ CROWDSTEER_API void crowdsteer_grid_destroy(crowdsteer_grid *grid);
  * Per agent it holds (4 * dims + 3) * 4 bytes
  * ((2 * dims + 3) * 4 with positions_only; +8 with groups: the agents in
  * cell order and the build's records), plus
- * 4 bytes per bucket and a few KiB per build thread;
+ * 4 bytes per bucket and up to 10 KiB per build thread;
  * crowdsteer_grid_bytes tells the total. On error the grid keeps its
  * previous contents. count must be below 2^32 - 1 (else RANGE).
  */
