@@ -220,6 +220,30 @@ typedef enum nb_work {
   WORK_COUNT
 } nb_work;
 
+/* Each work's benchmark name and shape. */
+typedef struct work_kind {
+  const char *name;
+  int build_only;     /* the grid build alone */
+  int scenario;       /* grid build + step (run_scenario) */
+  int positions_only; /* on a grid of positions only */
+  int cell_order;     /* on the crowd in cell order */
+} work_kind;
+
+static const work_kind works[WORK_COUNT] = {
+    [WORK_GRID] = {"grid_build", 1, 0, 0, 0},
+    [WORK_SEPARATION] = {"separation", 0, 0, 0, 0},
+    [WORK_SCENARIO] = {"seek_separation_step", 0, 1, 0, 0},
+    [WORK_COHESION] = {"cohesion", 0, 0, 0, 0},
+    [WORK_ALIGNMENT] = {"alignment", 0, 0, 0, 0},
+    [WORK_FILTERED] = {"separation_filtered", 0, 0, 0, 0},
+    [WORK_GRID_POSITIONS] = {"grid_build_positions", 1, 0, 1, 0},
+    [WORK_SCENARIO_POSITIONS] = {"seek_separation_step_positions", 0, 1, 1, 0},
+    [WORK_CAPPED] = {"separation_capped", 0, 0, 0, 0},
+    [WORK_GRID_CELL_ORDER] = {"grid_build_cell_order", 1, 0, 1, 1},
+    [WORK_SEPARATION_CELL_ORDER] = {"separation_cell_order", 0, 0, 1, 1},
+    [WORK_SCENARIO_CELL_ORDER] = {"seek_separation_step_cell_order", 0, 1, 1, 1},
+};
+
 typedef struct nb_entry {
   nb_work work;
   int dims;
@@ -237,9 +261,7 @@ static void fail_run(csb_state *state, const char *message) {
 static void report_pairs(csb_state *state, const crowd *c, const nb_entry *e) {
   const int64_t agents = csb_iterations(state) * (int64_t)c->n;
   csb_set_items_processed(state, agents);
-  if (e->work == WORK_GRID || e->work == WORK_GRID_POSITIONS ||
-      e->work == WORK_GRID_CELL_ORDER)
-    return;
+  if (works[e->work].build_only) return;
   csb_set_counter(state, "candidates",
                   e->userloop ? c->user_candidates : c->library_candidates, 0);
   csb_set_counter(state, "neighbours", c->neighbours, 0);
@@ -311,7 +333,7 @@ static float *const *cell_ordered(crowd *c) {
   const uint32_t *order = crowdsteer_grid_order(c->grid, &count);
   int failed = 0;
   for (int k = 0; k < STATE_ARRAYS; k++) {
-    if (!c->state[k] || k % 3 >= c->dims) continue;
+    if (k % 3 >= c->dims) continue;
     failed |= !(c->sorted[k] = malloc(c->n * sizeof(float)));
     failed |= failed || crowdsteer_reorder(c->sorted[k], c->state[k], order, count) !=
                             CROWDSTEER_OK;
@@ -320,10 +342,8 @@ static float *const *cell_ordered(crowd *c) {
 }
 
 /* The state a benchmark reads: its crowd as made, or in cell order. */
-static const float *const *state_of(crowd *c, nb_work work) {
-  const int sorted = work == WORK_GRID_CELL_ORDER || work == WORK_SEPARATION_CELL_ORDER ||
-                     work == WORK_SCENARIO_CELL_ORDER;
-  return sorted ? (const float *const *)cell_ordered(c) : (const float *const *)c->state;
+static float *const *state_of(crowd *c, nb_work work) {
+  return works[work].cell_order ? cell_ordered(c) : c->state;
 }
 
 static crowdsteer_status run_behaviour(nb_work work, const crowdsteer_agents *agents,
@@ -362,18 +382,15 @@ static void run_library(csb_state *state, const void *arg) {
   crowdsteer_neighbours nb;
   crowd *c = library_crowd(state, e, &nb);
   if (!c) return;
-  float *const *arrays = (float *const *)state_of(c, e->work);
+  float *const *arrays = state_of(c, e->work);
   if (!arrays) {
     fail_run(state, "out of memory");
     return;
   }
   const crowdsteer_agents agents = agents_of(c, arrays);
   const int filtered = e->work == WORK_FILTERED;
-  const int grid_only = e->work == WORK_GRID || e->work == WORK_GRID_POSITIONS ||
-                        e->work == WORK_GRID_CELL_ORDER;
-  const int positions_only = e->work == WORK_GRID_POSITIONS ||
-                             e->work == WORK_GRID_CELL_ORDER ||
-                             e->work == WORK_SEPARATION_CELL_ORDER;
+  const int build_only = works[e->work].build_only;
+  const int positions_only = works[e->work].positions_only;
   crowdsteer_status status = build_grid(
       c, &agents, e->threads, filtered ? c->group : NULL, positions_only); /* warm */
   if (filtered) {
@@ -389,7 +406,7 @@ static void run_library(csb_state *state, const void *arg) {
   memset(&out, 0, sizeof out);
   out.steering = (crowdsteer_vectors){c->steering[0], c->steering[1], c->steering[2]};
   while (csb_keep_running(state) && status == CROWDSTEER_OK) {
-    if (grid_only)
+    if (build_only)
       status = build_grid(c, &agents, e->threads, NULL, positions_only);
     else
       status = run_behaviour(e->work, &agents, &nb, &params, &out);
@@ -409,7 +426,7 @@ static void run_scenario(csb_state *state, const void *arg) {
   crowdsteer_neighbours nb;
   crowd *c = library_crowd(state, e, &nb);
   if (!c) return;
-  float *const *arrays = (float *const *)state_of(c, e->work);
+  float *const *arrays = state_of(c, e->work);
   if (!arrays) {
     fail_run(state, "out of memory");
     return;
@@ -435,7 +452,7 @@ static void run_scenario(csb_state *state, const void *arg) {
   step.threads = e->threads;
   crowdsteer_status status = CROWDSTEER_OK;
   while (csb_keep_running(state) && status == CROWDSTEER_OK) {
-    status = build_grid(c, &agents, e->threads, NULL, e->work != WORK_SCENARIO);
+    status = build_grid(c, &agents, e->threads, NULL, works[e->work].positions_only);
     if (status == CROWDSTEER_OK) status = crowdsteer_step(&agents, &step, 0, c->n);
     csb_clobber_memory();
   }
@@ -460,19 +477,6 @@ static void register_one(const char *work, int threads, int dims, const char *is
     csb_register(name, function, entry, count, 1);
 }
 
-static const char *const work_names[WORK_COUNT] = {"grid_build",
-                                                   "separation",
-                                                   "seek_separation_step",
-                                                   "cohesion",
-                                                   "alignment",
-                                                   "separation_filtered",
-                                                   "grid_build_positions",
-                                                   "seek_separation_step_positions",
-                                                   "separation_capped",
-                                                   "grid_build_cell_order",
-                                                   "separation_cell_order",
-                                                   "seek_separation_step_cell_order"};
-
 /* Whether (work, threads) is measured: the behaviours' entry points run on
  * the calling thread, so 2 threads only for the grid and the scenario (and
  * userloop's separation, whose loop is OpenMP); userloop's sort is serial,
@@ -480,9 +484,7 @@ static const char *const work_names[WORK_COUNT] = {"grid_build",
 static int measured(nb_work work, int threads, int dims, int userloop) {
   if (userloop)
     return dims == 2 && work <= WORK_SCENARIO && !(work == WORK_GRID && threads > 1);
-  return threads == 1 || work == WORK_GRID || work == WORK_SCENARIO ||
-         work == WORK_GRID_POSITIONS || work == WORK_SCENARIO_POSITIONS ||
-         work == WORK_GRID_CELL_ORDER || work == WORK_SCENARIO_CELL_ORDER;
+  return threads == 1 || works[work].build_only || works[work].scenario;
 }
 
 /* 2D first, then 3D: the crowd is remade only when the count or dims
@@ -499,16 +501,12 @@ void register_neighbours(const int64_t *counts, size_t n_counts) {
               continue;
             nb_entry *e = &entries[dims - 2][isa][w][t - 1];
             *e = (nb_entry){(nb_work)w, dims, t, 0, (crowdsteer_isa)isa};
-            register_one(work_names[w], t, dims, crowdsteer_isa_name((crowdsteer_isa)isa),
-                         w == WORK_SCENARIO || w == WORK_SCENARIO_POSITIONS ||
-                                 w == WORK_SCENARIO_CELL_ORDER
-                             ? run_scenario
-                             : run_library,
-                         e, &counts[ci]);
+            register_one(works[w].name, t, dims, crowdsteer_isa_name((crowdsteer_isa)isa),
+                         works[w].scenario ? run_scenario : run_library, e, &counts[ci]);
           }
           if (!measured(w, t, dims, 1)) continue;
           nb_entry *e = &entries[dims - 2][CROWDSTEER_ISA_COUNT][w][t - 1];
           *e = (nb_entry){(nb_work)w, dims, t, 1, CROWDSTEER_ISA_SCALAR};
-          register_one(work_names[w], t, dims, "userloop", run_userloop, e, &counts[ci]);
+          register_one(works[w].name, t, dims, "userloop", run_userloop, e, &counts[ci]);
         }
 }

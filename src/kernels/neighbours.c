@@ -148,6 +148,23 @@ CS_INLINE vmask neighbour_lanes(const cs_nb_agent *a, const agent_lanes *l,
   return in;
 }
 
+/* Separation's weight 1 / dist - 1 / radius (unused by the others). */
+CS_INLINE vf separation_weight(const agent_lanes *l, vf dist,
+                               const cs_nb_behaviour behaviour) {
+  return behaviour == CS_NB_SEPARATION ? v_sub(v_div(v_set1(1.0f), dist), l->inv_radius)
+                                       : v_zero();
+}
+
+/* Component k of the contributions of candidates [j, j + W) of `src`, as
+ * cs_nb_pair computes them for lanes apart from the agent: d = p_i - p_q,
+ * w = separation_weight. */
+CS_INLINE vf contribution(const agent_lanes *l, const source *src, size_t j,
+                          const vf d[3], vf w, int k, const cs_nb_behaviour behaviour) {
+  if (behaviour == CS_NB_SEPARATION) return v_mul(d[k], w);
+  if (behaviour == CS_NB_COHESION) return v_div(v_sub(v_zero(), d[k]), l->radius);
+  return v_load(src->vel[k] + j);
+}
+
 /* Agent a against candidates [first, last) of `src`, into `sum`. */
 CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
                         size_t last, cs_nb_sum *sum, const int dims,
@@ -172,17 +189,9 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
       }
     }
     sum->n += (uint32_t)m_count(in);
-    if (behaviour == CS_NB_SEPARATION) {
-      const vf w = v_sub(v_div(v_set1(1.0f), dist), l.inv_radius);
-      for (int k = 0; k < dims; k++)
-        add_fixed(&acc, k, v_mul(d[k], w), in, 0);
-    } else if (behaviour == CS_NB_COHESION) {
-      for (int k = 0; k < dims; k++)
-        add_fixed(&acc, k, v_div(v_sub(v_zero(), d[k]), l.radius), in, 0);
-    } else {
-      for (int k = 0; k < dims; k++)
-        add_fixed(&acc, k, v_load(src->vel[k] + j), in, 1);
-    }
+    const vf w = separation_weight(&l, dist, behaviour);
+    for (int k = 0; k < dims; k++)
+      add_fixed(&acc, k, contribution(&l, src, j, d, w, k, behaviour), in, split);
     if (++acc.vectors == FLUSH_EVERY) lane_sums_flush(&acc, sum, dims, split);
   }
   lane_sums_flush(&acc, sum, dims, split);
@@ -281,16 +290,9 @@ CS_INLINE int span_keep(const cs_nb_agent *a, const source *src, size_t first,
     if (!bits) continue;
     float c[3][W], lane_dist[W];
     uint32_t lane_index[W];
-    for (int k = 0; k < dims; k++) {
-      vf ck;
-      if (behaviour == CS_NB_SEPARATION)
-        ck = v_mul(d[k], v_sub(v_div(v_set1(1.0f), dist), l.inv_radius));
-      else if (behaviour == CS_NB_COHESION)
-        ck = v_div(v_sub(v_zero(), d[k]), l.radius);
-      else
-        ck = v_load(src->vel[k] + j);
-      v_store(c[k], ck);
-    }
+    const vf w = separation_weight(&l, dist, behaviour);
+    for (int k = 0; k < dims; k++)
+      v_store(c[k], contribution(&l, src, j, d, w, k, behaviour));
     v_store(lane_dist, dist);
     i_store(lane_index, index);
     for (; bits; bits &= bits - 1) {

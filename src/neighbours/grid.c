@@ -298,9 +298,9 @@ static inline __attribute__((always_inline)) void to_partitions(const build *b, 
 
 /* Pass 4: one partition's records to their slots, a counting sort over
  * its buckets in their own entries of the table: counts, then each
- * bucket's end (the backend's prefix sum, W buckets at a time), then the records from
- * last to first each take the slot before its bucket's end (stable), which leaves every
- * entry at its bucket's start. */
+ * bucket's end (the backend's prefix sum, W buckets at a time), then the
+ * records from last to first each take the slot before its bucket's end
+ * (stable), which leaves every entry at its bucket's start. */
 static inline __attribute__((always_inline)) void sort_partition(const build *b, size_t p,
                                                                  const int dims,
                                                                  const int with_group,
