@@ -213,29 +213,45 @@ static int check_step(nb_case *c, crowdsteer_grid *grid) {
   return 0;
 }
 
+/* `out` = the crowd of `c` reordered, out[s] = c[order[s]] for every
+ * per-agent array (crowdsteer_reorder); 0 if a reorder was rejected. */
+static int permuted(const nb_case *c, const uint32_t *order, nb_case *out) {
+  *out = *c;
+  const size_t n = c->count;
+  int ok = 1;
+  for (int k = 0; k < 6; k++)
+    ok &= crowdsteer_reorder(out->a[k], c->a[k], order, n) == CROWDSTEER_OK;
+  ok &= crowdsteer_reorder(out->group, c->group, order, n) == CROWDSTEER_OK;
+  ok &= crowdsteer_reorder(out->masks, c->masks, order, n) == CROWDSTEER_OK;
+  ok &= crowdsteer_reorder(out->ids, c->ids, order, n) == CROWDSTEER_OK;
+  ok &= crowdsteer_reorder(out->radii, c->radii, order, n) == CROWDSTEER_OK;
+  ok &= crowdsteer_reorder(out->cosines, c->cosines, order, n) == CROWDSTEER_OK;
+  return ok;
+}
+
+/* `nb` with its per-agent arrays taken from `w` instead. */
+static crowdsteer_neighbours neighbours_of(const crowdsteer_neighbours *nb,
+                                           const nb_case *w) {
+  crowdsteer_neighbours out = *nb;
+  if (out.group) out.group = w->group;
+  if (out.radius_per_agent) out.radius_per_agent = w->radii;
+  if (out.cos_field_of_view_per_agent) out.cos_field_of_view_per_agent = w->cosines;
+  if (out.neighbour_mask_per_agent) out.neighbour_mask_per_agent = w->masks;
+  return out;
+}
+
 /* Property 6: the crowd reversed, each agent keeping its id and data, on the
  * brute force: agent i's bits are those of agent count - 1 - i. */
 static int check_reversed(const nb_case *c, const crowdsteer_neighbours *brute,
                           const outputs *want) {
   if (c->id_mode != 1 || c->accumulate) return 0;
   static nb_case rev;
-  rev = *c;
   const size_t n = c->count;
-  for (size_t i = 0; i < n; i++) {
-    const size_t j = n - 1 - i;
-    for (int k = 0; k < 6; k++)
-      rev.a[k][j] = c->a[k][i];
-    rev.group[j] = c->group[i];
-    rev.masks[j] = c->masks[i];
-    rev.radii[j] = c->radii[i];
-    rev.cosines[j] = c->cosines[i];
-    rev.ids[j] = c->ids[i];
-  }
-  crowdsteer_neighbours nb = *brute;
-  if (nb.group) nb.group = rev.group;
-  if (nb.radius_per_agent) nb.radius_per_agent = rev.radii;
-  if (nb.cos_field_of_view_per_agent) nb.cos_field_of_view_per_agent = rev.cosines;
-  if (nb.neighbour_mask_per_agent) nb.neighbour_mask_per_agent = rev.masks;
+  uint32_t reverse[MAX_AGENTS + 1];
+  for (size_t j = 0; j < n; j++)
+    reverse[j] = (uint32_t)(n - 1 - j);
+  if (!permuted(c, reverse, &rev)) return fail("reorder rejected", c);
+  const crowdsteer_neighbours nb = neighbours_of(brute, &rev);
   static outputs got;
   canary(&got);
   if (call(&rev, &nb, &got, n - c->end, n - c->begin) != CROWDSTEER_OK)
@@ -303,17 +319,8 @@ static int check_cell_order(const nb_case *c, const crowdsteer_grid *grid,
     seen[order[s]] = 1;
   }
   static nb_case sorted;
-  sorted = *c;
-  const uint32_t *const from[3] = {c->group, c->masks, c->ids};
-  uint32_t *const to[3] = {sorted.group, sorted.masks, sorted.ids};
+  if (!permuted(c, order, &sorted)) return fail("reorder rejected", c);
   int failed = 0;
-  for (int k = 0; k < 6; k++)
-    failed |= crowdsteer_reorder(sorted.a[k], c->a[k], order, n) != CROWDSTEER_OK;
-  for (int k = 0; k < 3; k++)
-    failed |= crowdsteer_reorder(to[k], from[k], order, n) != CROWDSTEER_OK;
-  failed |= crowdsteer_reorder(sorted.radii, c->radii, order, n) != CROWDSTEER_OK;
-  failed |= crowdsteer_reorder(sorted.cosines, c->cosines, order, n) != CROWDSTEER_OK;
-  if (failed) return fail("reorder rejected", c);
   crowdsteer_grid *again;
   if (crowdsteer_grid_create(&again) != CROWDSTEER_OK) return fail("grid_create", c);
   crowdsteer_grid_desc desc = c->desc;
@@ -327,11 +334,8 @@ static int check_cell_order(const nb_case *c, const crowdsteer_grid *grid,
   for (size_t s = 0; s < n; s++)
     if (identity[s] != s) failed |= fail("sorted crowd's grid order not the identity", c);
   if (want && c->id_mode == 1 && !c->accumulate && c->begin == 0 && c->end == n) {
-    crowdsteer_neighbours nb = *query;
+    crowdsteer_neighbours nb = neighbours_of(query, &sorted);
     nb.grid = again;
-    if (nb.radius_per_agent) nb.radius_per_agent = sorted.radii;
-    if (nb.cos_field_of_view_per_agent) nb.cos_field_of_view_per_agent = sorted.cosines;
-    if (nb.neighbour_mask_per_agent) nb.neighbour_mask_per_agent = sorted.masks;
     static outputs got;
     canary(&got);
     if (call(&sorted, &nb, &got, 0, n) != CROWDSTEER_OK) {
