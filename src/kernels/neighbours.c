@@ -986,27 +986,35 @@ typedef struct agent_sums {
   vmask met; /* separation: a coincident neighbour */
 } agent_sums;
 
+/* The agent at position p against the candidate slots of `lanes` from q. */
+CS_INLINE void row_vector(const crowdsteer_grid *g, agent_sums *a, size_t q, vmask lanes,
+                          const vf p[3], vf within, vf radius, vf inv_radius,
+                          const int dims, const cs_nb_behaviour behaviour) {
+  vf d[3];
+  for (int k = 0; k < dims; k++)
+    d[k] = v_sub(p[k], v_load(g->pos[k] + q)); /* readable W past the end */
+  vf dd = v_mul(d[0], d[0]);
+  for (int k = 1; k < dims; k++)
+    dd = v_add(dd, v_mul(d[k], d[k]));
+  vmask in = m_and(v_lt(dd, within), lanes);
+  a->count += (uint32_t)m_count(in);
+  if (behaviour == CS_NB_SEPARATION) {
+    const vmask apart = v_gt(dd, v_zero());
+    a->met = m_or(a->met, m_andnot(in, apart));
+    in = m_and(in, apart);
+  }
+  add_pair(a->acc, d, dd, in, radius, inv_radius, dims, behaviour);
+}
+
 /* The agent at slot `self`, position p, against candidate slots [from, to). */
 CS_INLINE void row_run(const crowdsteer_grid *g, agent_sums *a, size_t from, size_t to,
                        const vf p[3], uint32_t self, vf within, vf radius, vf inv_radius,
                        const int dims, const cs_nb_behaviour behaviour,
                        const int own_row) {
   for (size_t q = from; q < to; q += W) {
-    vf d[3];
-    for (int k = 0; k < dims; k++)
-      d[k] = v_sub(p[k], v_load(g->pos[k] + q)); /* readable W past the end */
-    vf dd = v_mul(d[0], d[0]);
-    for (int k = 1; k < dims; k++)
-      dd = v_add(dd, v_mul(d[k], d[k]));
-    vmask in = m_and(v_lt(dd, within), m_first(to - q));
-    if (own_row) in = m_andnot(in, i_eq(i_iota(), i_set1(self - (uint32_t)q)));
-    a->count += (uint32_t)m_count(in);
-    if (behaviour == CS_NB_SEPARATION) {
-      const vmask apart = v_gt(dd, v_zero());
-      a->met = m_or(a->met, m_andnot(in, apart));
-      in = m_and(in, apart);
-    }
-    add_pair(a->acc, d, dd, in, radius, inv_radius, dims, behaviour);
+    vmask lanes = m_first(to - q);
+    if (own_row) lanes = m_andnot(lanes, i_eq(i_iota(), i_set1(self - (uint32_t)q)));
+    row_vector(g, a, q, lanes, p, within, radius, inv_radius, dims, behaviour);
   }
 }
 
@@ -1037,15 +1045,34 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
       p[k] = v_set1(g->pos[k][slot]);
     agent_sums a = {{i_zero(), i_zero(), i_zero()}, 0, m_not(m_from_bits(CS_ALL_LANES))};
     const uint32_t main_cells = runs.main_cells[j], extra_cells = runs.extra_cells[j];
-    for (int r = 0; r < ROWS(dims); r++) {
-      const uint32_t m = runs.main[r][j];
-      if (r == ROWS(dims) / 2) /* the agent's own row */
-        row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
-                radius, inv_radius, dims, behaviour, 1);
-      else
-        row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
-                radius, inv_radius, dims, behaviour, 0);
-    }
+    /* In 2D, with 16 lanes, 5 agents in 6 have every row in one vector:
+     * those go straight through, with no loop to mispredict (-14 % at
+     * 65,536 agents). With 8 lanes most rows take two vectors. */
+    const int straight = dims == 2 && W >= 16;
+    uint32_t from[3], to[3], longest = 0;
+    if (straight)
+      for (int r = 0; r < 3; r++) {
+        const uint32_t m = runs.main[r][j];
+        from[r] = g->start[m];
+        to[r] = g->start[m + main_cells];
+        longest |= to[r] - from[r];
+      }
+    if (straight && longest <= W)
+      for (int r = 0; r < 3; r++)
+        row_vector(g, &a, from[r],
+                   r == 1 ? m_first_but(to[r] - from[r], slot - from[r])
+                          : m_first(to[r] - from[r]),
+                   p, within, radius, inv_radius, dims, behaviour);
+    else
+      for (int r = 0; r < ROWS(dims); r++) {
+        const uint32_t m = runs.main[r][j];
+        if (r == ROWS(dims) / 2) /* the agent's own row */
+          row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
+                  radius, inv_radius, dims, behaviour, 1);
+        else
+          row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
+                  radius, inv_radius, dims, behaviour, 0);
+      }
     if (extra_cells) /* at a block's edge along x: 1 agent in 32 (2D), 16 (3D) */
       for (int r = 0; r < ROWS(dims); r++) {
         const uint32_t e = runs.extra[r][j];

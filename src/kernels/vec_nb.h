@@ -112,12 +112,18 @@ CS_INLINE vi i_round_even(vf a) {
 #endif
 #endif
 
-/* The first n lanes (n >= 0). */
+/* The first n lanes (n >= 0); the first n but lane k (k < n <= W). */
 #if CS_LANES == 16
 CS_INLINE vmask m_first(size_t n) { return (vmask)(n >= 16 ? 0xFFFFu : (1u << n) - 1u); }
+CS_INLINE vmask m_first_but(size_t n, size_t k) {
+  return (vmask)(((1u << n) - 1u) & ~(1u << k));
+}
 #else
 CS_INLINE vmask m_first(size_t n) {
   return i_gt(i_set1(n >= W ? (uint32_t)W : (uint32_t)n), i_iota());
+}
+CS_INLINE vmask m_first_but(size_t n, size_t k) {
+  return m_andnot(m_first(n), i_eq(i_iota(), i_set1((uint32_t)k)));
 }
 #endif
 
