@@ -35,13 +35,15 @@ typedef struct crowd {
   float *state[STATE_ARRAYS];  /* read by every step, never written */
   float *next[STATE_ARRAYS];   /* every step's output */
   float *sorted[STATE_ARRAYS]; /* the state in its grid's cell order, made on first use */
+  float *user_sorted[STATE_ARRAYS]; /* the state in userloop's own cell order, likewise */
   float *steering[3];
   uint32_t *group;           /* agent i in group 1 << (i % 2) (separation_filtered) */
   double library_candidates; /* per agent: agents in the cells the library searches */
   double user_candidates;    /* per agent: agents in userloop's 3x3 cells (2D) */
   double neighbours;         /* per agent: others within the radius */
   userloop_grid user_grid;   /* 2D only */
-  crowdsteer_grid *grid;     /* crowdsteer's, built by the benchmarks that need it */
+  userloop_grid user_sorted_grid; /* userloop's grid of user_sorted */
+  crowdsteer_grid *grid;          /* crowdsteer's, built by the benchmarks that need it */
 } crowd;
 
 static crowd the_crowd;
@@ -51,11 +53,13 @@ static void crowd_release(crowd *c) {
     free(c->state[k]);
     free(c->next[k]);
     free(c->sorted[k]);
+    free(c->user_sorted[k]);
   }
   for (int k = 0; k < 3; k++)
     free(c->steering[k]);
   free(c->group);
   userloop_grid_free(&c->user_grid);
+  userloop_grid_free(&c->user_sorted_grid);
   crowdsteer_grid_destroy(c->grid);
   memset(c, 0, sizeof *c);
 }
@@ -267,25 +271,46 @@ static void report_pairs(csb_state *state, const crowd *c, const nb_entry *e) {
   csb_set_counter(state, "neighbours", c->neighbours, 0);
 }
 
+/* The 2D crowd in userloop's own cell order (a user sorts by the cells of
+ * the grid they wrote), with userloop's grid of it; made once, NULL when
+ * out of memory. */
+static float *const *user_cell_ordered(crowd *c) {
+  if (c->user_sorted[PX]) return c->user_sorted;
+  const userloop_grid *g = &c->user_grid; /* always of c->state */
+  int failed = 0;
+  for (int k = 0; k < STATE_ARRAYS; k++) {
+    if (k % 3 >= 2) continue;
+    failed |= !(c->user_sorted[k] = malloc(c->n * sizeof(float)));
+    for (size_t s = 0; !failed && s < c->n; s++)
+      c->user_sorted[k][s] = c->state[k][g->order[s]];
+  }
+  failed = failed || userloop_grid_build(&c->user_sorted_grid, c->user_sorted[PX],
+                                         c->user_sorted[PY], c->n, RADIUS);
+  return failed ? NULL : c->user_sorted;
+}
+
 static void run_userloop(csb_state *state, const void *arg) {
   const nb_entry *e = arg;
   crowd *c = crowd_for((size_t)csb_range(state, 0), 2);
-  if (!c) {
+  float *const *s = !c                          ? NULL
+                    : works[e->work].cell_order ? user_cell_ordered(c)
+                                                : c->state;
+  if (!s) {
     fail_run(state, "out of memory");
     return;
   }
   const userloop_scenario scenario = {0.0f, 0.0f, MAX_SPEED, RADIUS, SEPARATION_WEIGHT,
                                       DT};
-  float *const *s = c->state, *const *next = c->next;
-  userloop_grid *grid = &c->user_grid;
+  float *const *next = c->next;
+  userloop_grid *grid = works[e->work].cell_order ? &c->user_sorted_grid : &c->user_grid;
+  const int separation_only = !works[e->work].build_only && !works[e->work].scenario;
   int failed = 0;
   while (csb_keep_running(state)) {
-    if (e->work != WORK_SEPARATION)
-      failed |= userloop_grid_build(grid, s[PX], s[PY], c->n, RADIUS);
-    if (e->work == WORK_SEPARATION)
+    if (!separation_only) failed |= userloop_grid_build(grid, s[PX], s[PY], c->n, RADIUS);
+    if (separation_only)
       userloop_separation(grid, s[PX], s[PY], RADIUS, MAX_SPEED, c->steering[0],
                           c->steering[1], e->threads);
-    if (e->work == WORK_SCENARIO)
+    if (works[e->work].scenario)
       userloop_step(grid, &scenario, s[PX], s[PY], s[VX], s[VY], next[PX], next[PY],
                     next[VX], next[VY], e->threads);
     csb_clobber_memory();
@@ -480,10 +505,12 @@ static void register_one(const char *work, int threads, int dims, const char *is
 /* Whether (work, threads) is measured: the behaviours' entry points run on
  * the calling thread, so 2 threads only for the grid and the scenario (and
  * userloop's separation, whose loop is OpenMP); userloop's sort is serial,
- * and it is 2D. */
+ * it is 2D, and it has the plain and the cell-ordered grid, separation and
+ * scenario. */
 static int measured(nb_work work, int threads, int dims, int userloop) {
   if (userloop)
-    return dims == 2 && work <= WORK_SCENARIO && !(work == WORK_GRID && threads > 1);
+    return dims == 2 && (work <= WORK_SCENARIO || works[work].cell_order) &&
+           !(works[work].build_only && threads > 1);
   return threads == 1 || works[work].build_only || works[work].scenario;
 }
 
