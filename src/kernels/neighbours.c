@@ -528,12 +528,18 @@ CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, s
  * Separation scales the weight by 2^24 before the product instead of the
  * product after: both are exact scalings of one rounding wherever the
  * product is normal, and where it is not its fixed point value rounds to 0
- * either way, so the bits are cs_fixed's. */
+ * either way, so the bits are cs_fixed's. The scaled weight is 2^24 / dist
+ * - 2^24 * (1 / radius), a multiplication per vector fewer than (1 / dist -
+ * 1 / radius) * 2^24, and the same float: 1 / dist lies in (2^-64, 2^75)
+ * (dist is the root of a float), so 2^24 / dist is the exact scaling of its
+ * rounding, and 1 / dist - 1 / radius, of floats 0 <= 1 / radius < 1 /
+ * dist, is normal or 0, so it scales exactly too (checked for every dist
+ * of 10 radii from 2^-60 to FLT_MAX: 8e9 cases). */
 CS_INLINE void add_pair(vi low[3], const vf d[3], vf dd, vmask in, vf radius,
                         vf inv_radius, const int dims, const cs_nb_behaviour behaviour) {
   if (behaviour == CS_NB_SEPARATION) {
     const vf w =
-        v_mul(v_sub(v_div(v_set1(1.0f), v_sqrt(dd)), inv_radius), v_set1(0x1p24f));
+        v_sub(v_div(v_set1(0x1p24f), v_sqrt(dd)), v_mul(inv_radius, v_set1(0x1p24f)));
     for (int k = 0; k < dims; k++)
       low[k] = i_add(low[k], i_round_even(v_select(in, v_mul(d[k], w), v_zero())));
   } else {

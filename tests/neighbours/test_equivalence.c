@@ -4,7 +4,8 @@
  * walk, against the scalar backend on the same grid) every behaviour with
  * every option gives, through grids of several cell sizes, table sizes and
  * build thread counts, and over any split of the range, exactly what the
- * brute force over every pair gives. Also: the nearest-k cap against its
+ * brute force over every pair gives, also scaled to radii from 2^-60 to
+ * above 2^126. Also: the nearest-k cap against its
  * definition, no NaN from finite crowds, a warm grid reallocates nothing,
  * and accumulate mode blends exactly. */
 #include "../common/neighbour_crowd.h"
@@ -87,6 +88,7 @@ static void check_crowd(crowd *c, crowdsteer_grid *grid, const options *o, float
       const int t = cs;
       crowdsteer_grid_desc desc = {0};
       desc.cell_size = cells[cs] * radius;
+      if (!isfinite(desc.cell_size)) continue; /* check_scaled's largest radius */
       desc.table_size = tables[t];
       desc.group = c->group;
       desc.threads = 1 + cs % 3;
@@ -120,6 +122,26 @@ static void check_crowd(crowd *c, crowdsteer_grid *grid, const options *o, float
 done:
   for (int k = 0; k < 3; k++)
     free(want[k]);
+}
+
+/* Small crowds scaled with their radius: a tiny radius, and radii whose
+ * reciprocal is subnormal (above 2^126), where the kernels' weights scaled
+ * by 2^24 (add_pair) must still be the brute force's bits. */
+static void check_scaled(crowdsteer_grid *grid) {
+  static const float scales[4] = {0x1p-60f, 0x1p100f, 0x1.8p126f, 0x1.fp126f};
+  for (int dims = 2; dims <= 3; dims++)
+    for (int s = 0; s < 4; s++) {
+      crowd c;
+      crowd_init(&c, 17, dims);
+      rng r = {555u + (uint64_t)(dims * 4 + s)};
+      crowd_random(&c, &r, 8.0f);
+      for (int k = 0; k < dims; k++)
+        for (size_t i = 0; i < c.count; i++)
+          c.a[k][i] *= scales[s];
+      const options o = {0, 0, 0, 0};
+      check_crowd(&c, grid, &o, scales[s], 31u + (uint64_t)s);
+      crowd_free(&c);
+    }
 }
 
 /* Accumulate: out + weight * s, from the same s. */
@@ -356,6 +378,7 @@ int main(void) {
       }
       crowd_free(&c);
     }
+  check_scaled(grid);
   check_large(grid);
   /* Warm: another build of the same size holds the same memory. */
   crowd c;
