@@ -1052,8 +1052,9 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
     agent_sums a = {{i_zero(), i_zero(), i_zero()}, 0, m_not(m_from_bits(CS_ALL_LANES))};
     const uint32_t main_cells = runs.main_cells[j], extra_cells = runs.extra_cells[j];
     /* In 2D, with 16 lanes, 5 agents in 6 have every row in one vector:
-     * those go straight through, with no loop to mispredict (-14 % at
-     * 65,536 agents). With 8 lanes most rows take two vectors. */
+     * those go straight through, with no loop per row (-14 % at 65,536
+     * agents; docs/benchmarks.md). With 8 lanes most rows take two
+     * vectors. */
     const int straight = dims == 2 && W >= 16;
     uint32_t from[3], to[3], longest = 0;
     if (straight)
