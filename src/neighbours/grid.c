@@ -24,7 +24,10 @@ enum {
   PART_AGENTS = 2048,
   MAX_PARTS = 512,
   KEY_BLOCK = 256,
-  COUNT_WAYS = 4 /* pass 1's counts per partition and thread */
+  COUNT_WAYS = 4,    /* pass 1's counts per partition and thread */
+  SLOT_BLOCK = 1024, /* pass 4's slots found before its stores */
+  ORDER_SAMPLE = 64, /* pass 4's keys that tell a partition's order */
+  SCATTER_ARRAYS = 5 /* arrays from which pass 4 writes one at a time */
 };
 
 crowdsteer_status crowdsteer_grid_create(crowdsteer_grid **grid) {
@@ -250,11 +253,6 @@ static void place_partitions(const build *b) {
 }
 
 static inline void put_float(uint32_t *word, float x) { memcpy(word, &x, sizeof x); }
-static inline float get_float(const uint32_t *word) {
-  float x;
-  memcpy(&x, word, sizeof x);
-  return x;
-}
 
 /* Pass 3: the thread's agents, as records, appended to their partitions
  * in index order: few write streams, so the writes stay in cache. */
@@ -296,11 +294,37 @@ static inline __attribute__((always_inline)) void to_partitions(const build *b, 
   cursor[part] = at;
 }
 
+static inline void put_word(void *array, size_t slot, const uint32_t *word) {
+  memcpy((char *)array + 4 * slot, word, 4);
+}
+
+/* The grid's destination arrays of one build shape, in record field order
+ * after the index: positions, velocities, groups. Fields are copied as
+ * bytes (put_word), so a float keeps its effective type. */
+static inline __attribute__((always_inline)) int
+destinations(const crowdsteer_grid *g, const int dims, const int with_group,
+             const int with_vel, void *to[8]) {
+  int arrays = 0;
+  to[arrays++] = g->index;
+  for (int k = 0; k < dims; k++)
+    to[arrays++] = g->pos[k];
+  for (int k = 0; k < dims && with_vel; k++)
+    to[arrays++] = g->vel[k];
+  if (with_group) to[arrays++] = g->group;
+  return arrays;
+}
+
 /* Pass 4: one partition's records to their slots, a counting sort over
  * its buckets in their own entries of the table: counts, then each
- * bucket's end (the backend's prefix sum, W buckets at a time), then the
- * records from last to first each take the slot before its bucket's end
- * (stable), which leaves every entry at its bucket's start. */
+ * bucket's end (the backend's prefix sum, W buckets at a time), then each
+ * record's slot, the one before its bucket's end, records from last to
+ * first (stable), which leaves every entry at its bucket's start.
+ * A partition in random order scatters to lines all over its range of
+ * every array: the next partition's lines are fetched for writing while
+ * this one counts, and the fields go out one array at a time (SLOT_BLOCK
+ * slots found first), so the cache holds one array's lines at a time.
+ * A partition in (nearly) bucket order writes each array in sequence,
+ * and one loop over the records does it with fewer loads. */
 static inline __attribute__((always_inline)) void sort_partition(const build *b, size_t p,
                                                                  const int dims,
                                                                  const int with_group,
@@ -309,22 +333,62 @@ static inline __attribute__((always_inline)) void sort_partition(const build *b,
   const size_t words = record_words(dims, with_group, with_vel);
   const size_t buckets = (size_t)1 << b->part_shift;
   const uint32_t base = (uint32_t)(p << b->part_shift);
-  const uint32_t *from = g->records + words * g->part_start[p];
-  const uint32_t *to = g->records + words * g->part_start[p + 1];
+  const uint32_t first_slot = g->part_start[p];
+  const size_t n = g->part_start[p + 1] - first_slot;
+  const uint32_t *const records = g->records + words * first_slot;
   uint32_t *const bucket = g->start + base;
+  void *to[8];
+  const int arrays = destinations(g, dims, with_group, with_vel, to);
   memset(bucket, 0, buckets * sizeof(uint32_t));
-  for (const uint32_t *r = from; r < to; r += words)
-    bucket[r[0] - base]++;
-  b->ends(bucket, buckets, g->part_start[p]);
-  for (const uint32_t *r = to; r != from;) {
-    r -= words;
-    const uint32_t slot = --bucket[r[0] - base];
-    g->index[slot] = r[1];
-    for (int k = 0; k < dims; k++) {
-      g->pos[k][slot] = get_float(r + 2 + k);
-      if (with_vel) g->vel[k][slot] = get_float(r + 2 + dims + k);
+  /* In order or scattered, judged by the descents among its first keys;
+   * with fewer arrays the one loop is as fast either way. */
+  const size_t sample = n < ORDER_SAMPLE ? n : ORDER_SAMPLE;
+  size_t descents = 0;
+  for (size_t i = 1; i < sample; i++)
+    descents += records[words * i] < records[words * (i - 1)];
+  const int scattered = arrays >= SCATTER_ARRAYS && descents * 8 > sample;
+  /* A scattered partition predicts a scattered next one: its lines are
+   * fetched for writing while this one's records are counted. */
+  if (scattered && p + 1 < g->parts) {
+    const size_t next_first = g->part_start[p + 1] / 16 * 16,
+                 next_last = g->part_start[p + 2];
+    size_t line = next_first;
+    int array = 0;
+    for (size_t i = 0; i < n; i++) {
+      bucket[records[words * i] - base]++;
+      if (array < arrays) {
+        __builtin_prefetch((char *)to[array] + 4 * line, 1, 3);
+        line += 16;
+        if (line >= next_last) {
+          line = next_first;
+          array++;
+        }
+      }
     }
-    if (with_group) g->group[slot] = r[2 + (1 + with_vel) * dims];
+  } else {
+    for (size_t i = 0; i < n; i++)
+      bucket[records[words * i] - base]++;
+  }
+  b->ends(bucket, buckets, first_slot);
+  if (!scattered) {
+    for (size_t i = n; i-- > 0;) {
+      const uint32_t *const r = records + words * i;
+      const uint32_t slot = --bucket[r[0] - base];
+      for (int a = 0; a < arrays; a++)
+        put_word(to[a], slot, r + 1 + a);
+    }
+    return;
+  }
+  uint32_t slots[SLOT_BLOCK];
+  for (size_t last = n; last > 0;) {
+    const size_t lo = last > SLOT_BLOCK ? last - SLOT_BLOCK : 0, m = last - lo;
+    const uint32_t *const r = records + words * lo;
+    for (size_t i = m; i-- > 0;)
+      slots[i] = --bucket[r[words * i] - base];
+    for (int a = 0; a < arrays; a++)
+      for (size_t i = 0; i < m; i++)
+        put_word(to[a], slots[i], r + words * i + 1 + a);
+    last = lo;
   }
 }
 

@@ -185,6 +185,21 @@ static void *run_neighbour_case(void *arg) {
   return NULL;
 }
 
+/* A grid build on one thread, groups and velocities included (the build's
+ * widest records), agents in random order (its slot buffer in use). */
+typedef struct build_case {
+  crowdsteer_grid *grid;
+  const crowdsteer_agents *agents;
+  const crowdsteer_grid_desc *desc;
+  crowdsteer_status status;
+} build_case;
+
+static void *run_build_case(void *arg) {
+  build_case *c = (build_case *)arg;
+  c->status = crowdsteer_grid_build(c->grid, c->agents, c->desc);
+  return NULL;
+}
+
 static void check_neighbour_stack(int dims) {
   const size_t n = 600;
   scenario s;
@@ -201,10 +216,20 @@ static void check_neighbour_stack(int dims) {
   memset(&desc, 0, sizeof desc);
   desc.cell_size = 40.0f; /* caps of 3 bind: the nearest-k selection */
   desc.group = group;
-  CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
-  c.out.steering = (crowdsteer_vectors){s.out[0], s.out[1], s.out[2]};
+  desc.threads = 1;
   const size_t bytes = stack_bytes();
   const size_t empty = run_on_small_stack(run_nothing, NULL, bytes);
+  build_case build = {grid, &c.agents, &desc, CROWDSTEER_ERROR_PARAMETER};
+  const size_t build_used = run_on_small_stack(run_build_case, &build, bytes);
+  CHECK_STATUS(build.status, CROWDSTEER_OK);
+  const size_t build_beyond = build_used > empty ? build_used - empty : 0;
+#ifndef CS_SANITIZED
+  CHECK_MSG(build_beyond <= NEIGHBOUR_STACK, "%dd grid build used %zu bytes of stack",
+            dims, build_beyond);
+#endif
+  printf("%dd grid build, 1 thread: %zu stack bytes beyond an empty thread's %zu\n", dims,
+         build_beyond, empty);
+  c.out.steering = (crowdsteer_vectors){s.out[0], s.out[1], s.out[2]};
   for (int filtered = 0; filtered < 2; filtered++)
     for (int b = CROWDSTEER_SEPARATION; b <= CROWDSTEER_ALIGNMENT; b++) {
       c.behaviour = (crowdsteer_behaviour)b;
