@@ -271,24 +271,31 @@ static inline __attribute__((always_inline)) void to_partitions(const build *b, 
    * kept in memory makes each wait for the store of the one before. */
   size_t part = 0;
   uint32_t at = cursor[0];
+  /* In locals: the records' byte copies could alias the build's fields,
+   * which the loop would then load again after every store. */
+  uint32_t *const records = g->records;
+  const int shift = b->part_shift;
+  const float *const pos[3] = {b->pos[0], b->pos[1], b->pos[2]};
+  const float *const vel[3] = {b->vel[0], b->vel[1], b->vel[2]};
+  const uint32_t *const group = b->group;
   for (size_t i = first; i < last; i += KEY_BLOCK) {
     const size_t n = last - i < KEY_BLOCK ? last - i : KEY_BLOCK;
     b->keys(g, b->pos, i, i + n, keys);
     for (size_t j = 0; j < n; j++) {
-      const size_t a = i + j, p = keys[j] >> b->part_shift;
+      const size_t a = i + j, p = keys[j] >> shift;
       if (p != part) {
         cursor[part] = at;
         at = cursor[p];
         part = p;
       }
-      uint32_t *r = g->records + words * at++;
+      uint32_t *r = records + words * at++;
       r[0] = keys[j];
       r[1] = (uint32_t)a;
       for (int k = 0; k < dims; k++) {
-        put_float(r + 2 + k, b->pos[k][a]);
-        if (with_vel) put_float(r + 2 + dims + k, b->vel[k][a]);
+        put_float(r + 2 + k, pos[k][a]);
+        if (with_vel) put_float(r + 2 + dims + k, vel[k][a]);
       }
-      if (with_group) r[2 + (1 + with_vel) * dims] = b->group[a];
+      if (with_group) r[2 + (1 + with_vel) * dims] = group[a];
     }
   }
   cursor[part] = at;
