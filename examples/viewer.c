@@ -152,6 +152,7 @@ static crowdsteer_status add_separation(crowd *c, const crowdsteer_params *prm) 
   crowdsteer_grid_desc desc;
   memset(&desc, 0, sizeof desc);
   desc.cell_size = SEPARATION_RADIUS; /* a cell per radius: fewest candidates */
+  desc.positions_only = 1;            /* separation reads no velocity */
   crowdsteer_status st = crowdsteer_grid_build(c->grid, &a, &desc);
   crowdsteer_output o;
   memset(&o, 0, sizeof o);
@@ -171,8 +172,10 @@ static crowdsteer_status boids_step(crowd *c, const crowdsteer_params *prm) {
   crowdsteer_grid_desc desc;
   memset(&desc, 0, sizeof desc);
   desc.cell_size = SEPARATION_RADIUS;
+  desc.positions_only = 1;
   crowdsteer_status st = crowdsteer_grid_build(c->grid, &a, &desc);
   desc.cell_size = FLOCK_RADIUS;
+  desc.positions_only = 0; /* cohesion and alignment read velocities */
   if (st == CROWDSTEER_OK) st = crowdsteer_grid_build(c->flock_grid, &a, &desc);
   if (st != CROWDSTEER_OK) return st;
   const crowdsteer_neighbours apart = within(c->grid, SEPARATION_RADIUS);
