@@ -1,13 +1,12 @@
 /* The grid never changes a bit: for random crowds (sparse, dense, clustered,
- * coincident, on rings at the radius, 2D and 3D, up to a few thousand
- * agents; and one of 300,000, large enough for the kernels' prefetching
- * walk, against the scalar backend on the same grid) every behaviour with
- * every option gives, through grids of several cell sizes, table sizes and
- * build thread counts, and over any split of the range, exactly what the
- * brute force over every pair gives, also scaled to radii from 2^-60 to
- * above 2^126. Also: the nearest-k cap against its
- * definition, no NaN from finite crowds, a warm grid reallocates nothing,
- * and accumulate mode blends exactly. */
+ * coincident, on rings at the radius, 200-300 neighbours each, 2D and 3D, up
+ * to a few thousand agents; and one of 300,000, large enough for the
+ * kernels' prefetching walk, against the scalar backend on the same grid) every behaviour
+ * with every option gives, through grids of several cell sizes, table sizes and build
+ * thread counts, and over any split of the range, exactly what the brute force over every
+ * pair gives, also scaled to radii from 2^-60 to above 2^126. Also: the nearest-k cap
+ * against its definition, no NaN from finite crowds, a warm grid reallocates nothing, and
+ * accumulate mode blends exactly. */
 #include "../common/neighbour_crowd.h"
 
 typedef struct options {
@@ -172,6 +171,28 @@ static void fill_clusters(crowd *c, rng *r) {
     const float centre = (float)(i % 4) * 2.0f;
     for (int k = 0; k < c->dims; k++)
       c->a[k][i] = (i % 7 == 0) ? centre : centre + rng_range(r, -0.2f, 0.2f);
+  }
+}
+
+/* A dense crowd, uniform in a square or cube of `side` radii: 200-300
+ * neighbours per agent at the sizes used, more than the kernels' 32-bit
+ * totals hold (the dense path of rows_group), and with cells of 4 radii
+ * more candidate vectors than their lane sums hold (evaluated on their
+ * own). */
+static void fill_dense(crowd *c, rng *r, float side) {
+  for (size_t i = 0; i < c->count; i++)
+    for (int k = 0; k < c->dims; k++)
+      c->a[k][i] = rng_range(r, 0.0f, side);
+}
+
+/* Agent 0 at the origin and the others in a tight cluster 0.99 radii away
+ * along x: agent 0 has 2,200 neighbours, each adding about 0.99 * 2^24 to
+ * its cohesion sum, more than 32-bit lane sums hold over its 138 candidate
+ * vectors (the kernels must not add them up in lanes). */
+static void fill_far_cluster(crowd *c, rng *r) {
+  for (size_t i = 0; i < c->count; i++) {
+    c->a[0][i] = i ? 0.99f + rng_range(r, -0.004f, 0.004f) : 0.0f;
+    c->a[1][i] = i ? rng_range(r, -0.004f, 0.004f) : 0.0f;
   }
 }
 
@@ -361,6 +382,23 @@ int main(void) {
         if (count > 300 && variant != 15) continue;
         if (count == 300 && (variant & (variant - 1)) && variant != 15) continue;
         check_crowd(&c, grid, &o, 1.0f, 99u + (uint64_t)variant);
+      }
+      if (count == 300) { /* 200-300 neighbours each */
+        crowd dense;
+        crowd_init(&dense, dims == 2 ? 600 : 500, dims);
+        fill_dense(&dense, &r, dims == 2 ? 2.5f : 2.2f);
+        options o = {0, 0, 0, 0};
+        check_crowd(&dense, grid, &o, 1.0f, 11u);
+        o.cap = 1;
+        check_crowd(&dense, grid, &o, 1.0f, 12u);
+        crowd_free(&dense);
+        if (dims == 2) {
+          crowd_init(&dense, 2201, 2);
+          fill_far_cluster(&dense, &r);
+          o.cap = 0;
+          check_crowd(&dense, grid, &o, 1.0f, 13u);
+          crowd_free(&dense);
+        }
       }
       if (count == 300) { /* hundreds in a few cells, coincident stacks */
         fill_clusters(&c, &r);
