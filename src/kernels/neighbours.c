@@ -523,6 +523,28 @@ CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, s
   }
 }
 
+/* Radii whose cohesion quotients d / radius div_by_radius computes: every
+ * intermediate of a quotient that can matter is then normal. */
+#define RECIPROCAL_RADIUS_MIN 0x1p-64f
+#define RECIPROCAL_RADIUS_MAX 0x1p100f
+
+/* d / radius, rounded as the IEEE division rounds it, without the divider:
+ * q = d * y with y = 1 / radius (rounded), then Markstein's correction
+ * q + (d - q * radius) * y, whose residual d - q * radius an FMA computes
+ * exactly. With y the rounded reciprocal this is the correctly rounded
+ * quotient for radii in [2^-64, 2^100] and every neighbour's d down to
+ * radius * 2^-26 (checked against the division for every such float d of
+ * 60 radii of random significands across that range and 18 chosen ones,
+ * the all-ones significand among them: 2.4e10 cases, no difference);
+ * smaller quotients round to 0 in cs_fixed either way. One multiplication
+ * and two FMAs instead of a division: the divider bounds cohesion. */
+#if defined(CS_HAVE_FMA)
+CS_INLINE vf div_by_radius(vf d, vf radius, vf inv_radius) {
+  const vf q = v_mul(d, inv_radius);
+  return v_fmadd(v_fnmadd(q, radius, d), inv_radius, q);
+}
+#endif
+
 /* Separation's or cohesion's contributions of one candidate to the lanes
  * of `in` (cs_nb_pair's), rounded as cs_fixed into 32-bit sums.
  * Separation scales the weight by 2^24 before the product instead of the
@@ -536,18 +558,26 @@ CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, s
  * dist, is normal or 0, so it scales exactly too (checked for every dist
  * of 10 radii from 2^-60 to FLT_MAX: 8e9 cases). */
 CS_INLINE void add_pair(vi low[3], const vf d[3], vf dd, vmask in, vf radius,
-                        vf inv_radius, const int dims, const cs_nb_behaviour behaviour) {
+                        vf inv_radius, const int dims, const cs_nb_behaviour behaviour,
+                        const int by_reciprocal) {
   if (behaviour == CS_NB_SEPARATION) {
     const vf w =
         v_sub(v_div(v_set1(0x1p24f), v_sqrt(dd)), v_mul(inv_radius, v_set1(0x1p24f)));
     for (int k = 0; k < dims; k++)
       low[k] = i_add(low[k], i_round_even(v_select(in, v_mul(d[k], w), v_zero())));
   } else {
-    for (int k = 0; k < dims; k++)
-      low[k] = i_add(
-          low[k],
-          i_round_even(v_mul(v_select(in, v_div(v_sub(v_zero(), d[k]), radius), v_zero()),
-                             v_set1(0x1p24f))));
+    for (int k = 0; k < dims; k++) {
+      const vf away = v_sub(v_zero(), d[k]);
+#if defined(CS_HAVE_FMA)
+      const vf c =
+          by_reciprocal ? div_by_radius(away, radius, inv_radius) : v_div(away, radius);
+#else
+      (void)by_reciprocal;
+      const vf c = v_div(away, radius);
+#endif
+      low[k] =
+          i_add(low[k], i_round_even(v_mul(v_select(in, c, v_zero()), v_set1(0x1p24f))));
+    }
   }
 }
 
@@ -602,7 +632,7 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
         in = m_and(in, apart);
       }
       if (behaviour != CS_NB_ALIGNMENT) {
-        add_pair(acc.low, d, dd, in, radius, inv_radius, dims, behaviour);
+        add_pair(acc.low, d, dd, in, radius, inv_radius, dims, behaviour, 0);
       } else {
         for (int k = 0; k < dims; k++) {
           acc.high[k] = i_add(acc.high[k], i_masked(in, i_set1(high[k][q - base])));
@@ -996,7 +1026,8 @@ typedef struct agent_sums {
 /* The agent at position p against the candidate slots of `lanes` from q. */
 CS_INLINE void row_vector(const crowdsteer_grid *g, agent_sums *a, size_t q, vmask lanes,
                           const vf p[3], vf within, vf radius, vf inv_radius,
-                          const int dims, const cs_nb_behaviour behaviour) {
+                          const int dims, const cs_nb_behaviour behaviour,
+                          const int by_reciprocal) {
   vf d[3];
   for (int k = 0; k < dims; k++)
     d[k] = v_sub(p[k], v_load(g->pos[k] + q)); /* readable W past the end */
@@ -1010,18 +1041,19 @@ CS_INLINE void row_vector(const crowdsteer_grid *g, agent_sums *a, size_t q, vma
     a->met = m_or(a->met, m_andnot(in, apart));
     in = m_and(in, apart);
   }
-  add_pair(a->acc, d, dd, in, radius, inv_radius, dims, behaviour);
+  add_pair(a->acc, d, dd, in, radius, inv_radius, dims, behaviour, by_reciprocal);
 }
 
 /* The agent at slot `self`, position p, against candidate slots [from, to). */
 CS_INLINE void row_run(const crowdsteer_grid *g, agent_sums *a, size_t from, size_t to,
                        const vf p[3], uint32_t self, vf within, vf radius, vf inv_radius,
-                       const int dims, const cs_nb_behaviour behaviour,
-                       const int own_row) {
+                       const int dims, const cs_nb_behaviour behaviour, const int own_row,
+                       const int by_reciprocal) {
   for (size_t q = from; q < to; q += W) {
     vmask lanes = m_first(to - q);
     if (own_row) lanes = m_andnot(lanes, i_eq(i_iota(), i_set1(self - (uint32_t)q)));
-    row_vector(g, a, q, lanes, p, within, radius, inv_radius, dims, behaviour);
+    row_vector(g, a, q, lanes, p, within, radius, inv_radius, dims, behaviour,
+               by_reciprocal);
   }
 }
 
@@ -1047,20 +1079,17 @@ CS_INLINE uint32_t run_vectors(const crowdsteer_grid *g, const row_runs *runs, u
  * flock of 100,000 boids with about 50 flockmates each, the viewer's).
  * 0 when it must be evaluated. Out of line: the walk's code stays as it
  * was (3D separation was 6 % slower with this inside it). */
-CS_NOINLINE static int finish_dense(const cs_nb_job *job, size_t first, unsigned j,
-                                    uint32_t count, int coincident, const vi *sums[3],
-                                    const row_runs *runs, const int dims) {
-  if (count > job->cap || coincident || run_vectors(job->grid, runs, j, dims) > ROW_LIMIT)
-    return 0;
+CS_NOINLINE static void finish_dense(const cs_nb_job *job, size_t slot, vi x, vi y, vi z,
+                                     uint32_t count, const int dims) {
   cs_nb_agent a;
-  slot_agent(job, first + j, &a, dims);
+  slot_agent(job, slot, &a, dims);
+  const vi acc[3] = {x, y, z};
   cs_nb_sum sum = {{0, 0, 0}, count};
   for (int k = 0; k < dims; k++)
-    sum.s[k] = i_sum64(sums[k][i_sum_each_slot(j)]);
+    sum.s[k] = i_sum64(acc[k]);
   float s[3];
   cs_nb_steering(job, &a, &sum, a.index, s);
   cs_nb_write(job, a.index, s);
-  return 1;
 }
 
 /* Slots [first, first + n) of the job's range, agent by agent; `todo` the
@@ -1075,6 +1104,9 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
 
   const vf within = v_set1(job->within), radius = v_set1(job->radius.value);
   const vf inv_radius = v_set1(1.0f / job->radius.value);
+  const int by_reciprocal = behaviour == CS_NB_COHESION &&
+                            job->radius.value >= RECIPROCAL_RADIUS_MIN &&
+                            job->radius.value <= RECIPROCAL_RADIUS_MAX;
   const uint32_t limit = job->cap < ROW_LIMIT ? job->cap : ROW_LIMIT;
   uint32_t count[W] = {0}, lanes = 0, coincident = 0;
   vi lane_sums_of[3][W]; /* agent j's lane sums at i_sum_each_slot(j) */
@@ -1108,22 +1140,22 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
         row_vector(g, &a, from[r],
                    r == 1 ? m_first_but(to[r] - from[r], slot - from[r])
                           : m_first(to[r] - from[r]),
-                   p, within, radius, inv_radius, dims, behaviour);
+                   p, within, radius, inv_radius, dims, behaviour, by_reciprocal);
     else
       for (int r = 0; r < ROWS(dims); r++) {
         const uint32_t m = runs.main[r][j];
         if (r == ROWS(dims) / 2) /* the agent's own row */
           row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
-                  radius, inv_radius, dims, behaviour, 1);
+                  radius, inv_radius, dims, behaviour, 1, by_reciprocal);
         else
           row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
-                  radius, inv_radius, dims, behaviour, 0);
+                  radius, inv_radius, dims, behaviour, 0, by_reciprocal);
       }
     if (extra_cells) /* at a block's edge along x: 1 agent in 32 (2D), 16 (3D) */
       for (int r = 0; r < ROWS(dims); r++) {
         const uint32_t e = runs.extra[r][j];
         row_run(g, &a, g->start[e], g->start[e + extra_cells], p, (uint32_t)slot, within,
-                radius, inv_radius, dims, behaviour, 0);
+                radius, inv_radius, dims, behaviour, 0, by_reciprocal);
       }
     const int exact =
         a.count <= limit && (behaviour != CS_NB_SEPARATION || !m_any(a.met));
@@ -1133,6 +1165,20 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
     for (int k = 0; k < dims; k++)
       lane_sums_of[k][i_sum_each_slot(j)] = a.acc[k];
     lanes |= (uint32_t)exact << j;
+  }
+  /* Dense agents: a neighbour count past the 32-bit limit, the cap not
+   * binding, none coincident, at most ROW_LIMIT vectors (no lane sum
+   * overflowed). */
+  uint32_t dense = 0;
+  for (uint32_t rest = todo & ~lanes; rest; rest &= rest - 1) {
+    const unsigned j = (unsigned)__builtin_ctz(rest);
+    if (count[j] > limit && count[j] <= job->cap && !(coincident >> j & 1u) &&
+        run_vectors(g, &runs, j, dims) <= ROW_LIMIT) {
+      const unsigned at = i_sum_each_slot(j);
+      finish_dense(job, first + j, lane_sums_of[0][at], lane_sums_of[1][at],
+                   dims == 3 ? lane_sums_of[2][at] : i_zero(), count[j], dims);
+      dense |= 1u << j;
+    }
   }
   if (lanes) {
     uint32_t index[W], rel[W];
@@ -1146,14 +1192,8 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
       sum[k] = i_sum_each(lane_sums_of[k]);
     lanes_finish(job, i_load(count), sum, first, lanes, index, rel, dims, behaviour);
   }
-  const vi *sums[3] = {lane_sums_of[0], lane_sums_of[1], lane_sums_of[2]};
-  for (uint32_t rest = todo & ~lanes; rest; rest &= rest - 1) {
-    const unsigned j = (unsigned)__builtin_ctz(rest);
-    if (count[j] <= limit ||
-        !finish_dense(job, first, j, count[j], (int)(coincident >> j & 1u), sums, &runs,
-                      dims))
-      evaluate(job, first + j, dims, behaviour);
-  }
+  for (uint32_t rest = todo & ~lanes & ~dense; rest; rest &= rest - 1)
+    evaluate(job, first + (unsigned)__builtin_ctz(rest), dims, behaviour);
 }
 
 /* Rows' slots well ahead of the walk into cache: in a large grid the rows
