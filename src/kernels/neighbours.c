@@ -524,20 +524,23 @@ CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, s
 }
 
 /* Radii whose cohesion quotients d / radius div_by_radius computes: every
- * intermediate of a quotient that can matter is then normal. */
+ * intermediate of a quotient that can matter is then normal. (Queries
+ * reject radii below 2^-60.) */
 #define RECIPROCAL_RADIUS_MIN 0x1p-64f
 #define RECIPROCAL_RADIUS_MAX 0x1p100f
 
-/* d / radius, rounded as the IEEE division rounds it, without the divider:
- * q = d * y with y = 1 / radius (rounded), then Markstein's correction
- * q + (d - q * radius) * y, whose residual d - q * radius an FMA computes
- * exactly. With y the rounded reciprocal this is the correctly rounded
- * quotient for radii in [2^-64, 2^100] and every neighbour's d down to
- * radius * 2^-26 (checked against the division for every such float d of
- * 60 radii of random significands across that range and 18 chosen ones,
- * the all-ones significand among them: 2.4e10 cases, no difference);
- * smaller quotients round to 0 in cs_fixed either way. One multiplication
- * and two FMAs instead of a division: the divider bounds cohesion. */
+/* d / radius without the divider: q = d * y with y = 1 / radius (rounded),
+ * then Markstein's correction q + (d - q * radius) * y, whose residual
+ * d - q * radius an FMA computes exactly. With y the rounded reciprocal
+ * and no intermediate subnormal this is the correctly rounded quotient:
+ * for radii in [2^-64, 2^100] and quotients of at least 2^-26. Checked
+ * against the division for every float d in [radius * 2^-26, 1.25 radius]
+ * of 1,089 radii (1,072 random across the range; 17 chosen: 1, 12, 0.1,
+ * pi, the all-ones significand, 1 + ulp, 2^-60, 2^100, ...): 2.4e11
+ * cases, no difference. A smaller quotient may differ from the division's
+ * in its last bits, but it rounds to 0 in cs_fixed either way, so the
+ * sums are the same. One multiplication and two FMAs instead of a
+ * division: the divider bounds cohesion. */
 #if defined(CS_HAVE_FMA)
 CS_INLINE vf div_by_radius(vf d, vf radius, vf inv_radius) {
   const vf q = v_mul(d, inv_radius);
