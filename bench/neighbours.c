@@ -3,7 +3,8 @@
  * filter), and the issue's scenario (a crowd seeks one goal with separation
  * blended, grid build included), in 2D against the userloop competitor. The
  * crowd is uniform over a square (a cube in 3D) sized so that an agent has
- * NEIGHBOUR_DENSITY others within the radius on average. Each step reads
+ * NEIGHBOUR_DENSITY others within the radius on average (DENSE_DENSITY for
+ * separation_dense and cohesion_dense). Each step reads
  * one state and writes another, never swapped, so every iteration
  * measures the same step at the same density. Candidate and neighbour
  * pairs are counted exactly, outside the timed loops, and reported per
@@ -21,6 +22,9 @@
 
 #define RADIUS 1.0f
 #define NEIGHBOUR_DENSITY 8.0 /* mean agents within the radius of an agent */
+/* The dense works': a packed crowd or a flock, past the 96 neighbours an
+ * agent's 32-bit lane total holds (kernels' rows_group). */
+#define DENSE_DENSITY 150.0
 #define MAX_SPEED 1.0f
 #define SEPARATION_WEIGHT 2.0f
 #define DT 0.25f
@@ -32,6 +36,7 @@ enum { PX, PY, PZ, VX, VY, VZ, STATE_ARRAYS };
 typedef struct crowd {
   size_t n;
   int dims;
+  double density;              /* mean others within the radius */
   float *state[STATE_ARRAYS];  /* read by every step, never written */
   float *next[STATE_ARRAYS];   /* every step's output */
   float *sorted[STATE_ARRAYS]; /* the state in its grid's cell order, made on first use */
@@ -159,10 +164,11 @@ static void count_user_candidates(crowd *c) {
 /* Uniform over a square of side sqrt(n * pi / density) radii (a cube of
  * side cbrt(n * 4/3 pi / density) in 3D): density neighbours within the
  * radius on average; velocities up to MAX_SPEED. */
-static int crowd_make(crowd *c, size_t n, int dims) {
+static int crowd_make(crowd *c, size_t n, int dims, double density) {
   crowd_release(c);
   c->n = n;
   c->dims = dims;
+  c->density = density;
   int failed = 0;
   for (int k = 0; k < STATE_ARRAYS; k++) {
     failed |= !(c->state[k] = malloc(n * sizeof(float)));
@@ -175,10 +181,9 @@ static int crowd_make(crowd *c, size_t n, int dims) {
   for (size_t i = 0; i < n; i++)
     c->group[i] = 1u << (i % 2);
   const double pi = 3.14159265358979;
-  const float half =
-      0.5f * RADIUS *
-      (float)(dims == 3 ? cbrt((double)n * 4.0 / 3.0 * pi / NEIGHBOUR_DENSITY)
-                        : sqrt((double)n * pi / NEIGHBOUR_DENSITY));
+  const float half = 0.5f * RADIUS *
+                     (float)(dims == 3 ? cbrt((double)n * 4.0 / 3.0 * pi / density)
+                                       : sqrt((double)n * pi / density));
   for (size_t i = 0; i < n; i++)
     for (int k = 0; k < dims; k++) {
       c->state[PX + k][i] = half * crowdsteer_random(7u, (uint32_t)i, 1u, (uint32_t)k);
@@ -195,9 +200,9 @@ static int crowd_make(crowd *c, size_t n, int dims) {
   return c->library_candidates > 0.0 ? 0 : -1;
 }
 
-static crowd *crowd_for(size_t n, int dims) {
-  if ((the_crowd.n != n || the_crowd.dims != dims) &&
-      crowd_make(&the_crowd, n, dims) != 0) {
+static crowd *crowd_for(size_t n, int dims, double density) {
+  if ((the_crowd.n != n || the_crowd.dims != dims || the_crowd.density != density) &&
+      crowd_make(&the_crowd, n, dims, density) != 0) {
     crowd_release(&the_crowd);
     return NULL;
   }
@@ -221,6 +226,9 @@ typedef enum nb_work {
   WORK_GRID_CELL_ORDER,       /* WORK_GRID_POSITIONS */
   WORK_SEPARATION_CELL_ORDER, /* WORK_SEPARATION on a grid of positions only */
   WORK_SCENARIO_CELL_ORDER,   /* WORK_SCENARIO_POSITIONS */
+  /* crowdsteer only, a crowd of DENSE_DENSITY (last: one remake per size): */
+  WORK_SEPARATION_DENSE, /* WORK_SEPARATION */
+  WORK_COHESION_DENSE,   /* WORK_COHESION */
   WORK_COUNT
 } nb_work;
 
@@ -231,6 +239,7 @@ typedef struct work_kind {
   int scenario;       /* grid build + step (run_scenario) */
   int positions_only; /* on a grid of positions only */
   int cell_order;     /* on the crowd in cell order */
+  int dense;          /* on a crowd of DENSE_DENSITY */
 } work_kind;
 
 static const work_kind works[WORK_COUNT] = {
@@ -246,6 +255,8 @@ static const work_kind works[WORK_COUNT] = {
     [WORK_GRID_CELL_ORDER] = {"grid_build_cell_order", 1, 0, 1, 1},
     [WORK_SEPARATION_CELL_ORDER] = {"separation_cell_order", 0, 0, 1, 1},
     [WORK_SCENARIO_CELL_ORDER] = {"seek_separation_step_cell_order", 0, 1, 1, 1},
+    [WORK_SEPARATION_DENSE] = {"separation_dense", 0, 0, 0, 0, 1},
+    [WORK_COHESION_DENSE] = {"cohesion_dense", 0, 0, 0, 0, 1},
 };
 
 typedef struct nb_entry {
@@ -291,7 +302,7 @@ static float *const *user_cell_ordered(crowd *c) {
 
 static void run_userloop(csb_state *state, const void *arg) {
   const nb_entry *e = arg;
-  crowd *c = crowd_for((size_t)csb_range(state, 0), 2);
+  crowd *c = crowd_for((size_t)csb_range(state, 0), 2, NEIGHBOUR_DENSITY);
   float *const *s = !c                          ? NULL
                     : works[e->work].cell_order ? user_cell_ordered(c)
                                                 : c->state;
@@ -377,10 +388,11 @@ static crowdsteer_status run_behaviour(nb_work work, const crowdsteer_agents *ag
                                        const crowdsteer_output *out) {
   switch (work) {
   case WORK_COHESION:
+  case WORK_COHESION_DENSE:
     return crowdsteer_cohesion(agents, nb, params, out, 0, agents->count);
   case WORK_ALIGNMENT:
     return crowdsteer_alignment(agents, nb, params, out, 0, agents->count);
-  default: /* separation, filtered or not */
+  default: /* separation: filtered, dense or neither */
     return crowdsteer_separation(agents, nb, params, out, 0, agents->count);
   }
 }
@@ -389,7 +401,8 @@ static crowdsteer_status run_behaviour(nb_work work, const crowdsteer_agents *ag
  * NULL (the run marked failed) when that cannot be had. */
 static crowd *library_crowd(csb_state *state, const nb_entry *e,
                             crowdsteer_neighbours *nb) {
-  crowd *c = crowd_for((size_t)csb_range(state, 0), e->dims);
+  crowd *c = crowd_for((size_t)csb_range(state, 0), e->dims,
+                       works[e->work].dense ? DENSE_DENSITY : NEIGHBOUR_DENSITY);
   if (!c || crowdsteer_force_isa(e->isa) != CROWDSTEER_OK) {
     fail_run(state, c ? "ISA not available" : "out of memory");
     return NULL;
