@@ -7,7 +7,7 @@ set(CROWDSTEER_BACKENDS "")
 # and reported as available wherever AVX2 is, so its lane logic (masks,
 # tails, 16-wide hashing) is checked bit for bit. Never for production.
 option(CROWDSTEER_AVX512_EMULATED "Build the avx512 backend emulated on AVX2 (tests only)" OFF)
-set(_cs_avx512_flags "-mavx512f -mavx512dq -mavx512bw -mavx512vl -mfma")
+set(_cs_avx512_flags "-mavx512f -mavx512dq -mavx512bw -mavx512vl")
 # Behaviour outputs at least this large (bytes written by one call) use
 # non-temporal stores; see stream_split in src/kernels/kernels.c. 64 MiB is
 # beyond the last-level cache of most CPUs, so the integrator would read them

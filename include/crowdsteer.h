@@ -763,7 +763,7 @@ typedef enum crowdsteer_isa {
   CROWDSTEER_ISA_SCALAR = 0, /**< the scalar reference, everywhere */
   CROWDSTEER_ISA_SSE4 = 1,   /**< x86 SSE4.1, 4 lanes */
   CROWDSTEER_ISA_AVX2 = 2,   /**< x86 AVX2, 8 lanes */
-  CROWDSTEER_ISA_AVX512 = 3, /**< x86 AVX-512 F/DQ/BW/VL and FMA, 16 lanes */
+  CROWDSTEER_ISA_AVX512 = 3, /**< x86 AVX-512 F/DQ/BW/VL, 16 lanes */
   CROWDSTEER_ISA_NEON = 4,   /**< ARM NEON (aarch64), 4 lanes */
   CROWDSTEER_ISA_COUNT = 5
 } crowdsteer_isa;

@@ -62,7 +62,6 @@ static int cpu_supports(crowdsteer_isa isa) {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
     const int sse41 = (c >> 19) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
-    const int fma = (c >> 12) & 1; /* the 16-lane backend's exact division */
     if (isa == CROWDSTEER_ISA_SSE4) return sse41;
     if (!sse41 || !osxsave || !avx) return 0;
     unsigned long long xcr0 = read_xcr0();
@@ -74,7 +73,7 @@ static int cpu_supports(crowdsteer_isa isa) {
     return avx2; /* the 16-lane backend was built for AVX2 (tests only) */
 #endif
     const unsigned avx512_fdqbwvl = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
-    return avx2 && fma && (b & avx512_fdqbwvl) == avx512_fdqbwvl &&
+    return avx2 && (b & avx512_fdqbwvl) == avx512_fdqbwvl &&
            (xcr0 & 0xE6) == 0xE6; /* opmask, upper ZMM, ZMM16-31 state */
   }
 #endif

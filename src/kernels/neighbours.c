@@ -523,31 +523,6 @@ CS_INLINE void tile_run_coincident(const cs_nb_job *job, tile *t, size_t from, s
   }
 }
 
-/* Radii whose cohesion quotients d / radius div_by_radius computes: every
- * intermediate of a quotient that can matter is then normal. (Queries
- * reject radii below 2^-60.) */
-#define RECIPROCAL_RADIUS_MIN 0x1p-64f
-#define RECIPROCAL_RADIUS_MAX 0x1p100f
-
-/* d / radius without the divider: q = d * y with y = 1 / radius (rounded),
- * then Markstein's correction q + (d - q * radius) * y, whose residual
- * d - q * radius an FMA computes exactly. With y the rounded reciprocal
- * and no intermediate subnormal this is the correctly rounded quotient:
- * for radii in [2^-64, 2^100] and quotients of at least 2^-26. Checked
- * against the division for every float d in [radius * 2^-26, 1.25 radius]
- * of 1,089 radii (1,072 random across the range; 17 chosen: 1, 12, 0.1,
- * pi, the all-ones significand, 1 + ulp, 2^-60, 2^100, ...): 2.4e11
- * cases, no difference. A smaller quotient may differ from the division's
- * in its last bits, but it rounds to 0 in cs_fixed either way, so the
- * sums are the same. One multiplication and two FMAs instead of a
- * division: the divider bounds cohesion. */
-#if defined(CS_HAVE_FMA)
-CS_INLINE vf div_by_radius(vf d, vf radius, vf inv_radius) {
-  const vf q = v_mul(d, inv_radius);
-  return v_fmadd(v_fnmadd(q, radius, d), inv_radius, q);
-}
-#endif
-
 /* Separation's or cohesion's contributions of one candidate to the lanes
  * of `in` (cs_nb_pair's), rounded as cs_fixed into 32-bit sums.
  * Separation scales the weight by 2^24 before the product instead of the
@@ -561,26 +536,18 @@ CS_INLINE vf div_by_radius(vf d, vf radius, vf inv_radius) {
  * dist, is normal or 0, so it scales exactly too (checked for every dist
  * of 10 radii from 2^-60 to FLT_MAX: 8e9 cases). */
 CS_INLINE void add_pair(vi low[3], const vf d[3], vf dd, vmask in, vf radius,
-                        vf inv_radius, const int dims, const cs_nb_behaviour behaviour,
-                        const int by_reciprocal) {
+                        vf inv_radius, const int dims, const cs_nb_behaviour behaviour) {
   if (behaviour == CS_NB_SEPARATION) {
     const vf w =
         v_sub(v_div(v_set1(0x1p24f), v_sqrt(dd)), v_mul(inv_radius, v_set1(0x1p24f)));
     for (int k = 0; k < dims; k++)
       low[k] = i_add(low[k], i_round_even(v_select(in, v_mul(d[k], w), v_zero())));
   } else {
-    for (int k = 0; k < dims; k++) {
-      const vf away = v_sub(v_zero(), d[k]);
-#if defined(CS_HAVE_FMA)
-      const vf c =
-          by_reciprocal ? div_by_radius(away, radius, inv_radius) : v_div(away, radius);
-#else
-      (void)by_reciprocal;
-      const vf c = v_div(away, radius);
-#endif
-      low[k] =
-          i_add(low[k], i_round_even(v_mul(v_select(in, c, v_zero()), v_set1(0x1p24f))));
-    }
+    for (int k = 0; k < dims; k++)
+      low[k] = i_add(
+          low[k],
+          i_round_even(v_mul(v_select(in, v_div(v_sub(v_zero(), d[k]), radius), v_zero()),
+                             v_set1(0x1p24f))));
   }
 }
 
@@ -635,7 +602,7 @@ CS_INLINE void tile_run(const cs_nb_job *job, tile *t, size_t from, size_t to,
         in = m_and(in, apart);
       }
       if (behaviour != CS_NB_ALIGNMENT) {
-        add_pair(acc.low, d, dd, in, radius, inv_radius, dims, behaviour, 0);
+        add_pair(acc.low, d, dd, in, radius, inv_radius, dims, behaviour);
       } else {
         for (int k = 0; k < dims; k++) {
           acc.high[k] = i_add(acc.high[k], i_masked(in, i_set1(high[k][q - base])));
@@ -1029,8 +996,7 @@ typedef struct agent_sums {
 /* The agent at position p against the candidate slots of `lanes` from q. */
 CS_INLINE void row_vector(const crowdsteer_grid *g, agent_sums *a, size_t q, vmask lanes,
                           const vf p[3], vf within, vf radius, vf inv_radius,
-                          const int dims, const cs_nb_behaviour behaviour,
-                          const int by_reciprocal) {
+                          const int dims, const cs_nb_behaviour behaviour) {
   vf d[3];
   for (int k = 0; k < dims; k++)
     d[k] = v_sub(p[k], v_load(g->pos[k] + q)); /* readable W past the end */
@@ -1044,19 +1010,18 @@ CS_INLINE void row_vector(const crowdsteer_grid *g, agent_sums *a, size_t q, vma
     a->met = m_or(a->met, m_andnot(in, apart));
     in = m_and(in, apart);
   }
-  add_pair(a->acc, d, dd, in, radius, inv_radius, dims, behaviour, by_reciprocal);
+  add_pair(a->acc, d, dd, in, radius, inv_radius, dims, behaviour);
 }
 
 /* The agent at slot `self`, position p, against candidate slots [from, to). */
 CS_INLINE void row_run(const crowdsteer_grid *g, agent_sums *a, size_t from, size_t to,
                        const vf p[3], uint32_t self, vf within, vf radius, vf inv_radius,
-                       const int dims, const cs_nb_behaviour behaviour, const int own_row,
-                       const int by_reciprocal) {
+                       const int dims, const cs_nb_behaviour behaviour,
+                       const int own_row) {
   for (size_t q = from; q < to; q += W) {
     vmask lanes = m_first(to - q);
     if (own_row) lanes = m_andnot(lanes, i_eq(i_iota(), i_set1(self - (uint32_t)q)));
-    row_vector(g, a, q, lanes, p, within, radius, inv_radius, dims, behaviour,
-               by_reciprocal);
+    row_vector(g, a, q, lanes, p, within, radius, inv_radius, dims, behaviour);
   }
 }
 
@@ -1074,14 +1039,14 @@ CS_INLINE uint32_t run_vectors(const crowdsteer_grid *g, const row_runs *runs, u
   return vectors;
 }
 
-/* Agent j of a group, past the 32-bit limit: when the cap does not bind,
- * no neighbour is coincident (separation) and its runs took at most
- * ROW_LIMIT vectors, so that no lane sum overflowed, its lane sums are
- * added up in 64 bits and its steering written: the same sum, so the same
- * bits, as evaluating it on its own, which it is spared (about 8 % of a
- * flock of 100,000 boids with about 50 flockmates each, the viewer's).
- * 0 when it must be evaluated. Out of line: the walk's code stays as it
- * was (3D separation was 6 % slower with this inside it). */
+/* An agent past the 32-bit limit (more than ROW_LIMIT neighbours) whose
+ * cap does not bind, with no coincident neighbour (separation) and at most
+ * ROW_LIMIT vectors in its runs, so that no lane sum overflowed: its lane
+ * sums added up in 64 bits and its steering written. The same sum, so the
+ * same bits, as evaluating it on its own, which it is spared (about 8 % of
+ * a flock of 100,000 boids with about 50 flockmates each, the viewer's).
+ * Out of line, its sums by value: inside the walk 3D separation was 6 %
+ * slower, and sums passed by address kept them live, 2 KiB more stack. */
 CS_NOINLINE static void finish_dense(const cs_nb_job *job, size_t slot, vi x, vi y, vi z,
                                      uint32_t count, const int dims) {
   cs_nb_agent a;
@@ -1107,9 +1072,6 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
 
   const vf within = v_set1(job->within), radius = v_set1(job->radius.value);
   const vf inv_radius = v_set1(1.0f / job->radius.value);
-  const int by_reciprocal = behaviour == CS_NB_COHESION &&
-                            job->radius.value >= RECIPROCAL_RADIUS_MIN &&
-                            job->radius.value <= RECIPROCAL_RADIUS_MAX;
   const uint32_t limit = job->cap < ROW_LIMIT ? job->cap : ROW_LIMIT;
   uint32_t count[W] = {0}, lanes = 0, coincident = 0;
   vi lane_sums_of[3][W]; /* agent j's lane sums at i_sum_each_slot(j) */
@@ -1143,22 +1105,22 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
         row_vector(g, &a, from[r],
                    r == 1 ? m_first_but(to[r] - from[r], slot - from[r])
                           : m_first(to[r] - from[r]),
-                   p, within, radius, inv_radius, dims, behaviour, by_reciprocal);
+                   p, within, radius, inv_radius, dims, behaviour);
     else
       for (int r = 0; r < ROWS(dims); r++) {
         const uint32_t m = runs.main[r][j];
         if (r == ROWS(dims) / 2) /* the agent's own row */
           row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
-                  radius, inv_radius, dims, behaviour, 1, by_reciprocal);
+                  radius, inv_radius, dims, behaviour, 1);
         else
           row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
-                  radius, inv_radius, dims, behaviour, 0, by_reciprocal);
+                  radius, inv_radius, dims, behaviour, 0);
       }
     if (extra_cells) /* at a block's edge along x: 1 agent in 32 (2D), 16 (3D) */
       for (int r = 0; r < ROWS(dims); r++) {
         const uint32_t e = runs.extra[r][j];
         row_run(g, &a, g->start[e], g->start[e + extra_cells], p, (uint32_t)slot, within,
-                radius, inv_radius, dims, behaviour, 0, by_reciprocal);
+                radius, inv_radius, dims, behaviour, 0);
       }
     const int exact =
         a.count <= limit && (behaviour != CS_NB_SEPARATION || !m_any(a.met));

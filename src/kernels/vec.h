@@ -1,8 +1,7 @@
 /* The vector layer the kernels are written against: float and int32 lanes,
  * masks, partial loads/stores and gathers, for CS_LANES = 4 (SSE4.1, or NEON
  * through SIMDe on ARM), 8 (AVX2) or 16 (AVX-512). Every float operation is
- * the IEEE operation of the scalar reference: no FMA, no estimates (but for
- * v_fmadd and v_fnmadd, which only an exact division uses). */
+ * the IEEE operation of the scalar reference: no FMA, no estimates. */
 #ifndef CROWDSTEER_VEC_H
 #define CROWDSTEER_VEC_H
 
@@ -137,13 +136,6 @@ CS_INLINE vf v_sub(vf a, vf b) { return simde_mm512_sub_ps(a, b); }
 CS_INLINE vf v_mul(vf a, vf b) { return simde_mm512_mul_ps(a, b); }
 CS_INLINE vf v_div(vf a, vf b) { return simde_mm512_div_ps(a, b); }
 CS_INLINE vf v_sqrt(vf a) { return simde_mm512_sqrt_ps(a); }
-#if defined(__AVX512F__) && defined(__FMA__)
-/* Fused a * b + c and c - a * b, one rounding each: only for an exact
- * correction step (neighbours.c, div_by_radius), never for a formula. */
-#define CS_HAVE_FMA 1
-CS_INLINE vf v_fmadd(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
-CS_INLINE vf v_fnmadd(vf a, vf b, vf c) { return _mm512_fnmadd_ps(a, b, c); }
-#endif
 CS_INLINE vmask v_lt(vf a, vf b) {
   return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LT_OQ);
 }
