@@ -243,6 +243,20 @@ CS_INLINE vi i_load_n(const uint32_t *p, size_t n) {
 }
 #endif
 
+#if CS_LANES == 16
+/* A mask's bits as a plain integer. gcc 12 may keep a 32-bit value made
+ * from a 16-bit mask in a mask register, store it with kmovw and load it
+ * back with kmovd, which leaves its upper half undefined (rows_group's
+ * `todo` came back as 0x8000ffff: slots past the group, a stack overrun).
+ * Through a general register, as an empty asm needs it, the value is
+ * zero-extended once and stays an ordinary int. */
+CS_INLINE uint32_t m_word(vmask m) {
+  uint32_t bits = (uint32_t)m;
+  __asm__("" : "+r"(bits));
+  return bits;
+}
+#endif
+
 /* Bit k set where lane k of the mask is true. */
 CS_INLINE uint32_t m_lane_bits(vmask m) {
 #if CS_LANES == 4
@@ -250,7 +264,7 @@ CS_INLINE uint32_t m_lane_bits(vmask m) {
 #elif CS_LANES == 8
   return (uint32_t)simde_mm256_movemask_ps(m);
 #else
-  return (uint32_t)m;
+  return m_word(m);
 #endif
 }
 

@@ -71,8 +71,8 @@ CS_INLINE vi i_round_even(vf a) { return simde_mm256_cvtps_epi32(a); }
 #elif CS_LANES == 16
 CS_INLINE vmask m_or(vmask a, vmask b) { return (vmask)(a | b); }
 CS_INLINE vmask m_andnot(vmask a, vmask b) { return (vmask)(a & ~b); }
-CS_INLINE int m_count(vmask m) { return __builtin_popcount((unsigned)m); }
-CS_INLINE unsigned m_bits(vmask m) { return (unsigned)m; }
+CS_INLINE int m_count(vmask m) { return __builtin_popcount(m_word(m)); }
+CS_INLINE unsigned m_bits(vmask m) { return m_word(m); }
 CS_INLINE vmask i_eq(vi a, vi b) { return simde_mm512_cmpeq_epi32_mask(a, b); }
 CS_INLINE vmask i_any_common(vi a, vi b) { return simde_mm512_test_epi32_mask(a, b); }
 CS_INLINE vi i_and(vi a, vi b) { return simde_mm512_and_si512(a, b); }
