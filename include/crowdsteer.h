@@ -652,7 +652,9 @@ typedef struct crowdsteer_step_behaviour {
   /** Separation, cohesion, alignment: who each agent sees (required). With a
    *  grid, the step computes these behaviours for its range, cell by cell,
    *  before it moves anyone, into memory the grid keeps (grown when needed,
-   *  then reused), so a step in place needs no snapshot for them; two steps
+   *  then reused: dims floats per agent of the range per behaviour, and
+   *  for alignment on 8- or 16-lane backends 8 * dims bytes per agent of
+   *  the grid), so a step in place needs no snapshot for them; two steps
    *  must not use one grid at the same time. */
   const crowdsteer_neighbours *neighbours;
 } crowdsteer_step_behaviour;

@@ -4,8 +4,11 @@
  * by agent on 8- and 16-lane backends: the agent's candidates, the runs of
  * its rows of cells, are loaded W at a time, one candidate per lane, and
  * the lane sums of W agents are added up together (with AVX-512 by a
- * shuffle tree). Everything else (alignment, per-agent radii, group
- * filters, fields of view, 4-lane backends) runs in tiles: up to W agents
+ * shuffle tree); so does a step's alignment, from its velocities already
+ * in the exact sums' two parts, and a step's cohesion with an alignment
+ * over the same neighbours walks once for both (FLOCK). Everything else
+ * (alignment called on its own, per-agent radii, group filters, fields of
+ * view, 4-lane backends) runs in tiles: up to W agents
  * of one row of cells, one agent per lane, against every candidate of the
  * rows of cells around them, read in place. Results go to the agents'
  * indices, prefetched ahead of the walk. An agent whose query leaves the
@@ -986,17 +989,23 @@ CS_INLINE void rows_of_cells(const crowdsteer_grid *g, const uint32_t cells[3][G
     }
 }
 
+/* Cohesion and alignment of one step gathered by one walk (the job's
+ * `aligned`): a shape of the walk beside the three behaviours. */
+#define FLOCK ((cs_nb_behaviour)CS_NB_COUNT)
+
 /* What one agent gathers over its runs. */
 typedef struct agent_sums {
-  vi acc[3];
+  vi acc[3];          /* separation, cohesion */
+  vi high[3], low[3]; /* alignment: cs_fixed's parts (cs_nb_job.vel_high) */
   uint32_t count;
   vmask met; /* separation: a coincident neighbour */
 } agent_sums;
 
 /* The agent at position p against the candidate slots of `lanes` from q. */
-CS_INLINE void row_vector(const crowdsteer_grid *g, agent_sums *a, size_t q, vmask lanes,
+CS_INLINE void row_vector(const cs_nb_job *job, agent_sums *a, size_t q, vmask lanes,
                           const vf p[3], vf within, vf radius, vf inv_radius,
                           const int dims, const cs_nb_behaviour behaviour) {
+  const crowdsteer_grid *g = job->grid;
   vf d[3];
   for (int k = 0; k < dims; k++)
     d[k] = v_sub(p[k], v_load(g->pos[k] + q)); /* readable W past the end */
@@ -1010,18 +1019,27 @@ CS_INLINE void row_vector(const crowdsteer_grid *g, agent_sums *a, size_t q, vma
     a->met = m_or(a->met, m_andnot(in, apart));
     in = m_and(in, apart);
   }
-  add_pair(a->acc, d, dd, in, radius, inv_radius, dims, behaviour);
+  if (behaviour != CS_NB_ALIGNMENT)
+    add_pair(a->acc, d, dd, in, radius, inv_radius, dims,
+             behaviour == FLOCK ? CS_NB_COHESION : behaviour);
+  if (behaviour == CS_NB_ALIGNMENT || behaviour == FLOCK) {
+    const cs_nb_job *mates = behaviour == FLOCK ? job->aligned : job;
+    for (int k = 0; k < dims; k++) { /* readable W past the end, as positions */
+      a->high[k] = i_add(a->high[k], i_masked(in, i_load(mates->vel_high[k] + q)));
+      a->low[k] = i_add(a->low[k], i_masked(in, i_load(mates->vel_low[k] + q)));
+    }
+  }
 }
 
 /* The agent at slot `self`, position p, against candidate slots [from, to). */
-CS_INLINE void row_run(const crowdsteer_grid *g, agent_sums *a, size_t from, size_t to,
+CS_INLINE void row_run(const cs_nb_job *job, agent_sums *a, size_t from, size_t to,
                        const vf p[3], uint32_t self, vf within, vf radius, vf inv_radius,
                        const int dims, const cs_nb_behaviour behaviour,
                        const int own_row) {
   for (size_t q = from; q < to; q += W) {
     vmask lanes = m_first(to - q);
     if (own_row) lanes = m_andnot(lanes, i_eq(i_iota(), i_set1(self - (uint32_t)q)));
-    row_vector(g, a, q, lanes, p, within, radius, inv_radius, dims, behaviour);
+    row_vector(job, a, q, lanes, p, within, radius, inv_radius, dims, behaviour);
   }
 }
 
@@ -1039,34 +1057,51 @@ CS_INLINE uint32_t run_vectors(const crowdsteer_grid *g, const row_runs *runs, u
   return vectors;
 }
 
-/* An agent past the 32-bit limit (more than ROW_LIMIT neighbours) whose
- * cap does not bind, with no coincident neighbour (separation) and at most
- * ROW_LIMIT vectors in its runs, so that no lane sum overflowed: its lane
- * sums added up in 64 bits and its steering written. The same sum, so the
- * same bits, as evaluating it on its own, which it is spared (about 8 % of
- * a flock of 100,000 boids with about 50 flockmates each, the viewer's).
+/* Alignment of the agent in `slot` on its own, out of line: inlined
+ * beside cohesion's in FLOCK's walk it made that frame 1.7 KiB larger. */
+CS_NOINLINE static void evaluate_aligned(const cs_nb_job *job, size_t slot,
+                                         const int dims) {
+  evaluate(job, slot, dims, CS_NB_ALIGNMENT);
+}
+
+/* Agent `slot`'s steering from lane sums that did not overflow (at most
+ * ROW_LIMIT neighbours, or at most ROW_LIMIT vectors of candidates, each
+ * adding below 1.25 * 2^24 to a lane), the cap not binding: each total is
+ * low + high * 2^24 over the lanes in 64 bits (high: alignment's upper
+ * parts, else 0). The same sum, so the same bits, as evaluating it on its
+ * own: for agents past the 32-bit total (about 8 % of a flock of 100,000
+ * boids with about 50 flockmates each, the viewer's) and alignment's.
  * Out of line, its sums by value: inside the walk 3D separation was 6 %
  * slower, and sums passed by address kept them live, 2 KiB more stack. */
-CS_NOINLINE static void finish_dense(const cs_nb_job *job, size_t slot, vi x, vi y, vi z,
-                                     uint32_t count, const int dims) {
+CS_NOINLINE static void finish_wide(const cs_nb_job *job, size_t slot, vi low_x, vi low_y,
+                                    vi low_z, vi high_x, vi high_y, vi high_z,
+                                    uint32_t count, const int dims) {
   cs_nb_agent a;
   slot_agent(job, slot, &a, dims);
-  const vi acc[3] = {x, y, z};
+  const vi low[3] = {low_x, low_y, low_z}, high[3] = {high_x, high_y, high_z};
   cs_nb_sum sum = {{0, 0, 0}, count};
   for (int k = 0; k < dims; k++)
-    sum.s[k] = i_sum64(acc[k]);
+    sum.s[k] = i_sum64(low[k]) + i_sum64(high[k]) * ((int64_t)1 << 24);
   float s[3];
   cs_nb_steering(job, &a, &sum, a.index, s);
   cs_nb_write(job, a.index, s);
 }
 
-/* Slots [first, first + n) of the job's range, agent by agent; `todo` the
- * slots wanted. */
+/* Slots [first, first + n) of the job's range, agent by agent: `todo` the
+ * slots wanted by the job (separation or cohesion), `todo_aligned` those
+ * wanted by its alignment (FLOCK: job->aligned; ALIGNMENT: the job). */
 CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t todo,
-                          const int dims, const cs_nb_behaviour behaviour) {
+                          uint32_t todo_aligned, const int dims,
+                          const cs_nb_behaviour behaviour) {
   const crowdsteer_grid *g = job->grid;
+  const int aligns = behaviour == CS_NB_ALIGNMENT || behaviour == FLOCK;
+  const cs_nb_job *mates = behaviour == FLOCK ? job->aligned : job;
+  const cs_nb_behaviour steered = behaviour == FLOCK ? CS_NB_COHESION : behaviour;
+  if (behaviour == CS_NB_ALIGNMENT) todo = 0; /* the cohesion and separation part */
+  if (!aligns) todo_aligned = 0;
   uint32_t cells[3][GROUP + W];
-  const uint32_t covered = (uint32_t)cells_of_slots(job, first, n, cells, todo, dims);
+  const uint32_t covered =
+      (uint32_t)cells_of_slots(job, first, n, cells, todo | todo_aligned, dims);
   row_runs runs;
   rows_of_cells(g, cells, &runs, dims);
 
@@ -1075,17 +1110,21 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
   const uint32_t limit = job->cap < ROW_LIMIT ? job->cap : ROW_LIMIT;
   uint32_t count[W] = {0}, lanes = 0, coincident = 0;
   vi lane_sums_of[3][W]; /* agent j's lane sums at i_sum_each_slot(j) */
-  if ((todo & covered) != CS_ALL_LANES)
+  if (todo && (todo & covered) != CS_ALL_LANES)
     for (int k = 0; k < dims; k++)
       for (unsigned j = 0; j < W; j++)
         if (!((todo & covered) >> j & 1u)) lane_sums_of[k][i_sum_each_slot(j)] = i_zero();
-  for (uint32_t rest = todo & covered; rest; rest &= rest - 1) {
+  for (uint32_t rest = (todo | todo_aligned) & covered; rest; rest &= rest - 1) {
     const unsigned j = (unsigned)__builtin_ctz(rest);
     const size_t slot = first + j;
     vf p[3];
     for (int k = 0; k < dims; k++)
       p[k] = v_set1(g->pos[k][slot]);
-    agent_sums a = {{i_zero(), i_zero(), i_zero()}, 0, m_not(m_from_bits(CS_ALL_LANES))};
+    agent_sums a;
+    for (int k = 0; k < 3; k++)
+      a.acc[k] = a.high[k] = a.low[k] = i_zero();
+    a.count = 0;
+    a.met = m_not(m_from_bits(CS_ALL_LANES));
     const uint32_t main_cells = runs.main_cells[j], extra_cells = runs.extra_cells[j];
     /* In 2D, with 16 lanes, 5 agents in 6 have every row in one vector:
      * those go straight through, with no loop per row (-14 % at 65,536
@@ -1102,7 +1141,7 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
       }
     if (straight && longest <= W)
       for (int r = 0; r < 3; r++)
-        row_vector(g, &a, from[r],
+        row_vector(job, &a, from[r],
                    r == 1 ? m_first_but(to[r] - from[r], slot - from[r])
                           : m_first(to[r] - from[r]),
                    p, within, radius, inv_radius, dims, behaviour);
@@ -1110,27 +1149,40 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
       for (int r = 0; r < ROWS(dims); r++) {
         const uint32_t m = runs.main[r][j];
         if (r == ROWS(dims) / 2) /* the agent's own row */
-          row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
-                  radius, inv_radius, dims, behaviour, 1);
+          row_run(job, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot,
+                  within, radius, inv_radius, dims, behaviour, 1);
         else
-          row_run(g, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot, within,
-                  radius, inv_radius, dims, behaviour, 0);
+          row_run(job, &a, g->start[m], g->start[m + main_cells], p, (uint32_t)slot,
+                  within, radius, inv_radius, dims, behaviour, 0);
       }
     if (extra_cells) /* at a block's edge along x: 1 agent in 32 (2D), 16 (3D) */
       for (int r = 0; r < ROWS(dims); r++) {
         const uint32_t e = runs.extra[r][j];
-        row_run(g, &a, g->start[e], g->start[e + extra_cells], p, (uint32_t)slot, within,
-                radius, inv_radius, dims, behaviour, 0);
+        row_run(job, &a, g->start[e], g->start[e + extra_cells], p, (uint32_t)slot,
+                within, radius, inv_radius, dims, behaviour, 0);
       }
-    const int exact =
-        a.count <= limit && (behaviour != CS_NB_SEPARATION || !m_any(a.met));
-    if (behaviour == CS_NB_SEPARATION && __builtin_expect(!exact, 0))
+    if (todo_aligned >> j & 1u) {
+      /* Past the cap, or past ROW_LIMIT in both neighbours and vectors
+       * (a lane sum may have overflowed): on its own. */
+      if (a.count <= mates->cap &&
+          (a.count <= ROW_LIMIT || run_vectors(g, &runs, j, dims) <= ROW_LIMIT))
+        finish_wide(mates, slot, a.low[0], a.low[1], a.low[2], a.high[0], a.high[1],
+                    a.high[2], a.count, dims);
+      else
+        evaluate_aligned(mates, slot, dims);
+    }
+    if (!(todo >> j & 1u)) continue;
+    const int exact = a.count <= limit && (steered != CS_NB_SEPARATION || !m_any(a.met));
+    if (steered == CS_NB_SEPARATION && __builtin_expect(!exact, 0))
       coincident |= (uint32_t)m_any(a.met) << j;
     count[j] = a.count;
     for (int k = 0; k < dims; k++)
       lane_sums_of[k][i_sum_each_slot(j)] = a.acc[k];
     lanes |= (uint32_t)exact << j;
   }
+  for (uint32_t rest = todo_aligned & ~covered; rest; rest &= rest - 1)
+    evaluate_aligned(mates, first + (unsigned)__builtin_ctz(rest), dims);
+  if (!todo) return;
   /* Dense agents: a neighbour count past the 32-bit limit, the cap not
    * binding, none coincident, at most ROW_LIMIT vectors (no lane sum
    * overflowed). */
@@ -1140,8 +1192,9 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
     if (count[j] > limit && count[j] <= job->cap && !(coincident >> j & 1u) &&
         run_vectors(g, &runs, j, dims) <= ROW_LIMIT) {
       const unsigned at = i_sum_each_slot(j);
-      finish_dense(job, first + j, lane_sums_of[0][at], lane_sums_of[1][at],
-                   dims == 3 ? lane_sums_of[2][at] : i_zero(), count[j], dims);
+      finish_wide(job, first + j, lane_sums_of[0][at], lane_sums_of[1][at],
+                  dims == 3 ? lane_sums_of[2][at] : i_zero(), i_zero(), i_zero(),
+                  i_zero(), count[j], dims);
       dense |= 1u << j;
     }
   }
@@ -1155,10 +1208,10 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
     vi sum[3] = {i_zero(), i_zero(), i_zero()};
     for (int k = 0; k < dims; k++)
       sum[k] = i_sum_each(lane_sums_of[k]);
-    lanes_finish(job, i_load(count), sum, first, lanes, index, rel, dims, behaviour);
+    lanes_finish(job, i_load(count), sum, first, lanes, index, rel, dims, steered);
   }
   for (uint32_t rest = todo & ~lanes & ~dense; rest; rest &= rest - 1)
-    evaluate(job, first + (unsigned)__builtin_ctz(rest), dims, behaviour);
+    evaluate(job, first + (unsigned)__builtin_ctz(rest), dims, steered);
 }
 
 /* Rows' slots well ahead of the walk into cache: in a large grid the rows
@@ -1220,8 +1273,13 @@ CS_INLINE void rows_walk(const cs_nb_job *job, size_t begin, size_t end, const i
     const size_t n = last - first < W ? last - first : W;
     if (large) prefetch_outputs(job, &ahead, first, n, begin, end, dims);
     const uint32_t todo = todo_slots(job, first, n, begin, end, 0);
+    /* FLOCK: the slots its alignment wants (the same without a selection). */
+    const uint32_t todo_aligned = behaviour != FLOCK || !job->aligned->lane_select
+                                      ? todo
+                                      : todo_slots(job->aligned, first, n, begin, end, 0);
     if (large) prefetch_rows(job->grid, first, dims);
-    if (todo) rows_group(job, first, n, todo, dims, behaviour);
+    if (todo | todo_aligned)
+      rows_group(job, first, n, todo, todo_aligned, dims, behaviour);
   }
 }
 
@@ -1242,9 +1300,9 @@ CS_INLINE void walk(const cs_nb_job *job, size_t begin, size_t end, const int di
                     const cs_nb_behaviour behaviour) {
   if (!job->grid->scan_all) {
     /* Agents one by one where a vector holds enough candidates to pay (W
-     * of 4 holds about a third of a row: tiles are faster there). */
-    if (W >= 8 && behaviour != CS_NB_ALIGNMENT && !job->use_mask && !job->use_fov &&
-        !job->radius.array)
+     * of 4 holds about a third of a row: tiles are faster there);
+     * alignment only with its parts ready (kernel()). */
+    if (W >= 8 && behaviour != CS_NB_ALIGNMENT && cs_nb_plain(job))
       run_rows(job, begin, end, dims, behaviour);
     else
       run_lanes(job, begin, end, dims, behaviour);
@@ -1275,6 +1333,22 @@ CS_NOINLINE static void alignment_2d(const cs_nb_job *job, size_t begin, size_t 
 CS_NOINLINE static void alignment_3d(const cs_nb_job *job, size_t begin, size_t end) {
   walk(job, begin, end, 3, CS_NB_ALIGNMENT);
 }
+/* A step's alignment, and its cohesion with one, agent by agent: shapes
+ * of their own, so their frames stay off the tiles' (test_limits). */
+CS_NOINLINE static void alignment_rows_2d(const cs_nb_job *job, size_t begin,
+                                          size_t end) {
+  run_rows(job, begin, end, 2, CS_NB_ALIGNMENT);
+}
+CS_NOINLINE static void alignment_rows_3d(const cs_nb_job *job, size_t begin,
+                                          size_t end) {
+  run_rows(job, begin, end, 3, CS_NB_ALIGNMENT);
+}
+CS_NOINLINE static void flock_2d(const cs_nb_job *job, size_t begin, size_t end) {
+  run_rows(job, begin, end, 2, FLOCK);
+}
+CS_NOINLINE static void flock_3d(const cs_nb_job *job, size_t begin, size_t end) {
+  run_rows(job, begin, end, 3, FLOCK);
+}
 
 static const cs_nb_kernel shapes[CS_NB_COUNT][2] = {
     [CS_NB_SEPARATION] = {separation_2d, separation_3d},
@@ -1287,7 +1361,39 @@ static void kernel(const cs_nb_job *job, size_t begin, size_t end) {
     cs_nb_kernel_scalar(job, begin, end);
     return;
   }
+  /* cs_nb_step_run gives parts, and pairs jobs, only where the walk is
+   * agent by agent (cs_nb_plain, a backend of 8 or 16 lanes). */
+  if (job->aligned) {
+    (job->dims == 2 ? flock_2d : flock_3d)(job, begin, end);
+    return;
+  }
+  if (job->vel_high[0]) {
+    (job->dims == 2 ? alignment_rows_2d : alignment_rows_3d)(job, begin, end);
+    return;
+  }
   shapes[job->behaviour][job->dims - 2](job, begin, end);
+}
+
+/* ---- alignment's parts for a step ------------------------------------------- */
+
+static void velocity_parts(const float *vel, size_t first, size_t last, uint32_t *high,
+                           uint32_t *low) {
+  vi h, l;
+  size_t i = first;
+  for (; last - i >= W; i += W) {
+    fixed_parts(v_load(vel + i), &h, &l);
+    i_store(high + i, h);
+    i_store(low + i, l);
+  }
+  if (i == last) return;
+  float rest[W] = {0};
+  uint32_t rest_high[W], rest_low[W];
+  memcpy(rest, vel + i, (last - i) * sizeof(float));
+  fixed_parts(v_load(rest), &h, &l);
+  i_store(rest_high, h);
+  i_store(rest_low, l);
+  memcpy(high + i, rest_high, (last - i) * sizeof(uint32_t));
+  memcpy(low + i, rest_low, (last - i) * sizeof(uint32_t));
 }
 
 /* ---- the grid build's bucket keys ------------------------------------------ */
@@ -1336,4 +1442,4 @@ static void ends(uint32_t *counts, size_t n, uint32_t start) {
   cs_nb_ends_scalar(counts + k, n - k, last[0]);
 }
 
-const cs_nb_backend CS_NB_KERNEL = {kernel, keys, ends};
+const cs_nb_backend CS_NB_KERNEL = {kernel, keys, ends, W >= 8 ? velocity_parts : NULL};

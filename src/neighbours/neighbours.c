@@ -376,7 +376,7 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
 /* ---- entry points ------------------------------------------------------------- */
 
 static const cs_nb_backend scalar_backend = {cs_nb_kernel_scalar, cs_nb_keys_scalar,
-                                             cs_nb_ends_scalar};
+                                             cs_nb_ends_scalar, NULL};
 
 /* The backend of the active ISA (the scalar one where no SIMD kernel is
  * built). */
@@ -399,6 +399,9 @@ static const cs_nb_backend *active_backend(void) {
 }
 
 cs_nb_kernel cs_nb_active_kernel(void) { return active_backend()->kernel; }
+cs_nb_parts_fn cs_nb_active_velocity_parts(void) {
+  return active_backend()->velocity_parts;
+}
 cs_nb_keys_fn cs_nb_active_keys(void) { return active_backend()->keys; }
 cs_nb_ends_fn cs_nb_active_ends(void) { return active_backend()->ends; }
 

@@ -135,6 +135,15 @@ typedef struct cs_nb_job {
   /* With a grid: only agents in slots [slot_first, slot_last) of the
    * grid's order (a thread's share of a step's neighbour pass). */
   size_t slot_first, slot_last;
+  /* A step's alignment on a backend with cs_nb_backend.velocity_parts: the
+   * grid's velocities by slot in the two parts of cs_fixed that alignment
+   * sums (16 zeros past the end), so agent-by-agent walks read them as
+   * they are; NULL otherwise. */
+  const uint32_t *vel_high[3], *vel_low[3];
+  /* A step's cohesion: an alignment job over the same neighbours (grid,
+   * uniform radius, no group filter or field of view) that the same walk
+   * gathers, so each candidate is read once for both; NULL otherwise. */
+  const struct cs_nb_job *aligned;
 } cs_nb_job;
 
 /* One agent's view of the world for a query, with its parameters. */
@@ -394,13 +403,29 @@ typedef void (*cs_nb_keys_fn)(const crowdsteer_grid *g, const float *const pos[3
  * counts[0] + ... + counts[k] for k < n (an inclusive prefix sum). */
 typedef void (*cs_nb_ends_fn)(uint32_t *counts, size_t n, uint32_t start);
 
+/* A backend's alignment parts for a step: high[i] and low[i] for i in
+ * [first, last), cs_fixed(vel[i]) = high * 2^24 + low (see cs_nb_job). */
+typedef void (*cs_nb_parts_fn)(const float *vel, size_t first, size_t last,
+                               uint32_t *high, uint32_t *low);
+
 typedef struct cs_nb_backend {
   cs_nb_kernel kernel;
   cs_nb_keys_fn keys;
   cs_nb_ends_fn ends;
+  /* NULL where the kernel's walks never read the parts (4 lanes). */
+  cs_nb_parts_fn velocity_parts;
 } cs_nb_backend;
 
-/* The kernel, the keys and the bucket ends of the active ISA. */
+/* Whether a job can run with cs_nb_job.aligned or vel_high: a uniform
+ * radius, no group filter, no field of view (the agent-by-agent walk). */
+static inline int cs_nb_plain(const cs_nb_job *job) {
+  return job->grid && !job->radius.array && !job->use_mask && !job->use_fov &&
+         !job->grid->scan_all;
+}
+
+/* The kernel, the keys and the bucket ends of the active ISA; the
+ * alignment parts (NULL when not used). */
+cs_nb_parts_fn cs_nb_active_velocity_parts(void);
 cs_nb_kernel cs_nb_active_kernel(void);
 cs_nb_keys_fn cs_nb_active_keys(void);
 cs_nb_ends_fn cs_nb_active_ends(void);

@@ -48,15 +48,16 @@ static size_t stack_bytes(void) {
 
 typedef struct step_case {
   all_kinds_step all;
-  /* all's behaviours and separation, over a grid of the pre-step state */
-  crowdsteer_step_behaviour behaviours[ALL_KINDS + 1];
+  /* all's behaviours, separation, cohesion and alignment (one pass for the
+   * last two), over a grid of the pre-step state */
+  crowdsteer_step_behaviour behaviours[ALL_KINDS + 3];
   crowdsteer_neighbours neighbours;
   crowdsteer_grid *grid;
   crowdsteer_status status;
 } step_case;
 
 /* How the agents pick behaviours: at random (all_kinds_make's mask); at
- * random with separation for two agents in three; in runs of 512 agents of
+ * random with the neighbour behaviours for two agents in three; in runs of 512 agents of
  * one behaviour each, then all seven, so that whole tiles run in registers
  * (the fused loops of one behaviour and of several). */
 enum { MASK_RANDOM, MASK_SEPARATION, MASK_RUNS };
@@ -75,14 +76,16 @@ static void make_case(step_case *c, scenario *s, scenario *snapshot, int combine
       c->all.mask[i] = i / 512 < ALL_KINDS ? 1u << (i / 512) : (1u << ALL_KINDS) - 1u;
   if (mask_mode != MASK_SEPARATION) return;
   memcpy(c->behaviours, c->all.behaviours, sizeof c->all.behaviours);
-  crowdsteer_step_behaviour *separation = &c->behaviours[ALL_KINDS];
-  *separation = c->all.behaviours[0];
-  separation->behaviour = CROWDSTEER_SEPARATION;
-  separation->neighbours = &c->neighbours;
+  for (int k = 0; k < 3; k++) {
+    crowdsteer_step_behaviour *b = &c->behaviours[ALL_KINDS + k];
+    *b = c->all.behaviours[0];
+    b->behaviour = (crowdsteer_behaviour)(CROWDSTEER_SEPARATION + k);
+    b->neighbours = &c->neighbours;
+  }
   for (size_t i = 0; i < s->count; i++)
-    c->all.mask[i] |= (uint32_t)(i % 3 != 0) << ALL_KINDS;
+    c->all.mask[i] |= (uint32_t)(i % 3 != 0) * (7u << ALL_KINDS);
   c->all.step.behaviours = c->behaviours;
-  c->all.step.behaviour_count = ALL_KINDS + 1;
+  c->all.step.behaviour_count = ALL_KINDS + 3;
   crowdsteer_grid_desc desc = {0};
   desc.cell_size = 1.0f;
   CHECK_STATUS(crowdsteer_grid_create(&c->grid), CROWDSTEER_OK);
@@ -155,7 +158,8 @@ static void check_small_stack(int dims, int combine, int mask_mode) {
   printf("%dd %s step, 7 behaviours %s, tile 4096, isa %s: %zu of %zu "
          "stack bytes used (thread descriptor and TLS included)\n",
          dims, combine ? "priority" : "blend",
-         mask_mode == MASK_SEPARATION ? "and separation" : "in runs (in registers)",
+         mask_mode == MASK_SEPARATION ? "and the three neighbour ones"
+                                      : "in runs (in registers)",
          crowdsteer_isa_name(crowdsteer_active_isa()), used, bytes);
   free_case(&c);
   scenario_free(&want);
