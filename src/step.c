@@ -477,10 +477,13 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   pl.neighbour = nb_jobs;
   if ((fault = make_plan(&pl, agents, step, begin, end)) != CROWDSTEER_OK) return fault;
   if (begin == end) return CROWDSTEER_OK;
-  if ((fault = cs_nb_step_run(agents, step, begin, end, pl.behaviour, pl.neighbour)) !=
-      CROWDSTEER_OK)
+  /* One ISA for the whole step, whatever other threads force meanwhile:
+   * the neighbour pass pairs its jobs by what its backend takes. */
+  const crowdsteer_isa isa = crowdsteer_active_isa();
+  if ((fault = cs_nb_step_run(agents, step, begin, end, isa, pl.behaviour,
+                              pl.neighbour)) != CROWDSTEER_OK)
     return fault;
-  const cs_backend *backend = cs_active_backend();
+  const cs_backend *backend = cs_backend_for(isa);
   pl.fused_bits = fused_bits(&pl, backend);
   const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;
 #ifdef _OPENMP

@@ -464,12 +464,13 @@ __attribute__((noinline)) static void sort_on_team(const build *b, int threads) 
 
 static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agents,
                               const uint32_t *group, size_t table, int threads) {
+  const cs_nb_backend *backend = cs_nb_backend_for(crowdsteer_active_isa()); /* once */
   build b = {g,
              {agents->px, agents->py, agents->pz},
              {agents->vx, agents->vy, agents->vz},
              group,
-             cs_nb_active_keys(),
-             cs_nb_active_ends(),
+             backend->keys,
+             backend->ends,
              threads,
              0};
   while (((size_t)1 << b.part_shift) * g->parts < table)

@@ -378,10 +378,8 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
 static const cs_nb_backend scalar_backend = {cs_nb_kernel_scalar, cs_nb_keys_scalar,
                                              cs_nb_ends_scalar, NULL};
 
-/* The backend of the active ISA (the scalar one where no SIMD kernel is
- * built). */
-static const cs_nb_backend *active_backend(void) {
-  switch (crowdsteer_active_isa()) {
+const cs_nb_backend *cs_nb_backend_for(crowdsteer_isa isa) {
+  switch (isa) {
 #ifdef CROWDSTEER_HAVE_SSE4
   case CROWDSTEER_ISA_SSE4: return &cs_nb_kernel_sse4;
 #endif
@@ -397,13 +395,6 @@ static const cs_nb_backend *active_backend(void) {
   default: return &scalar_backend;
   }
 }
-
-cs_nb_kernel cs_nb_active_kernel(void) { return active_backend()->kernel; }
-cs_nb_parts_fn cs_nb_active_velocity_parts(void) {
-  return active_backend()->velocity_parts;
-}
-cs_nb_keys_fn cs_nb_active_keys(void) { return active_backend()->keys; }
-cs_nb_ends_fn cs_nb_active_ends(void) { return active_backend()->ends; }
 
 crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
                             const crowdsteer_agents *agents,
@@ -424,6 +415,7 @@ crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
       output.mode == CS_WRITE_ACCUMULATE ? CROWDSTEER_ACCUMULATE : CROWDSTEER_OVERWRITE;
   job.weight = output.weight;
   if (begin == end) return CROWDSTEER_OK;
-  (job.grid ? cs_nb_active_kernel() : cs_nb_kernel_scalar)(&job, begin, end);
+  (job.grid ? cs_nb_backend_for(crowdsteer_active_isa())->kernel
+            : cs_nb_kernel_scalar)(&job, begin, end);
   return CROWDSTEER_OK;
 }

@@ -423,12 +423,9 @@ static inline int cs_nb_plain(const cs_nb_job *job) {
          !job->grid->scan_all;
 }
 
-/* The kernel, the keys and the bucket ends of the active ISA; the
- * alignment parts (NULL when not used). */
-cs_nb_parts_fn cs_nb_active_velocity_parts(void);
-cs_nb_kernel cs_nb_active_kernel(void);
-cs_nb_keys_fn cs_nb_active_keys(void);
-cs_nb_ends_fn cs_nb_active_ends(void);
+/* The backend of an ISA (the scalar one where no SIMD kernel is built). A
+ * call reads the active ISA once and keeps its backend throughout. */
+const cs_nb_backend *cs_nb_backend_for(crowdsteer_isa isa);
 
 /* The scalar kernel and keys (every backend's fallback, the tails of the
  * SIMD keys) and the per-ISA tables. */

@@ -63,9 +63,10 @@ static void pass_part(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, s
   kernel(&part, begin, end);
 }
 
-/* A job's steering for agents [begin, end), its outputs set. */
-static void neighbour_pass(const cs_nb_job *job, size_t begin, size_t end, int threads) {
-  const cs_nb_kernel kernel = cs_nb_active_kernel();
+/* A job's steering for agents [begin, end), its outputs set, by the step's
+ * kernel. */
+static void neighbour_pass(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin,
+                           size_t end, int threads) {
   if (threads == 1) {
     pass_part(job, kernel, begin, end, 0, 1);
     return;
@@ -126,12 +127,14 @@ static int takes_parts(const cs_nb_job *job, cs_nb_parts_fn parts_fn) {
 
 crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
                                  const crowdsteer_step_desc *step, size_t begin,
-                                 size_t end, cs_job *jobs, cs_nb_job *nb_jobs) {
+                                 size_t end, crowdsteer_isa isa, cs_job *jobs,
+                                 cs_nb_job *nb_jobs) {
   crowdsteer_status fault;
   const size_t range = end - begin;
   const int dims = agents->dims;
   const int threads = pass_threads(step->threads, range);
-  const cs_nb_parts_fn parts_fn = cs_nb_active_velocity_parts();
+  const cs_nb_backend *backend = cs_nb_backend_for(isa);
+  const cs_nb_parts_fn parts_fn = backend->velocity_parts;
   /* The step behaviour of each neighbour job. */
   size_t of[CROWDSTEER_STEP_MAX_BEHAVIOURS], count = 0;
   for (size_t b = 0; b < step->behaviour_count; b++)
@@ -192,6 +195,6 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
     }
   }
   for (size_t m = 0; m < count; m++)
-    if (!gathered[m]) neighbour_pass(&nb_jobs[m], begin, end, threads);
+    if (!gathered[m]) neighbour_pass(&nb_jobs[m], backend->kernel, begin, end, threads);
   return CROWDSTEER_OK;
 }

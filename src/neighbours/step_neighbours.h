@@ -19,10 +19,13 @@ crowdsteer_status cs_nb_step_check(cs_nb_job *job, const crowdsteer_agents *agen
 
 /* After validation, before any tile: every neighbour behaviour's steering
  * for [begin, end) into its grid's memory from its resolved job (the k-th
- * neighbour behaviour's is nb_jobs[k]); jobs[b].precomputed points at it.
- * OUT_OF_MEMORY (nothing written) if that memory cannot grow. */
+ * neighbour behaviour's is nb_jobs[k]), on the step's ISA (read once per
+ * step: whether alignment shares cohesion's walk depends on it);
+ * jobs[b].precomputed points at it. OUT_OF_MEMORY (nothing written) if that
+ * memory cannot grow. */
 crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
                                  const crowdsteer_step_desc *step, size_t begin,
-                                 size_t end, cs_job *jobs, cs_nb_job *nb_jobs);
+                                 size_t end, crowdsteer_isa isa, cs_job *jobs,
+                                 cs_nb_job *nb_jobs);
 
 #endif

@@ -1,11 +1,13 @@
 /* The thread-safety and aliasing claims of docs/guarantees.md, checked:
  * concurrent calls on disjoint ranges while another thread switches ISA give
- * the single-threaded bits, and accumulate may read its own output. */
+ * the single-threaded bits, so does a neighbour step, and accumulate may
+ * read its own output. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdatomic.h>
 
 #include "../common/check.h"
+#include "../common/neighbour_crowd.h"
 #include "../common/scenario.h"
 
 enum { COUNT = 10007, ROUNDS = 20 };
@@ -100,6 +102,89 @@ static void check_concurrent(int integrate) {
   scenario_free(&got);
 }
 
+/* One step of cohesion and alignment over one grid and radius (which share
+ * a walk on the backends that take velocity parts) from c into next. */
+static crowdsteer_status flock_step(crowd *c, crowdsteer_grid *grid,
+                                    float *const next[6]) {
+  crowdsteer_grid_desc gd;
+  memset(&gd, 0, sizeof gd);
+  gd.cell_size = 1.0f;
+  crowdsteer_status st = crowdsteer_grid_build(grid, &c->agents, &gd);
+  if (st != CROWDSTEER_OK) return st;
+  crowdsteer_neighbours nb;
+  memset(&nb, 0, sizeof nb);
+  nb.grid = grid;
+  nb.radius = 1.0f;
+  crowdsteer_step_behaviour b[2];
+  memset(b, 0, sizeof b);
+  b[0].behaviour = CROWDSTEER_COHESION;
+  b[1].behaviour = CROWDSTEER_ALIGNMENT;
+  b[1].weight = 3.0f;
+  for (int k = 0; k < 2; k++) {
+    b[k].neighbours = &nb;
+    b[k].params.max_speed = 2.0f;
+    b[k].params.time_to_target = 1.0f;
+  }
+  crowdsteer_agents out = {c->count, 2,       next[0], next[1], NULL,
+                           next[3],  next[4], NULL,    NULL};
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = b;
+  step.behaviour_count = 2;
+  step.integrator.max_speed = 2.0f;
+  step.output = &out;
+  step.threads = 1;
+  return crowdsteer_step(&c->agents, &step, 0, c->count);
+}
+
+/* Neighbour steps while another thread switches ISA: a step keeps the
+ * backend it started with for all its passes (the shared walk's pairing is
+ * decided by it), so each step gives the scalar bits. Two crowds alternate
+ * on one grid, so the grid's step memory left by one cannot pass for the
+ * other's. */
+static void check_flock_while_switching(void) {
+  enum { FLOCK = 20000, FLOCK_ROUNDS = 64 };
+  crowd c[2];
+  float *want[2][6], *got[6];
+  rng r = {0x5EEDu};
+  for (int w = 0; w < 2; w++) {
+    crowd_init(&c[w], FLOCK, 2);
+    crowd_random(&c[w], &r, 8.0f);
+    for (int k = 0; k < 6; k++)
+      want[w][k] = (float *)calloc(FLOCK, sizeof(float));
+  }
+  for (int k = 0; k < 6; k++)
+    got[k] = (float *)calloc(FLOCK, sizeof(float));
+  crowdsteer_grid *grid;
+  CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+  CHECK(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR) == CROWDSTEER_OK);
+  for (int w = 0; w < 2; w++)
+    CHECK_STATUS(flock_step(&c[w], grid, want[w]), CROWDSTEER_OK);
+  pthread_t thread;
+  atomic_store(&stop_switching, 0);
+  CHECK(pthread_create(&thread, NULL, switcher, NULL) == 0);
+  int differed = 0;
+  for (int round = 0; round < FLOCK_ROUNDS; round++) {
+    const int w = round % 2;
+    CHECK_STATUS(flock_step(&c[w], grid, got), CROWDSTEER_OK);
+    for (int k = 0; k < 6; k++)
+      for (size_t i = 0; k % 3 < 2 && i < FLOCK; i++)
+        differed += !same_bits(got[k][i], want[w][k][i]);
+  }
+  atomic_store(&stop_switching, 1);
+  pthread_join(thread, NULL);
+  CHECK_MSG(differed == 0, "cohesion + alignment step: ISA switching changed %d values",
+            differed);
+  crowdsteer_grid_destroy(grid);
+  for (int w = 0; w < 2; w++) {
+    crowd_free(&c[w]);
+    for (int k = 0; k < 6; k++)
+      free(want[w][k]);
+  }
+  for (int k = 0; k < 6; k++)
+    free(got[k]);
+}
+
 /* out += weight * s reading its own output equals the same sum done by hand
  * (tests are built with -ffp-contract=off, like the library). */
 static void check_accumulate_reads_own_output(void) {
@@ -137,5 +222,6 @@ int main(void) {
   check_accumulate_reads_own_output();
   check_concurrent(0);
   check_concurrent(1);
+  check_flock_while_switching();
   return check_report("test_guarantees");
 }
