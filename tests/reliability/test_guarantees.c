@@ -143,7 +143,7 @@ static crowdsteer_status flock_step(crowd *c, crowdsteer_grid *grid,
  * on one grid, so the grid's step memory left by one cannot pass for the
  * other's. */
 static void check_flock_while_switching(void) {
-  enum { FLOCK = 20000, FLOCK_ROUNDS = 64 };
+  enum { FLOCK = 5000, FLOCK_ROUNDS = 32 };
   crowd c[2];
   float *want[2][6], *got[6];
   rng r = {0x5EEDu};
@@ -222,6 +222,8 @@ int main(void) {
   check_accumulate_reads_own_output();
   check_concurrent(0);
   check_concurrent(1);
-  check_flock_while_switching();
+  /* It forces every ISA in turn itself: once, in the test as is. */
+  const char *forced = getenv("CROWDSTEER_ISA");
+  if (!forced || !*forced) check_flock_while_switching();
   return check_report("test_guarantees");
 }
