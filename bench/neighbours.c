@@ -1,7 +1,8 @@
 /* Neighbour benchmarks, 2D and 3D: the grid build, separation / cohesion /
  * alignment per ISA (and separation with a field of view and a group
- * filter), and the issue's scenario (a crowd seeks one goal with separation
- * blended, grid build included), in 2D against the userloop competitor. The
+ * filter), the issue's scenario (a crowd seeks one goal with separation
+ * blended, grid build included), in 2D against the userloop competitor, and
+ * a boids step (flock_step: separation, cohesion and alignment). The
  * crowd is uniform over a square (a cube in 3D) sized so that an agent has
  * NEIGHBOUR_DENSITY others within the radius on average (DENSE_DENSITY for
  * separation_dense and cohesion_dense). Each step reads
@@ -226,6 +227,8 @@ typedef enum nb_work {
   WORK_GRID_CELL_ORDER,       /* WORK_GRID_POSITIONS */
   WORK_SEPARATION_CELL_ORDER, /* WORK_SEPARATION on a grid of positions only */
   WORK_SCENARIO_CELL_ORDER,   /* WORK_SCENARIO_POSITIONS */
+  WORK_FLOCK, /* crowdsteer only: grid build + boids (separation, cohesion and
+                 alignment blended, one grid and radius) + integrate */
   /* crowdsteer only, a crowd of DENSE_DENSITY (last: one remake per size): */
   WORK_SEPARATION_DENSE, /* WORK_SEPARATION */
   WORK_COHESION_DENSE,   /* WORK_COHESION */
@@ -240,6 +243,7 @@ typedef struct work_kind {
   int positions_only; /* on a grid of positions only */
   int cell_order;     /* on the crowd in cell order */
   int dense;          /* on a crowd of DENSE_DENSITY */
+  int flock;          /* the scenario's behaviours are boids' three */
 } work_kind;
 
 static const work_kind works[WORK_COUNT] = {
@@ -255,6 +259,7 @@ static const work_kind works[WORK_COUNT] = {
     [WORK_GRID_CELL_ORDER] = {"grid_build_cell_order", 1, 0, 1, 1},
     [WORK_SEPARATION_CELL_ORDER] = {"separation_cell_order", 0, 0, 1, 1},
     [WORK_SCENARIO_CELL_ORDER] = {"seek_separation_step_cell_order", 0, 1, 1, 1},
+    [WORK_FLOCK] = {"flock_step", 0, 1, 0, 0, 0, 1},
     [WORK_SEPARATION_DENSE] = {"separation_dense", 0, 0, 0, 0, 1},
     [WORK_COHESION_DENSE] = {"cohesion_dense", 0, 0, 0, 0, 1},
 };
@@ -457,8 +462,37 @@ static void run_library(csb_state *state, const void *arg) {
   report_pairs(state, c, e);
 }
 
-/* crowdsteer: one step of the scenario, grid build included, from the state
- * into the next state (never swapped: the same step every iteration). */
+/* The issue's scenario: seek one goal (the origin) with separation
+ * blended; returns the behaviour count. */
+static int seek_apart(crowdsteer_step_behaviour *b, const crowdsteer_neighbours *nb) {
+  b[0].behaviour = CROWDSTEER_SEEK;
+  b[0].params.max_speed = MAX_SPEED;
+  b[1].behaviour = CROWDSTEER_SEPARATION;
+  b[1].params.max_speed = MAX_SPEED;
+  b[1].neighbours = nb;
+  b[1].weight = SEPARATION_WEIGHT;
+  return 2;
+}
+
+/* Boids: separation, cohesion and alignment over one grid and radius, with
+ * the viewer's weights (cohesion and alignment then share one walk). */
+static int boids(crowdsteer_step_behaviour *b, const crowdsteer_neighbours *nb) {
+  const crowdsteer_behaviour kinds[3] = {CROWDSTEER_SEPARATION, CROWDSTEER_COHESION,
+                                         CROWDSTEER_ALIGNMENT};
+  const float weights[3] = {1.5f, 0.3f, 1.0f};
+  for (int k = 0; k < 3; k++) {
+    b[k].behaviour = kinds[k];
+    b[k].params.max_speed = MAX_SPEED;
+    b[k].params.time_to_target = 1.0f;
+    b[k].neighbours = nb;
+    b[k].weight = weights[k];
+  }
+  return 3;
+}
+
+/* crowdsteer: one step of the scenario (or of boids), grid build included,
+ * from the state into the next state (never swapped: the same step every
+ * iteration). */
 static void run_scenario(csb_state *state, const void *arg) {
   const nb_entry *e = arg;
   crowdsteer_neighbours nb;
@@ -471,18 +505,14 @@ static void run_scenario(csb_state *state, const void *arg) {
   }
   const crowdsteer_agents agents = agents_of(c, arrays);
   crowdsteer_agents next = agents_of(c, c->next);
-  crowdsteer_step_behaviour behaviours[2];
+  crowdsteer_step_behaviour behaviours[3];
   memset(behaviours, 0, sizeof behaviours);
-  behaviours[0].behaviour = CROWDSTEER_SEEK; /* the goal: the origin */
-  behaviours[0].params.max_speed = MAX_SPEED;
-  behaviours[1].behaviour = CROWDSTEER_SEPARATION;
-  behaviours[1].params.max_speed = MAX_SPEED;
-  behaviours[1].neighbours = &nb;
-  behaviours[1].weight = SEPARATION_WEIGHT;
+  const int count =
+      works[e->work].flock ? boids(behaviours, &nb) : seek_apart(behaviours, &nb);
   crowdsteer_step_desc step;
   memset(&step, 0, sizeof step);
   step.behaviours = behaviours;
-  step.behaviour_count = 2;
+  step.behaviour_count = (size_t)count;
   step.combine = CROWDSTEER_BLEND;
   step.integrator.max_speed = MAX_SPEED;
   step.integrator.dt = DT;
