@@ -181,6 +181,72 @@ CS_INLINE int64_t i_sum64(vi a) {
 }
 #endif
 
+/* Sum of the int32 lanes, wrapping: exact when every partial sum fits. */
+#if CS_LANES == 16 && defined(__AVX512F__)
+CS_INLINE uint32_t i_sum32(vi a) { return (uint32_t)_mm512_reduce_add_epi32(a); }
+#elif CS_LANES == 8
+CS_INLINE uint32_t i_sum32(vi a) {
+  simde__m128i s = simde_mm_add_epi32(simde_mm256_castsi256_si128(a),
+                                      simde_mm256_extracti128_si256(a, 1));
+  s = simde_mm_add_epi32(s, simde_mm_shuffle_epi32(s, 0x4E));
+  s = simde_mm_add_epi32(s, simde_mm_shuffle_epi32(s, 0xB1));
+  return (uint32_t)simde_mm_cvtsi128_si32(s);
+}
+#else
+CS_INLINE uint32_t i_sum32(vi a) {
+  uint32_t lanes[W], s = 0;
+  i_store(lanes, a);
+  for (int k = 0; k < W; k++)
+    s += lanes[k];
+  return s;
+}
+#endif
+
+/* Lanes of high * 2^24 + low (int32 each) as floats, correctly rounded
+ * (as a conversion of the int64 rounds), for |high| < 2^28: in doubles
+ * the value is then exact (below 2^53), and the one rounding is the
+ * conversion to float. */
+#if CS_LANES == 16 && defined(__AVX512F__)
+CS_INLINE __m256 v_from_parts_half(__m256i high, __m256i low) {
+  const __m512d exact =
+      _mm512_add_pd(_mm512_mul_pd(_mm512_cvtepi32_pd(high), _mm512_set1_pd(0x1p24)),
+                    _mm512_cvtepi32_pd(low));
+  return _mm512_cvtpd_ps(exact);
+}
+CS_INLINE vf v_from_parts(vi high, vi low) {
+  const __m256 first =
+      v_from_parts_half(_mm512_castsi512_si256(high), _mm512_castsi512_si256(low));
+  const __m256 second = v_from_parts_half(_mm512_extracti64x4_epi64(high, 1),
+                                          _mm512_extracti64x4_epi64(low, 1));
+  return _mm512_castpd_ps(_mm512_insertf64x4(
+      _mm512_castps_pd(_mm512_castps256_ps512(first)), _mm256_castps_pd(second), 1));
+}
+#elif CS_LANES == 8
+CS_INLINE simde__m128 v_from_parts_half(simde__m128i high, simde__m128i low) {
+  const simde__m256d exact = simde_mm256_add_pd(
+      simde_mm256_mul_pd(simde_mm256_cvtepi32_pd(high), simde_mm256_set1_pd(0x1p24)),
+      simde_mm256_cvtepi32_pd(low));
+  return simde_mm256_cvtpd_ps(exact);
+}
+CS_INLINE vf v_from_parts(vi high, vi low) {
+  const simde__m128 first = v_from_parts_half(simde_mm256_castsi256_si128(high),
+                                              simde_mm256_castsi256_si128(low));
+  const simde__m128 second = v_from_parts_half(simde_mm256_extracti128_si256(high, 1),
+                                               simde_mm256_extracti128_si256(low, 1));
+  return simde_mm256_insertf128_ps(simde_mm256_castps128_ps256(first), second, 1);
+}
+#else
+CS_INLINE vf v_from_parts(vi high, vi low) {
+  int32_t h[W], l[W];
+  float out[W];
+  i_store((uint32_t *)h, high);
+  i_store((uint32_t *)l, low);
+  for (int k = 0; k < W; k++)
+    out[k] = (float)((double)h[k] * 0x1p24 + (double)l[k]);
+  return v_load(out);
+}
+#endif
+
 /* The sums of the int32 lanes of each of v[0 .. W - 1] (wrapping), in
  * one vector: lane j holds the sum of v[i_sum_each_slot(j)]. With AVX-512
  * a tree of 128-bit block and lane shuffles (45 operations for 16 sums)
