@@ -1,9 +1,11 @@
 /* The neighbour grid: allocation that only grows, and the build, a stable
- * counting sort of the batch into bucket order in three passes (bucket keys
- * with the ISA's SIMD and their histogram, prefix sums, one scatter reading
- * the keys), each split over OpenMP threads by agent range or bucket range
- * so that the order, and so every result, is the same for any thread
- * count. */
+ * counting sort of the batch into bucket order in three passes over memory
+ * (pass 1: bucket keys with the ISA's SIMD, counted per partition of
+ * buckets; pass 3: keys again, each agent appended as a record to its
+ * partition; pass 4: each partition sorted in cache into the cell-order
+ * arrays; pass 2 only places the partitions), each split over OpenMP
+ * threads by agent range or partition range so that the order, and so
+ * every result, is the same for any thread count. */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
