@@ -718,11 +718,13 @@ typedef struct crowdsteer_step_desc {
 
 /** Runs a mixed step on agents [begin, end). It allocates nothing (but a
  *  step with neighbour behaviours grows its grid's memory when needed); with
- *  threads = 1 it needs about 8 KiB of the caller's stack plus 0.6 KiB per
- *  behaviour, 0.3 KiB more for each separation, cohesion or alignment (11
- *  KiB for 7 behaviours, 25 KiB for 32 targeted ones, measured on x86-64;
- *  the neighbour pass adds up to 10.5 KiB while it runs), so a step of a
- *  few behaviours runs on a 32 KiB thread or fiber stack;
+ *  threads = 1 it needs about 9 KiB of the caller's stack plus 0.7 KiB per
+ *  behaviour, 0.3 KiB more for each separation, cohesion or alignment
+ *  (12.1 to 13.5 KiB for 7 behaviours, 21.2 KiB for 10 neighbour ones,
+ *  measured on x86-64; the neighbour pass adds up to 10.5 KiB while it
+ *  runs; docs/guarantees.md says what lazy binding of the C library adds
+ *  once), so a step of a few behaviours runs on a 32 KiB thread or fiber
+ *  stack;
  *  with more threads the caller and each OpenMP worker (OMP_STACKSIZE) need
  *  that plus 0.6 KiB per behaviour. Validates everything first
  *  and writes nothing on error: the step's fields, every behaviour as its

@@ -72,6 +72,7 @@ objdump -p "$so" | grep -q "SONAME *libcrowdsteer.so.$major\$" || fail "objdump:
 [ "$soname" = "libcrowdsteer.so.$major" ] || fail "SONAME is '$soname', want libcrowdsteer.so.$major"
 [ -e "$libdir/$soname" ] || fail "$soname link missing"
 echo "SONAME: $soname"
+readelf -d "$so" | grep -q 'BIND_NOW' || fail "the shared library is not linked with -z now"
 
 # Exactly the declared API is exported: nothing internal (cs_*, kernels),
 # and no declared function missing.

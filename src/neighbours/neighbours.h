@@ -189,6 +189,18 @@ static inline int64_t cs_fixed(float c) {
 /* The integer sum back to float: one rounding, then an exact scaling. */
 static inline float cs_unfixed(int64_t s) { return (float)s * 0x1p-24f; }
 
+/* The float next to t >= 0, toward 0 (t > 0) or toward infinity: a
+ * non-negative float orders like its bits. As nextafterf, without libm:
+ * its first call in a process is bound lazily, which took 1.3 KiB of stack
+ * deep inside a neighbour query. */
+static inline float cs_float_step(float t, int up) {
+  uint32_t bits;
+  memcpy(&bits, &t, sizeof bits);
+  bits = up ? bits + 1u : bits - 1u;
+  memcpy(&t, &bits, sizeof t);
+  return t;
+}
+
 /* The least float T with sqrtf(T) >= radius (0 for any radius that is not
  * positive). sqrtf is correctly rounded, so monotone: for every float
  * dd >= 0 (and NaN), sqrtf(dd) < radius exactly when dd < T. Kernels test the radius on
@@ -200,9 +212,9 @@ static inline float cs_within_limit(float radius) {
   if (!(radius > 0.0f)) return 0.0f;
   float t = radius * radius; /* within an ulp or two of T, or infinity */
   while (t > 0.0f && sqrtf(t) >= radius)
-    t = nextafterf(t, 0.0f);
+    t = cs_float_step(t, 0);
   while (!(sqrtf(t) >= radius))
-    t = nextafterf(t, INFINITY);
+    t = cs_float_step(t, 1);
   return t;
 }
 
