@@ -22,6 +22,7 @@ typedef struct world {
   crowd c;
   uint32_t *mask;
   float *weight;
+  float *time_to_target, *max_speed; /* check_flock's, per agent */
   float *wander[3];
   crowdsteer_grid *grid;
   crowdsteer_neighbours nb;
@@ -53,6 +54,8 @@ static void make_world(world *w, size_t n, int dims, int combine, crowdsteer_gri
   crowd_random(&w->c, &r, 8.0f);
   w->mask = (uint32_t *)calloc(n + 1, sizeof(uint32_t));
   w->weight = (float *)calloc(n + 1, sizeof(float));
+  w->time_to_target = (float *)calloc(n + 1, sizeof(float));
+  w->max_speed = (float *)calloc(n + 1, sizeof(float));
   for (int k = 0; k < 3; k++)
     w->wander[k] = (float *)calloc(n + 1, sizeof(float));
   for (size_t i = 0; i < n; i++) {
@@ -99,6 +102,8 @@ static void free_world(world *w) {
   crowd_free(&w->c);
   free(w->mask);
   free(w->weight);
+  free(w->time_to_target);
+  free(w->max_speed);
   for (int k = 0; k < 3; k++)
     free(w->wander[k]);
 }
@@ -354,8 +359,9 @@ static void velocities_past_2_53(world *w) {
 
 /* A world for check_flock: a cluster of `cluster` agents in one cell,
  * odd velocities (or, with `past_2_53` and a cluster of 36, those of
- * velocities_past_2_53), no cap; cohesion over alignment's radius
- * (`shared`) or a smaller one; with or without the behaviour mask. */
+ * velocities_past_2_53), no cap, per-agent parameters; cohesion over
+ * alignment's radius (`shared`) or a smaller one; with or without the
+ * behaviour mask. */
 static void make_flock(world *w, size_t n, int dims, size_t cluster, int shared,
                        int masked, int past_2_53, crowdsteer_grid *grid) {
   static const float odd[] = {1e30f,  -1e30f, 3e7f,     -16777216.5f, 12345.678f,
@@ -373,6 +379,15 @@ static void make_flock(world *w, size_t n, int dims, size_t cluster, int shared,
     if (!masked) w->mask[i] = 0x1Fu;
   }
   if (past_2_53) velocities_past_2_53(w);
+  /* Per-agent time to target (cohesion, alignment) and cohesion's speed:
+   * the steering in lanes gathers them by agent index. */
+  for (size_t i = 0; i < n; i++) {
+    w->time_to_target[i] = rng_range(&r, 0.25f, 2.0f);
+    w->max_speed[i] = rng_range(&r, 0.5f, 3.0f);
+  }
+  w->behaviours[2].params.time_to_target_per_agent = w->time_to_target;
+  w->behaviours[2].params.max_speed_per_agent = w->max_speed;
+  w->behaviours[4].params.time_to_target_per_agent = w->time_to_target;
   build_grids(w);
   w->nb.max_neighbours = 0;
   w->nb_positions.max_neighbours = 0;
