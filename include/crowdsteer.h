@@ -534,7 +534,9 @@ typedef struct crowdsteer_neighbours {
   const float *radius_per_agent;
   /** Nonzero: agent i sees only agents q with dot(heading(v_i),
    *  normalize(p_q - p_i)) >= cos_field_of_view (an agent at rest, and a
-   *  coincident q, see all round). 0: all round. */
+   *  coincident q, see all round; at rest means len(v_i) is not positive:
+   *  a zero velocity, one whose squared length underflows to 0, or one
+   *  with a NaN). 0: all round. */
   int field_of_view;
   /** Cosine of the half-angle of view, in [-1, 1] (no trigonometry is
    *  needed: 0 is a half-plane, -1 all round, 1 a single ray). */

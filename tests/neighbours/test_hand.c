@@ -120,6 +120,16 @@ static void test_field_of_view(void) {
   c.a[3][0] = 0.0f;
   steer_one(NB_ALIGNMENT, &c, nb, &params, 0, s);
   CHECK(same_bits(s[0], 101.0f / 4.0f) && same_bits(s[1], 6.0f / 4.0f));
+  /* So it does with a velocity of length not positive (docs/behaviours.md,
+   * heading): one whose squared length underflows, or a NaN. With a narrow
+   * view a zero heading would see only the coincident 4 (y: 4). */
+  nb.cos_field_of_view = 0.5f;
+  c.a[3][0] = 1e-30f;
+  steer_one(NB_ALIGNMENT, &c, nb, &params, 0, s);
+  CHECK(same_bits(s[0], 101.0f / 4.0f) && same_bits(s[1], 6.0f / 4.0f));
+  c.a[3][0] = NAN;
+  steer_one(NB_ALIGNMENT, &c, nb, &params, 0, s);
+  CHECK(s[0] != s[0] && same_bits(s[1], 6.0f / 4.0f));
   crowd_free(&c);
 }
 
