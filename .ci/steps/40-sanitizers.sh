@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sanitizers: the whole test suite built by clang with ASan + UBSan (the asan
 # preset), each test once per ISA (the isa_repeat copies left out: their
-# test runs every ISA already, see tests/CMakeLists.txt). Without AVX-512 on the CPU, the 16-lane
-# backend is built emulated on AVX2 so its code runs under the sanitizers too.
+# test runs every ISA already, see tests/CMakeLists.txt). Without AVX-512 on
+# the CPU, the 16-lane backend is built emulated on AVX2 so its code runs
+# under the sanitizers too.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tools/deps clang libclang-rt-14-dev

@@ -765,7 +765,6 @@ CS_INLINE void lanes_finish(const cs_nb_job *job, vi count, const vi sums[3],
  * are recomputed on their own candidate runs. */
 CS_INLINE void tile_finish(const cs_nb_job *job, tile *t, size_t first, uint32_t bits,
                            const int dims, const cs_nb_behaviour behaviour) {
-  const crowdsteer_grid *g = job->grid;
   const int in_lanes = behaviour != CS_NB_ALIGNMENT;
   uint32_t count[W], low[3][W], high[3][W], index[W], rel[W];
   i_store(count, t->count);
@@ -787,10 +786,7 @@ CS_INLINE void tile_finish(const cs_nb_job *job, tile *t, size_t first, uint32_t
       sums[k] = i_load(whole[k]);
     }
   }
-  const uint32_t lead = g->index[first + (unsigned)__builtin_ctz(bits)];
-  const vi lane_index = i_select(t->members, i_load(g->index + first), i_set1(lead));
-  i_store(index, lane_index);
-  i_store(rel, i_sub(lane_index, i_set1((uint32_t)job->out_base)));
+  lanes_of_group(job, first, bits, index, rel);
   const uint32_t over = m_lane_bits(i_gt_unsigned(t->count, i_set1(job->cap))) & bits;
   uint32_t lanes = 0;
   if (!over && in_lanes && !t->pushed && !wide) {
