@@ -201,6 +201,25 @@ static crowdsteer_status boids_step(crowd *c, const crowdsteer_params *prm) {
   return crowdsteer_step(&a, &step, 0, c->n);
 }
 
+/* Puts the crowd in a grid's cell order, so the next frame's grid builds,
+ * neighbour walks and drawing read memory nearly in order (agents keep
+ * their neighbours for many frames). The steering array, rewritten every
+ * frame, is the scratch: each array is gathered into it and takes its
+ * place. No ids: a picture need not keep an unsorted crowd's bits. */
+static crowdsteer_status into_cell_order(crowd *c, const crowdsteer_grid *grid) {
+  size_t n;
+  const uint32_t *order = crowdsteer_grid_order(grid, &n);
+  float **arrays[] = {&c->px, &c->py, &c->vx, &c->vy, &c->wx, &c->wy, &c->speed};
+  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+    crowdsteer_status st = crowdsteer_reorder(c->sx, *arrays[k], order, n);
+    if (st != CROWDSTEER_OK) return st;
+    float *sorted = c->sx;
+    c->sx = *arrays[k];
+    *arrays[k] = sorted;
+  }
+  return CROWDSTEER_OK;
+}
+
 /* ---- drawing into the ARGB frame -------------------------------------------- */
 
 typedef struct frame {
@@ -509,7 +528,10 @@ static crowdsteer_status simulate(view *v, const crowdsteer_target *t, int frame
   v->ws.direction.x = c->wx;
   v->ws.direction.y = c->wy;
   v->ws.tick = (uint32_t)frame_no;
-  if (v->behaviour == B_BOIDS) return boids_step(c, &v->prm);
+  if (v->behaviour == B_BOIDS) {
+    crowdsteer_status st = boids_step(c, &v->prm);
+    return st == CROWDSTEER_OK ? into_cell_order(c, c->flock_grid) : st;
+  }
   crowdsteer_status st = CROWDSTEER_OK;
   if (v->behaviour == B_MIXED) {
     for (int b = 0; b < CROWDSTEER_WANDER + 1 && st == CROWDSTEER_OK; b++)
@@ -521,6 +543,9 @@ static crowdsteer_status simulate(view *v, const crowdsteer_target *t, int frame
   crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, NULL};
   crowdsteer_vectors s = {c->sx, c->sy, NULL};
   if (st == CROWDSTEER_OK) st = crowdsteer_integrate(&a, &s, &v->prm, 0, c->n);
+  /* (The mixed crowd's behaviours are index ranges: it keeps its order.) */
+  if (st == CROWDSTEER_OK && v->separation && v->behaviour != B_MIXED)
+    st = into_cell_order(c, c->grid);
   return st;
 }
 
