@@ -203,21 +203,27 @@ static crowdsteer_status boids_step(crowd *c, const crowdsteer_params *prm) {
 
 /* Puts the crowd in a grid's cell order, so the next frame's grid builds,
  * neighbour walks and drawing read memory nearly in order (agents keep
- * their neighbours for many frames). The steering array, rewritten every
- * frame, is the scratch: each array is gathered into it and takes its
- * place. No ids: a picture need not keep an unsorted crowd's bits. */
+ * their neighbours for many frames). The steering arrays, rewritten every
+ * frame, are the scratch: each array is gathered into one and takes its
+ * place, half of them on each of two threads. No ids: a picture need not
+ * keep an unsorted crowd's bits. */
 static crowdsteer_status into_cell_order(crowd *c, const crowdsteer_grid *grid) {
   size_t n;
   const uint32_t *order = crowdsteer_grid_order(grid, &n);
   float **arrays[] = {&c->px, &c->py, &c->vx, &c->vy, &c->wx, &c->wy, &c->speed};
-  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
-    crowdsteer_status st = crowdsteer_reorder(c->sx, *arrays[k], order, n);
-    if (st != CROWDSTEER_OK) return st;
-    float *sorted = c->sx;
-    c->sx = *arrays[k];
-    *arrays[k] = sorted;
-  }
-  return CROWDSTEER_OK;
+  float **scratch[2] = {&c->sx, &c->sy};
+  enum { ARRAYS = sizeof arrays / sizeof arrays[0] };
+  crowdsteer_status status[2] = {CROWDSTEER_OK, CROWDSTEER_OK};
+#pragma omp parallel for num_threads(2)
+  for (int t = 0; t < 2; t++)
+    for (int k = t; k < ARRAYS; k += 2) {
+      status[t] = crowdsteer_reorder(*scratch[t], *arrays[k], order, n);
+      if (status[t] != CROWDSTEER_OK) break;
+      float *sorted = *scratch[t];
+      *scratch[t] = *arrays[k];
+      *arrays[k] = sorted;
+    }
+  return status[0] != CROWDSTEER_OK ? status[0] : status[1];
 }
 
 /* ---- drawing into the ARGB frame -------------------------------------------- */
