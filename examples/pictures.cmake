@@ -58,13 +58,24 @@ if(CROWDSTEER_BUILD_TESTS AND (NOT DEFINED BUILD_TESTING OR BUILD_TESTING))
   find_program(_cs_xvfb_run xvfb-run)
   find_program(_cs_xauth xauth)
   if(TARGET crowdsteer-viewer AND TARGET pictures_bmp_check AND _cs_xvfb_run AND _cs_xauth)
-    set(_shot ${CMAKE_CURRENT_BINARY_DIR}/viewer-smoke.bmp)
-    add_test(NAME pictures.viewer_smoke
-      COMMAND sh -c "rm -f '${_shot}' && '${_cs_xvfb_run}' -a '$<TARGET_FILE:crowdsteer-viewer>' --agents 20000 --script 30 --screenshot '${_shot}' && '$<TARGET_FILE:pictures_bmp_check>' '${_shot}' 2000")
-    # Under the asan preset, LeakSanitizer reports what the X, GL and D-Bus
-    # libraries that SDL loads never free; the viewer's own memory is
-    # checked by AddressSanitizer all the same.
-    set_tests_properties(pictures.viewer_smoke PROPERTIES TIMEOUT 120
-      ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+    # The default (seek with separation) and boids re-sort the crowd into
+    # cell order every frame; the mixed crowd keeps its order.
+    foreach(_mode smoke boids mixed)
+      set(_name pictures.viewer_${_mode})
+      set(_args --agents 20000 --script 30)
+      if(NOT _mode STREQUAL "smoke")
+        set(_name pictures.viewer_${_mode}_smoke)
+        list(APPEND _args --behaviour ${_mode})
+      endif()
+      string(REPLACE ";" " " _args "${_args}")
+      set(_shot ${CMAKE_CURRENT_BINARY_DIR}/viewer-${_mode}.bmp)
+      add_test(NAME ${_name}
+        COMMAND sh -c "rm -f '${_shot}' && '${_cs_xvfb_run}' -a '$<TARGET_FILE:crowdsteer-viewer>' ${_args} --screenshot '${_shot}' && '$<TARGET_FILE:pictures_bmp_check>' '${_shot}' 2000")
+      # Under the asan preset, LeakSanitizer reports what the X, GL and
+      # D-Bus libraries that SDL loads never free; the viewer's own memory
+      # is checked by AddressSanitizer all the same.
+      set_tests_properties(${_name} PROPERTIES TIMEOUT 120
+        ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+    endforeach()
   endif()
 endif()
