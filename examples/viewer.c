@@ -205,7 +205,8 @@ static crowdsteer_status boids_step(crowd *c, const crowdsteer_params *prm) {
  * neighbour walks and drawing read memory nearly in order (agents keep
  * their neighbours for many frames). The steering arrays, rewritten every
  * frame, are the scratch: each array is gathered into one and takes its
- * place, half of them on each of two threads. No ids: a picture need not
+ * place, half of them on each of two threads (the library's threads
+ * allowing). No ids: a picture need not
  * keep an unsorted crowd's bits. */
 static crowdsteer_status into_cell_order(crowd *c, const crowdsteer_grid *grid) {
   size_t n;
@@ -214,7 +215,8 @@ static crowdsteer_status into_cell_order(crowd *c, const crowdsteer_grid *grid) 
   float **scratch[2] = {&c->sx, &c->sy};
   enum { ARRAYS = sizeof arrays / sizeof arrays[0] };
   crowdsteer_status status[2] = {CROWDSTEER_OK, CROWDSTEER_OK};
-#pragma omp parallel for num_threads(2)
+  const int halves = crowdsteer_step_max_threads() > 1 ? 2 : 1;
+#pragma omp parallel for num_threads(halves)
   for (int t = 0; t < 2; t++)
     for (int k = t; k < ARRAYS; k += 2) {
       status[t] = crowdsteer_reorder(*scratch[t], *arrays[k], order, n);
