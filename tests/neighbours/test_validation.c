@@ -514,6 +514,104 @@ static void test_order(void) {
   CHECK(copied[0] == bits[1] && copied[1] == bits[0]);
 }
 
+/* Steering of agents [0, QUERIED) of w on grid g (the same call for both
+ * grids compared): alignment with a group filter reads the grid's
+ * positions, velocities, groups and bucket starts around them. */
+enum { QUERIED = 20000 };
+static void aligned_steering(crowd *w, const crowdsteer_grid *g, float *out[3]) {
+  crowdsteer_neighbours nb = {0};
+  nb.grid = g;
+  nb.radius = 1.0f;
+  nb.neighbour_mask = 0x5u;
+  crowdsteer_params params = {0};
+  params.max_speed = 1.5f;
+  params.time_to_target = 0.5f;
+  crowdsteer_output o = {0};
+  o.steering = (crowdsteer_vectors){out[0], out[1], out[2]};
+  CHECK_STATUS(crowdsteer_alignment(&w->agents, &nb, &params, &o, 0, QUERIED),
+               CROWDSTEER_OK);
+}
+
+/* Past 2^17 agents a one-thread build sorts a batch that looks in cell
+ * order straight into the grid, and any other batch, or a build on more
+ * threads, through partitions. The grids must be the same: the order, and
+ * every query's bits. */
+static void check_direct_sort(size_t count, int dims, int arrangement, size_t table) {
+  crowd w;
+  crowd_init(&w, count, dims);
+  rng r = {41u + count + (uint64_t)dims};
+  crowd_random(&w, &r, 8.0f);
+  crowdsteer_grid *one, *two;
+  CHECK_STATUS(crowdsteer_grid_create(&one), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_grid_create(&two), CROWDSTEER_OK);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  desc.table_size = table;
+  desc.group = w.group;
+  desc.threads = 1;
+  if (arrangement > 0) { /* in cell order; then each agent nudged */
+    CHECK_STATUS(crowdsteer_grid_build(one, &w.agents, &desc), CROWDSTEER_OK);
+    size_t n;
+    const uint32_t *order = crowdsteer_grid_order(one, &n);
+    crowd sorted;
+    crowd_init(&sorted, count, dims);
+    for (int k = 0; k < 6; k++)
+      CHECK_STATUS(crowdsteer_reorder(sorted.a[k], w.a[k], order, n), CROWDSTEER_OK);
+    CHECK_STATUS(crowdsteer_reorder(sorted.group, w.group, order, n), CROWDSTEER_OK);
+    for (int k = 0; k < 6; k++)
+      memcpy(w.a[k], sorted.a[k], count * sizeof(float));
+    memcpy(w.group, sorted.group, count * sizeof(uint32_t));
+    crowd_free(&sorted);
+    if (arrangement == 2)
+      for (size_t i = 0; i < count; i++)
+        for (int k = 0; k < dims; k++)
+          w.a[k][i] += rng_range(&r, -0.3f, 0.3f);
+  }
+  CHECK_STATUS(crowdsteer_grid_build(one, &w.agents, &desc), CROWDSTEER_OK);
+  desc.threads = 2;
+  CHECK_STATUS(crowdsteer_grid_build(two, &w.agents, &desc), CROWDSTEER_OK);
+  size_t n1, n2;
+  const uint32_t *o1 = crowdsteer_grid_order(one, &n1),
+                 *o2 = crowdsteer_grid_order(two, &n2);
+  CHECK(n1 == count && n2 == count);
+  size_t differ = 0;
+  for (size_t s = 0; s < count; s++)
+    differ += o1[s] != o2[s];
+  CHECK_MSG(differ == 0, "%zu agents, %dD, arrangement %d, table %zu: %zu slots differ",
+            count, dims, arrangement, table, differ);
+  float *want[3], *got[3];
+  for (int k = 0; k < 3; k++) {
+    want[k] = calloc(count + 1, sizeof(float));
+    got[k] = calloc(count + 1, sizeof(float));
+  }
+  aligned_steering(&w, two, want);
+  aligned_steering(&w, one, got);
+  differ = 0;
+  for (size_t i = 0; i < QUERIED; i++)
+    for (int k = 0; k < dims; k++)
+      differ += !same_bits(want[k][i], got[k][i]);
+  CHECK_MSG(differ == 0,
+            "%zu agents, %dD, arrangement %d, table %zu: %zu components differ", count,
+            dims, arrangement, table, differ);
+  for (int k = 0; k < 3; k++) {
+    free(want[k]);
+    free(got[k]);
+  }
+  crowdsteer_grid_destroy(one);
+  crowdsteer_grid_destroy(two);
+  crowd_free(&w);
+}
+
+static void test_direct_sort(void) {
+  for (int dims = 2; dims <= 3; dims++) {
+    check_direct_sort(140000, dims, 0, 0);        /* random: partitions either way */
+    check_direct_sort(140000, dims, 1, 0);        /* in cell order: direct on one */
+    check_direct_sort(140000, dims, 2, 0);        /* near it: direct on one */
+    check_direct_sort(140000, dims, 1, 1u << 15); /* tables: 4.6 agents a bucket */
+    check_direct_sort(140000, dims, 2, 1u << 20); /* and 7 buckets an agent */
+  }
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   crowd_init(&c, 64, 2);
@@ -527,6 +625,7 @@ int main(void) {
   test_range_only_read();
   test_positions_only();
   test_order();
+  test_direct_sort();
   crowdsteer_grid_destroy(grid);
   crowd_free(&c);
   return check_report("test_neighbours_validation");

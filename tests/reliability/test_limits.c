@@ -233,6 +233,28 @@ static void check_neighbour_stack(int dims) {
 #endif
   printf("%dd grid build, 1 thread: %zu stack bytes beyond an empty thread's %zu\n", dims,
          build_beyond, empty);
+  { /* past 2^17 agents in random order: the build's partitioned passes */
+    scenario big;
+    scenario_make(&big, 140000, dims, 71, 1);
+    const crowdsteer_agents big_agents = scenario_agents(&big);
+    crowdsteer_grid *big_grid = NULL;
+    CHECK_STATUS(crowdsteer_grid_create(&big_grid), CROWDSTEER_OK);
+    crowdsteer_grid_desc big_desc = desc;
+    big_desc.group = NULL;
+    build_case partitioned = {big_grid, &big_agents, &big_desc,
+                              CROWDSTEER_ERROR_PARAMETER};
+    const size_t used = run_on_small_stack(run_build_case, &partitioned, bytes);
+    CHECK_STATUS(partitioned.status, CROWDSTEER_OK);
+    const size_t beyond = used > empty ? used - empty : 0;
+#ifndef CS_SANITIZED
+    CHECK_MSG(beyond <= NEIGHBOUR_STACK,
+              "%dd partitioned grid build used %zu bytes of stack", dims, beyond);
+#endif
+    printf("%dd grid build of 140,000 agents, 1 thread: %zu stack bytes beyond\n", dims,
+           beyond);
+    crowdsteer_grid_destroy(big_grid);
+    scenario_free(&big);
+  }
   c.out.steering = (crowdsteer_vectors){s.out[0], s.out[1], s.out[2]};
   float *radius = (float *)malloc(n * sizeof *radius);
   for (size_t i = 0; i < n; i++)
