@@ -224,6 +224,9 @@ const cs_backend *cs_active_backend(void);
  * once; tests set it both ways (the bits are the same). */
 int cs_gather_instruction_pays(void);
 void cs_set_gather_instruction(int use);
+/* How grid builds sort (grid.c): 0 each build chooses, 1 the partitioned
+ * passes, 2 the direct sort. Tests force each way (the grid is the same). */
+void cs_grid_set_sort(int way);
 /* The backend compiled in for an ISA, NULL if none (whatever the CPU). */
 const cs_backend *cs_backend_for(crowdsteer_isa isa);
 

@@ -5,11 +5,12 @@
  * agent appended as a record to its partition; pass 4: each partition
  * sorted in cache into the cell-order arrays; pass 2 only places the
  * partitions), each split over OpenMP threads by agent range or partition
- * range. A small batch, or on one thread one in (or near) bucket order,
- * takes two (sort_direct: keys counted per bucket, then each agent to its
- * slot). Every way gives the same order, so every result is the same for
- * any thread count. */
+ * range. A small batch, or one in (or near) bucket order, takes two
+ * (sort_direct: keys counted per bucket, then each agent to its slot; on
+ * a team each thread owns a range of buckets). Every way gives the same
+ * order, so every result is the same for any thread count. */
 #include <float.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -442,33 +443,39 @@ static void sort_pass(const build *b, int t) {
     sort_one_partition(b, p);
 }
 
-/* A small batch, or one in (or near) bucket order, on one thread: a
- * plain counting sort straight into the arrays, two passes over memory
- * instead of three. Each key is kept in the records' memory and counted
- * into its bucket's entry; then, from the last agent to the first
- * (stable), each agent goes to the slot before its bucket's end, which
- * leaves every entry at its bucket's start. In a batch in bucket order the
- * counts and the slots follow the agents nearly in sequence, and a small
- * batch's stay in cache, so the records' extra pass would only add
- * traffic. */
-static inline __attribute__((always_inline)) void
-sort_direct(const build *b, size_t table, const int dims, const int with_group,
-            const int with_vel) {
+/* This thread's number in a build's team (0 without OpenMP). */
+static int team_thread(void) {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+/* The direct sort: a plain counting sort straight into the arrays, two
+ * passes over memory instead of the partitioned three. Each key is kept
+ * in the records' memory and counted into its bucket's entry; then, from
+ * the last agent to the first (stable), each agent goes to the slot
+ * before its bucket's end, which leaves every entry at its bucket's start.
+ * In a batch in bucket order the counts and the slots follow the agents
+ * nearly in sequence, and a small batch's stay in cache, so the records'
+ * extra pass would only add traffic. On a team each thread owns a range
+ * of buckets and scans every key in index order, so each bucket's agents
+ * keep their order whatever the thread count. */
+
+/* Agents whose key lies in buckets [lo, hi), from the last to the first,
+ * each to the slot before its bucket's end. */
+static inline __attribute__((always_inline)) void place_range(const build *b, uint32_t lo,
+                                                              uint32_t hi, const int dims,
+                                                              const int with_group,
+                                                              const int with_vel) {
   crowdsteer_grid *g = b->g;
-  const size_t n = g->count;
-  uint32_t *const keys = g->records; /* at least one word per agent */
+  const uint32_t *const keys = g->records;
   uint32_t *const bucket = g->start;
-  memset(bucket, 0, table * sizeof(uint32_t));
-  for (size_t i = 0; i < n; i += KEY_BLOCK) {
-    const size_t m = n - i < KEY_BLOCK ? n - i : KEY_BLOCK;
-    b->keys(g, b->pos, i, i + m, keys + i);
-    for (size_t j = i; j < i + m; j++)
-      bucket[keys[j]]++;
-  }
-  b->ends(bucket, table, 0);
   void *to[8];
   destinations(g, dims, with_group, with_vel, to);
-  for (size_t i = n; i-- > 0;) {
+  for (size_t i = g->count; i-- > 0;) {
+    if (keys[i] - lo >= hi - lo) continue;
     const uint32_t slot = --bucket[keys[i]];
     uint32_t word[8];
     int a = 0;
@@ -483,17 +490,94 @@ sort_direct(const build *b, size_t table, const int dims, const int with_group,
   }
 }
 
-static void sort_all_direct(const build *b, size_t table) {
-  CS_GRID_SHAPES(sort_direct, b, table);
+static void place_all_range(const build *b, uint32_t lo, uint32_t hi) {
+  CS_GRID_SHAPES(place_range, b, lo, hi);
 }
 
-/* Whether the batch looks in (or near) bucket order: most consecutive
- * agents, in a few blocks of agents spread over the batch, have keys
- * within a few blocks of cells of each other (0.4 % in a random order,
- * 97 % in a crowd sorted and then moved up to 0.1 cell, 64 % up to 2
- * cells, 11 % up to 15: 1M agents, 2D). A wrong guess costs time,
- * never a bit: both sorts give the same grid. */
-static int looks_in_order(const build *b, size_t table) {
+/* One thread: the keys computed and counted a block at a time (counted
+ * while in cache), then every agent placed. */
+static void sort_direct(const build *b, size_t table) {
+  crowdsteer_grid *g = b->g;
+  const size_t n = g->count;
+  uint32_t *const keys = g->records; /* at least one word per agent */
+  uint32_t *const bucket = g->start;
+  memset(bucket, 0, table * sizeof(uint32_t));
+  for (size_t i = 0; i < n; i += KEY_BLOCK) {
+    const size_t m = n - i < KEY_BLOCK ? n - i : KEY_BLOCK;
+    b->keys(g, b->pos, i, i + m, keys + i);
+    for (size_t j = i; j < i + m; j++)
+      bucket[keys[j]]++;
+  }
+  b->ends(bucket, table, 0);
+  place_all_range(b, 0, (uint32_t)table);
+}
+
+/* A team: keys by agent range; then thread t owns buckets [split[t],
+ * split[t + 1]), cut where the agent ranges meet (in a batch in order,
+ * about as many agents each), counts its keys, and after the team's
+ * totals are known, places its agents. Out of line, as sort_on_team. */
+__attribute__((noinline)) static void sort_direct_on_team(const build *b, size_t table,
+                                                          int threads) {
+  crowdsteer_grid *g = b->g;
+  const size_t n = g->count;
+  uint32_t *const keys = g->records;
+  uint32_t split[MAX_BUILD_THREADS + 1], total[MAX_BUILD_THREADS];
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+  {
+    const cs_fpenv worker = cs_fpenv_enter();
+    const int t = team_thread();
+    size_t first, last;
+    agent_chunk(n, threads, t, &first, &last);
+    b->keys(g, b->pos, first, last, keys + first);
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp single
+#endif
+    {
+      split[0] = 0;
+      for (int u = 1; u < threads; u++) {
+        const uint32_t at = keys[n * (size_t)u / (size_t)threads];
+        split[u] = at > split[u - 1] ? at : split[u - 1];
+      }
+      split[threads] = (uint32_t)table;
+    } /* the single's end is a barrier */
+    const uint32_t lo = split[t], hi = split[t + 1];
+    uint32_t *const bucket = g->start;
+    memset(bucket + lo, 0, (size_t)(hi - lo) * sizeof(uint32_t));
+    uint32_t mine = 0;
+    for (size_t i = 0; i < n; i++)
+      if (keys[i] - lo < hi - lo) {
+        bucket[keys[i]]++;
+        mine++;
+      }
+    total[t] = mine;
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    uint32_t before = 0;
+    for (int u = 0; u < t; u++)
+      before += total[u];
+    b->ends(bucket + lo, hi - lo, before);
+    place_all_range(b, lo, hi);
+    cs_fpenv_leave(worker);
+  }
+}
+
+/* Test hook: 0 lets each build choose its sort, 1 forces the partitioned
+ * passes, 2 the direct sort (the grid is the same either way). */
+static atomic_int forced_sort;
+
+void cs_grid_set_sort(int way) { atomic_store(&forced_sort, way); }
+
+/* How nearly the batch is in bucket order: the fraction, in 1/256ths, of
+ * consecutive agents in four sampled blocks of 256 spread over it whose
+ * keys lie within a few blocks of cells of each other (1/256 in a random
+ * order; 248 in a crowd sorted and then moved up to 0.1 cell, 238 up to
+ * 0.25, 163 up to 2 cells, 29 up to 15: 1M agents, 2D). A wrong guess costs
+ * time, never a bit: every sort gives the same grid. */
+static unsigned order_sampled(const build *b, size_t table) {
   const crowdsteer_grid *g = b->g;
   enum { SAMPLES = 4 };
   const uint32_t near = table / 64 < 4096 ? (uint32_t)(table / 64) : 4096u;
@@ -506,7 +590,7 @@ static int looks_in_order(const build *b, size_t table) {
       close +=
           (keys[j] > keys[j - 1] ? keys[j] - keys[j - 1] : keys[j - 1] - keys[j]) <= near;
   }
-  return close * 2 >= SAMPLES * (KEY_BLOCK - 1);
+  return (unsigned)(close * 256 / (SAMPLES * (KEY_BLOCK - 1)));
 }
 
 /* The passes on a team of threads. Out of line: clang asks libomp for the
@@ -520,10 +604,8 @@ __attribute__((noinline)) static void sort_on_team(const build *b, int threads) 
   {
     /* Cells come from float arithmetic: every worker in the fixed mode. */
     const cs_fpenv worker = cs_fpenv_enter();
-#ifdef _OPENMP
-    const int t = omp_get_thread_num();
-#else
-    const int t = 0;
+    const int t = team_thread();
+#ifndef _OPENMP
     (void)threads;
 #endif
     count_partitions(b, t);
@@ -554,10 +636,20 @@ static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agent
              0};
   while (((size_t)1 << b.part_shift) * g->parts < table)
     b.part_shift++;
-  /* One thread makes no OpenMP call, as in crowdsteer_step: a host thread
-   * (a small stack, a fiber) never gets OpenMP state from a build. */
-  if (g->count <= DIRECT_UP_TO || (threads == 1 && looks_in_order(&b, table))) {
-    sort_all_direct(&b, table);
+  /* The direct sort: up to DIRECT_UP_TO agents on one thread; past it on
+   * one thread when the batch is about in order (1M agents moved up to a
+   * cell after sorting: 4.2 ms where the partitioned passes take 7.7), on
+   * a team only when nearly sorted (moved up to 0.05 cells: 4.3 against
+   * 4.9 ms on 2 threads; up to 1 cell 6.1 against 5.5). One thread makes
+   * no OpenMP call, as in crowdsteer_step: a host thread (a small stack, a
+   * fiber) never gets OpenMP state from a build. */
+  const int way = atomic_load_explicit(&forced_sort, memory_order_relaxed);
+  const int small = g->count <= DIRECT_UP_TO;
+  const unsigned order = way || small ? 0 : order_sampled(&b, table);
+  if (way == 2 ? threads == 1 : !way && (small || (threads == 1 && order >= 128))) {
+    sort_direct(&b, table);
+  } else if (way == 2 || (!way && order >= 240)) {
+    sort_direct_on_team(&b, table, threads);
   } else if (threads == 1) {
     count_partitions(&b, 0);
     place_partitions(&b);

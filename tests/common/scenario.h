@@ -17,6 +17,9 @@
  * both ways on every CPU: the bits never depend on it. */
 void cs_set_gather_instruction(int use);
 int cs_gather_instruction_pays(void);
+/* Likewise how grid builds sort (src/internal.h): 0 each build chooses, 1
+ * the partitioned passes, 2 the direct sort. */
+void cs_grid_set_sort(int way);
 
 typedef struct rng {
   uint64_t state;

@@ -517,7 +517,7 @@ static void test_order(void) {
 /* Steering of agents [0, QUERIED) of w on grid g (the same call for both
  * grids compared): alignment with a group filter reads the grid's
  * positions, velocities, groups and bucket starts around them. */
-enum { QUERIED = 20000 };
+enum { QUERIED = 4000 };
 static void aligned_steering(crowd *w, const crowdsteer_grid *g, float *out[3]) {
   crowdsteer_neighbours nb = {0};
   nb.grid = g;
@@ -532,83 +532,101 @@ static void aligned_steering(crowd *w, const crowdsteer_grid *g, float *out[3]) 
                CROWDSTEER_OK);
 }
 
-/* Past 2^17 agents a one-thread build sorts a batch that looks in cell
- * order straight into the grid, and any other batch, or a build on more
- * threads, through partitions. The grids must be the same: the order, and
- * every query's bits. */
-static void check_direct_sort(size_t count, int dims, int arrangement, size_t table) {
-  crowd w;
-  crowd_init(&w, count, dims);
+/* A crowd of `count` agents at 8 neighbours: in random order (0), in its
+ * grid's cell order (1), or sorted and then each agent nudged by up to 0.3
+ * cells on each axis (2). */
+static void arranged_crowd(crowd *w, size_t count, int dims, int arrangement) {
+  crowd_init(w, count, dims);
   rng r = {41u + count + (uint64_t)dims};
-  crowd_random(&w, &r, 8.0f);
-  crowdsteer_grid *one, *two;
-  CHECK_STATUS(crowdsteer_grid_create(&one), CROWDSTEER_OK);
-  CHECK_STATUS(crowdsteer_grid_create(&two), CROWDSTEER_OK);
+  crowd_random(w, &r, 8.0f);
+  if (arrangement == 0) return;
+  crowdsteer_grid *g;
+  CHECK_STATUS(crowdsteer_grid_create(&g), CROWDSTEER_OK);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  CHECK_STATUS(crowdsteer_grid_build(g, &w->agents, &desc), CROWDSTEER_OK);
+  size_t n;
+  const uint32_t *order = crowdsteer_grid_order(g, &n);
+  crowd sorted;
+  crowd_init(&sorted, count, dims);
+  for (int k = 0; k < 6; k++)
+    CHECK_STATUS(crowdsteer_reorder(sorted.a[k], w->a[k], order, n), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_reorder(sorted.group, w->group, order, n), CROWDSTEER_OK);
+  for (int k = 0; k < 6; k++)
+    memcpy(w->a[k], sorted.a[k], count * sizeof(float));
+  memcpy(w->group, sorted.group, count * sizeof(uint32_t));
+  crowd_free(&sorted);
+  crowdsteer_grid_destroy(g);
+  if (arrangement == 2)
+    for (size_t i = 0; i < count; i++)
+      for (int k = 0; k < dims; k++)
+        w->a[k][i] += rng_range(&r, -0.3f, 0.3f);
+}
+
+/* A grid build sorts through partitions or directly, on one thread or a
+ * team, by the batch's size and order: every way must give the same grid,
+ * the order and every query's bits (compared with the partitioned passes
+ * on one thread). way: 0 the build's choice, 1 partitioned, 2 direct. */
+static void check_sorts(size_t count, int dims, int arrangement, size_t table,
+                        const int ways[][2], int n_ways) {
+  crowd w;
+  arranged_crowd(&w, count, dims, arrangement);
+  crowdsteer_grid *want, *got;
+  CHECK_STATUS(crowdsteer_grid_create(&want), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_grid_create(&got), CROWDSTEER_OK);
   crowdsteer_grid_desc desc = {0};
   desc.cell_size = 1.0f;
   desc.table_size = table;
   desc.group = w.group;
   desc.threads = 1;
-  if (arrangement > 0) { /* in cell order; then each agent nudged */
-    CHECK_STATUS(crowdsteer_grid_build(one, &w.agents, &desc), CROWDSTEER_OK);
-    size_t n;
-    const uint32_t *order = crowdsteer_grid_order(one, &n);
-    crowd sorted;
-    crowd_init(&sorted, count, dims);
-    for (int k = 0; k < 6; k++)
-      CHECK_STATUS(crowdsteer_reorder(sorted.a[k], w.a[k], order, n), CROWDSTEER_OK);
-    CHECK_STATUS(crowdsteer_reorder(sorted.group, w.group, order, n), CROWDSTEER_OK);
-    for (int k = 0; k < 6; k++)
-      memcpy(w.a[k], sorted.a[k], count * sizeof(float));
-    memcpy(w.group, sorted.group, count * sizeof(uint32_t));
-    crowd_free(&sorted);
-    if (arrangement == 2)
-      for (size_t i = 0; i < count; i++)
-        for (int k = 0; k < dims; k++)
-          w.a[k][i] += rng_range(&r, -0.3f, 0.3f);
-  }
-  CHECK_STATUS(crowdsteer_grid_build(one, &w.agents, &desc), CROWDSTEER_OK);
-  desc.threads = 2;
-  CHECK_STATUS(crowdsteer_grid_build(two, &w.agents, &desc), CROWDSTEER_OK);
-  size_t n1, n2;
-  const uint32_t *o1 = crowdsteer_grid_order(one, &n1),
-                 *o2 = crowdsteer_grid_order(two, &n2);
-  CHECK(n1 == count && n2 == count);
-  size_t differ = 0;
-  for (size_t s = 0; s < count; s++)
-    differ += o1[s] != o2[s];
-  CHECK_MSG(differ == 0, "%zu agents, %dD, arrangement %d, table %zu: %zu slots differ",
-            count, dims, arrangement, table, differ);
-  float *want[3], *got[3];
+  cs_grid_set_sort(1);
+  CHECK_STATUS(crowdsteer_grid_build(want, &w.agents, &desc), CROWDSTEER_OK);
+  float *want_out[3], *got_out[3];
   for (int k = 0; k < 3; k++) {
-    want[k] = calloc(count + 1, sizeof(float));
-    got[k] = calloc(count + 1, sizeof(float));
+    want_out[k] = calloc(count + 1, sizeof(float));
+    got_out[k] = calloc(count + 1, sizeof(float));
   }
-  aligned_steering(&w, two, want);
-  aligned_steering(&w, one, got);
-  differ = 0;
-  for (size_t i = 0; i < QUERIED; i++)
-    for (int k = 0; k < dims; k++)
-      differ += !same_bits(want[k][i], got[k][i]);
-  CHECK_MSG(differ == 0,
-            "%zu agents, %dD, arrangement %d, table %zu: %zu components differ", count,
-            dims, arrangement, table, differ);
+  aligned_steering(&w, want, want_out);
+  for (int v = 0; v < n_ways; v++) {
+    cs_grid_set_sort(ways[v][0]);
+    desc.threads = ways[v][1];
+    CHECK_STATUS(crowdsteer_grid_build(got, &w.agents, &desc), CROWDSTEER_OK);
+    size_t n1, n2;
+    const uint32_t *o1 = crowdsteer_grid_order(want, &n1);
+    const uint32_t *o2 = crowdsteer_grid_order(got, &n2);
+    size_t differ = n1 != count || n2 != count;
+    for (size_t s = 0; s < count && !differ; s++)
+      differ += o1[s] != o2[s];
+    aligned_steering(&w, got, got_out);
+    for (size_t i = 0; i < QUERIED && i < count; i++)
+      for (int k = 0; k < dims; k++)
+        differ += !same_bits(want_out[k][i], got_out[k][i]);
+    CHECK_MSG(differ == 0,
+              "%zu agents, %dD, arrangement %d, table %zu, sort %d on %d threads: %zu "
+              "differences",
+              count, dims, arrangement, table, ways[v][0], ways[v][1], differ);
+  }
+  cs_grid_set_sort(0);
   for (int k = 0; k < 3; k++) {
-    free(want[k]);
-    free(got[k]);
+    free(want_out[k]);
+    free(got_out[k]);
   }
-  crowdsteer_grid_destroy(one);
-  crowdsteer_grid_destroy(two);
+  crowdsteer_grid_destroy(want);
+  crowdsteer_grid_destroy(got);
   crowd_free(&w);
 }
 
-static void test_direct_sort(void) {
+static void test_sorts(void) {
+  static const int forced[][2] = {{2, 1}, {2, 2}, {2, 3}, {1, 2}, {1, 3}, {0, 1}, {0, 2}};
+  static const int chosen[][2] = {{0, 1}, {0, 2}};
+  static const size_t tables[3] = {0, 1u << 12, 1u << 17};
   for (int dims = 2; dims <= 3; dims++) {
-    check_direct_sort(140000, dims, 0, 0);        /* random: partitions either way */
-    check_direct_sort(140000, dims, 1, 0);        /* in cell order: direct on one */
-    check_direct_sort(140000, dims, 2, 0);        /* near it: direct on one */
-    check_direct_sort(140000, dims, 1, 1u << 15); /* tables: 4.6 agents a bucket */
-    check_direct_sort(140000, dims, 2, 1u << 20); /* and 7 buckets an agent */
+    for (int arrangement = 0; arrangement < 3; arrangement++)
+      for (int t = 0; t < 3; t++)
+        check_sorts(20000, dims, arrangement, tables[t], forced, 7);
+    /* Past 2^17 agents the build chooses by the batch's order. */
+    for (int arrangement = 0; arrangement < 3; arrangement++)
+      check_sorts(140000, dims, arrangement, 0, chosen, 2);
   }
 }
 
@@ -625,7 +643,7 @@ int main(void) {
   test_range_only_read();
   test_positions_only();
   test_order();
-  test_direct_sort();
+  test_sorts();
   crowdsteer_grid_destroy(grid);
   crowd_free(&c);
   return check_report("test_neighbours_validation");
