@@ -26,3 +26,8 @@ assert not failed, "benchmarks failed: %s" % failed
 assert {"scalar", "userloop", "native"} <= kernels, kernels
 print("bench smoke: %d benchmarks ran (%s)" % (len(runs), ", ".join(sorted(kernels))))
 PY
+# bench/compare's rounds and table, on the same binary twice.
+bench/compare build/release/bench/crowdsteer-bench build/release/bench/crowdsteer-bench \
+  --filter '^grid_build/2d/scalar/1024$' --rounds 2 --min-time 0.001 2>/dev/null >"$out"
+grep -q '^| grid_build/2d/scalar/1024 | [0-9.e+-]* ([0-9.e+-]*) | [0-9.e+-]* ([0-9.e+-]*) | [0-9.]* |$' "$out"
+echo "bench smoke: bench/compare ran"
