@@ -443,11 +443,16 @@ static void sort_pass(const build *b, int t) {
     sort_one_partition(b, p);
 }
 
-/* This thread's number in a build's team (0 without OpenMP). */
-static int team_thread(void) {
+/* This thread's number in a build's team, and the team's size (0 and 1
+ * without OpenMP). A team can be smaller than asked for (a build called
+ * inside another parallel region, OMP_THREAD_LIMIT, OMP_DYNAMIC): the work
+ * is split over the team there is, or its shares would go undone. */
+static int team_thread(int *size) {
 #ifdef _OPENMP
+  *size = omp_get_num_threads();
   return omp_get_thread_num();
 #else
+  *size = 1;
   return 0;
 #endif
 }
@@ -527,9 +532,10 @@ __attribute__((noinline)) static void sort_direct_on_team(const build *b, size_t
 #endif
   {
     const cs_fpenv worker = cs_fpenv_enter();
-    const int t = team_thread();
+    int team;
+    const int t = team_thread(&team);
     size_t first, last;
-    agent_chunk(n, threads, t, &first, &last);
+    agent_chunk(n, team, t, &first, &last);
     b->keys(g, b->pos, first, last, keys + first);
 #ifdef _OPENMP
 #pragma omp barrier
@@ -537,11 +543,11 @@ __attribute__((noinline)) static void sort_direct_on_team(const build *b, size_t
 #endif
     {
       split[0] = 0;
-      for (int u = 1; u < threads; u++) {
-        const uint32_t at = keys[n * (size_t)u / (size_t)threads];
+      for (int u = 1; u < team; u++) {
+        const uint32_t at = keys[n * (size_t)u / (size_t)team];
         split[u] = at > split[u - 1] ? at : split[u - 1];
       }
-      split[threads] = (uint32_t)table;
+      split[team] = (uint32_t)table;
     } /* the single's end is a barrier */
     const uint32_t lo = split[t], hi = split[t + 1];
     uint32_t *const bucket = g->start;
@@ -598,27 +604,32 @@ static unsigned order_sampled(const build *b, size_t table) {
  * region, which gives the thread OpenMP state (reported as a leak when a
  * small host thread exits, under LeakSanitizer). */
 __attribute__((noinline)) static void sort_on_team(const build *b, int threads) {
+  build team = *b; /* its threads: the team's size (team_thread) */
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
+#else
+  (void)threads;
 #endif
   {
     /* Cells come from float arithmetic: every worker in the fixed mode. */
     const cs_fpenv worker = cs_fpenv_enter();
-    const int t = team_thread();
-#ifndef _OPENMP
-    (void)threads;
+    int size;
+    const int t = team_thread(&size);
+#ifdef _OPENMP
+#pragma omp single
 #endif
-    count_partitions(b, t);
+    team.threads = size; /* the single's end is a barrier */
+    count_partitions(&team, t);
 #ifdef _OPENMP
 #pragma omp barrier
 #pragma omp single
 #endif
-    place_partitions(b); /* the single's end is a barrier */
-    partition_pass(b, t);
+    place_partitions(&team); /* the single's end is a barrier */
+    partition_pass(&team, t);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
-    sort_pass(b, t);
+    sort_pass(&team, t);
     cs_fpenv_leave(worker);
   }
 }

@@ -4,6 +4,9 @@
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c11 */
 #include <float.h>
 #include <sys/mman.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <unistd.h>
 
 #include "../common/neighbour_crowd.h"
@@ -616,6 +619,49 @@ static void check_sorts(size_t count, int dims, int arrangement, size_t table,
   crowd_free(&w);
 }
 
+/* A build asked for 2 threads inside the caller's own parallel region,
+ * where OpenMP gives it a team of one (nested regions inactive): the same
+ * grid as on one thread, through the partitioned passes (a random crowd)
+ * and the direct sort (a sorted one). The teams split their shares by the
+ * team they get; split by the threads asked, the shares of the missing
+ * thread went undone (299,997 of 300,000 slots wrong). */
+static void check_nested_build(int dims, int arrangement) {
+#ifdef _OPENMP
+  crowd w;
+  arranged_crowd(&w, 140000, dims, arrangement);
+  crowdsteer_grid *one, *nested;
+  CHECK_STATUS(crowdsteer_grid_create(&one), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_grid_create(&nested), CROWDSTEER_OK);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  desc.threads = 1;
+  CHECK_STATUS(crowdsteer_grid_build(one, &w.agents, &desc), CROWDSTEER_OK);
+  desc.threads = 2;
+  crowdsteer_status status = CROWDSTEER_ERROR_PARAMETER;
+  omp_set_max_active_levels(1);
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    status = crowdsteer_grid_build(nested, &w.agents, &desc);
+  }
+  CHECK_STATUS(status, CROWDSTEER_OK);
+  size_t n1, n2;
+  const uint32_t *o1 = crowdsteer_grid_order(one, &n1),
+                 *o2 = crowdsteer_grid_order(nested, &n2);
+  size_t differ = n1 != n2;
+  for (size_t s = 0; s < n1 && !differ; s++)
+    differ += o1[s] != o2[s];
+  CHECK_MSG(differ == 0, "%dD, arrangement %d: a nested build differs", dims,
+            arrangement);
+  crowdsteer_grid_destroy(one);
+  crowdsteer_grid_destroy(nested);
+  crowd_free(&w);
+#else
+  (void)dims;
+  (void)arrangement;
+#endif
+}
+
 static void test_sorts(void) {
   static const int forced[][2] = {{2, 1}, {2, 2}, {2, 3}, {1, 2}, {1, 3}, {0, 1}, {0, 2}};
   static const int chosen[][2] = {{0, 1}, {0, 2}};
@@ -627,6 +673,8 @@ static void test_sorts(void) {
     /* Past 2^17 agents the build chooses by the batch's order. */
     for (int arrangement = 0; arrangement < 3; arrangement++)
       check_sorts(140000, dims, arrangement, 0, chosen, 2);
+    check_nested_build(dims, 0);
+    check_nested_build(dims, 1);
   }
 }
 
