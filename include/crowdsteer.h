@@ -423,7 +423,7 @@ typedef struct crowdsteer_grid_desc {
    *  choice is the largest radius in use. */
   float cell_size;
   /** Hash buckets: 0 means automatic (the smallest power of two >=
-   *  2 * count, at least 256 in 2D and 512 in 3D, at most 2^31); otherwise a
+   *  2 * count, at least 512, at most 2^31); otherwise a
    *  power of two, at most 2^31. Smaller tables cost speed, never
    *  correctness. */
   size_t table_size;

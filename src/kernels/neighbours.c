@@ -240,15 +240,16 @@ CS_INLINE vi bucket_of_cells(const vi cell[3], vi mask, const int dims) {
   vi h = i_mul(dims == 3 ? i_shr(cell[0], 5) : i_shr(cell[0], 6), i_set1(salt[0]));
   vi offset = i_and(cell[0], i_set1(CS_BLOCK_X(dims) - 1u));
   for (int k = 1; k < dims; k++) {
-    h = i_xor(h, i_mul(i_shr(cell[k], CS_BLOCK_YZ_BITS), i_set1(salt[k])));
-    const vi low = i_and(cell[k], i_set1((1u << CS_BLOCK_YZ_BITS) - 1u));
-    const int shift = x_bits + (k - 1) * CS_BLOCK_YZ_BITS;
+    h = i_xor(h, dims == 3 ? i_mul(i_shr(cell[k], 2), i_set1(salt[k]))
+                           : i_mul(i_shr(cell[k], 3), i_set1(salt[k])));
+    const vi low = i_and(cell[k], i_set1((1u << CS_BLOCK_YZ_BITS(dims)) - 1u));
+    const int shift = x_bits + (k - 1) * CS_BLOCK_YZ_BITS(dims);
     offset = i_or(offset, shift == 5   ? i_shl(low, 5)
                           : shift == 6 ? i_shl(low, 6)
                           : shift == 7 ? i_shl(low, 7)
                                        : i_shl(low, 8));
   }
-  const vi spread = dims == 3 ? i_shl(mixed(h), 9) : i_shl(mixed(h), 8);
+  const vi spread = i_shl(mixed(h), 9);
   return i_and(i_or(spread, offset), mask);
 }
 

@@ -66,9 +66,9 @@ static void check_crowd(crowd *c, crowdsteer_grid *grid, const options *o, float
   for (int k = 0; k < 3; k++)
     want[k] = (float *)calloc(c->count + 1, sizeof(float));
   /* (cell size / radius, table size) pairs; tables below one block of
-   * cells (256 in 2D, 512 in 3D: the smallest exact table) make every query
-   * scan all agents (4: small crowds only; 128 in 2D, 256 in 3D). */
-  const size_t block_table = c->dims == 3 ? 512 : 256;
+   * cells (512 in 2D and 3D: the smallest exact table) make every query
+   * scan all agents (4: small crowds only; 256). */
+  const size_t block_table = 512;
   const float cells[6] = {1.0f, 1.5f, 4.0f, 1.0f, 1.5f, 1.0f};
   const size_t tables[6] = {0,
                             c->count <= 300 ? 4 : block_table,
