@@ -267,6 +267,22 @@ static void place_partitions(const build *b) {
 
 static inline void put_float(uint32_t *word, float x) { memcpy(word, &x, sizeof x); }
 
+/* Agent a's fields as records and the grid's arrays order them: index,
+ * positions, velocities (unless positions only), group bits; how many. */
+static inline __attribute__((always_inline)) int
+agent_fields(uint32_t *out, size_t a, const float *const pos[3],
+             const float *const vel[3], const uint32_t *group, const int dims,
+             const int with_group, const int with_vel) {
+  int n = 0;
+  out[n++] = (uint32_t)a;
+  for (int k = 0; k < dims; k++)
+    put_float(out + n++, pos[k][a]);
+  for (int k = 0; k < dims && with_vel; k++)
+    put_float(out + n++, vel[k][a]);
+  if (with_group) out[n++] = group[a];
+  return n;
+}
+
 /* Pass 3: the thread's agents, as records, appended to their partitions
  * in index order: few write streams, so the writes stay in cache. */
 static inline __attribute__((always_inline)) void to_partitions(const build *b, int t,
@@ -303,12 +319,7 @@ static inline __attribute__((always_inline)) void to_partitions(const build *b, 
       }
       uint32_t *r = records + words * at++;
       r[0] = keys[j];
-      r[1] = (uint32_t)a;
-      for (int k = 0; k < dims; k++) {
-        put_float(r + 2 + k, pos[k][a]);
-        if (with_vel) put_float(r + 2 + dims + k, vel[k][a]);
-      }
-      if (with_group) r[2 + (1 + with_vel) * dims] = group[a];
+      agent_fields(r + 1, a, pos, vel, group, dims, with_group, with_vel);
     }
   }
   cursor[part] = at;
@@ -477,20 +488,17 @@ static inline __attribute__((always_inline)) void place_range(const build *b, ui
   crowdsteer_grid *g = b->g;
   const uint32_t *const keys = g->records;
   uint32_t *const bucket = g->start;
+  const float *const pos[3] = {b->pos[0], b->pos[1], b->pos[2]};
+  const float *const vel[3] = {b->vel[0], b->vel[1], b->vel[2]};
   void *to[8];
   destinations(g, dims, with_group, with_vel, to);
   for (size_t i = g->count; i-- > 0;) {
     if (keys[i] - lo >= hi - lo) continue;
     const uint32_t slot = --bucket[keys[i]];
     uint32_t word[8];
-    int a = 0;
-    word[a++] = (uint32_t)i;
-    for (int k = 0; k < dims; k++)
-      put_float(word + a++, b->pos[k][i]);
-    for (int k = 0; k < dims && with_vel; k++)
-      put_float(word + a++, b->vel[k][i]);
-    if (with_group) word[a++] = b->group[i];
-    for (int w = 0; w < a; w++)
+    const int fields =
+        agent_fields(word, i, pos, vel, b->group, dims, with_group, with_vel);
+    for (int w = 0; w < fields; w++)
       put_word(to[w], slot, word + w);
   }
 }
