@@ -3,7 +3,11 @@
 # preset), each test once per ISA (the isa_repeat copies left out: their
 # test runs every ISA already, see tests/CMakeLists.txt). Without AVX-512 on
 # the CPU, the 16-lane backend is built emulated on AVX2 so its code runs
-# under the sanitizers too.
+# under the sanitizers too. The asan preset calls ASan's checks out of line
+# (-fsanitize-address-outline-instrumentation): the same checks, the build
+# 112 s instead of 179 (the AVX-512 kernels.c alone 46 s instead of 92), the
+# tests 175 s instead of 137. The disasm tests read the release preset's
+# code generation and say nothing about a sanitized build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tools/deps clang libclang-rt-14-dev
