@@ -522,7 +522,9 @@ CROWDSTEER_API crowdsteer_status crowdsteer_reorder(void *out, const void *in,
  */
 typedef struct crowdsteer_neighbours {
   /** The index built from the agents' state; NULL examines every pair
-   *  (O(count^2): the definition itself, for small batches and tests). */
+   *  (O(count^2): the definition itself, for small batches and tests) in
+   *  the behaviours' own entry points and crowdsteer_run; a step needs
+   *  one. */
   const crowdsteer_grid *grid;
   /** Without a grid: per-agent group bits (NULL: no groups). With a grid
    *  it is ignored: the grid's copy is used. */
@@ -651,13 +653,15 @@ typedef struct crowdsteer_step_behaviour {
   float weight;
   /** Per-agent weights replacing `weight` when not NULL (taken literally). */
   const float *weight_per_agent;
-  /** Separation, cohesion, alignment: who each agent sees (required). With a
-   *  grid, the step computes these behaviours for its range, cell by cell,
-   *  before it moves anyone, into memory the grid keeps (grown when needed,
-   *  then reused: dims floats per agent of the range per behaviour, and
-   *  for alignment on 8- or 16-lane backends 8 * dims bytes per agent of
-   *  the grid), so a step in place needs no snapshot for them; two steps
-   *  must not use one grid at the same time. */
+  /** Separation, cohesion, alignment: who each agent sees (required, with
+   *  its grid: unlike the behaviour's own entry point a step does not
+   *  examine every pair, and returns NULL_POINTER without one). The step
+   *  computes these behaviours for its range, cell by cell, before it
+   *  moves anyone, into memory the grid keeps (grown when needed, then
+   *  reused: dims floats per agent of the range per behaviour, and for
+   *  alignment on 8- or 16-lane backends 8 * dims bytes per agent of the
+   *  grid), so a step in place needs no snapshot for them; two steps must
+   *  not use one grid at the same time. */
   const crowdsteer_neighbours *neighbours;
 } crowdsteer_step_behaviour;
 
@@ -730,7 +734,8 @@ typedef struct crowdsteer_step_desc {
  *  with more threads the caller and each OpenMP worker (OMP_STACKSIZE) need
  *  that plus 0.6 KiB per behaviour. Validates everything first
  *  and writes nothing on error: the step's fields, every behaviour as its
- *  own entry point would, except for the mask contract: every per-agent
+ *  own entry point would (a neighbour behaviour's grid is required too,
+ *  NULL_POINTER without one), except for the mask contract: every per-agent
  *  array a behaviour uses (parameters, weights, target arrays and indices,
  *  wander state) must be readable over [begin, end), but the values of the
  *  agents the behaviour does not select are never validated and never

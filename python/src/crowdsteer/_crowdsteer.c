@@ -1307,7 +1307,8 @@ static PyTypeObject Neighbours_Type = {
               "cos_field_of_view_per_agent=None, max_neighbours=0, neighbour_mask=0, "
               "neighbour_mask_per_agent=None)\n--\n\n"
               "Who an agent sees (crowdsteer_neighbours), for separation, cohesion and "
-              "alignment. Without a grid every pair is examined. Immutable.",
+              "alignment. Without a grid every pair is examined (a step needs a grid). "
+              "Immutable.",
     .tp_new = Neighbours_new,
     .tp_dealloc = (destructor)Neighbours_dealloc,
     .tp_members = Neighbours_members,
