@@ -119,12 +119,15 @@ static void lay_out(crowdsteer_grid *g, size_t count, size_t table, int threads,
   g->part_split = g->part_start + g->parts + 1;
 }
 
+/* Nothing changes unless both blocks are had (a failed build leaves the
+ * grid as it was). */
 static crowdsteer_status reserve(crowdsteer_grid *g, size_t count, size_t table,
-                                 int threads, int dims, int with_group, int with_vel) {
+                                 size_t parts, int threads, int dims, int with_group,
+                                 int with_vel) {
   const size_t agent_bytes =
       agent_words(dims, with_group, with_vel) * round_up(count * sizeof(float)) + ALIGN;
   const size_t table_bytes =
-      table_words(table, g->parts, threads) * sizeof(uint32_t) + ALIGN;
+      table_words(table, parts, threads) * sizeof(uint32_t) + ALIGN;
   void *fresh_agents, *fresh_table;
   if (!grow(g->agent_bytes, agent_bytes, &fresh_agents))
     return CROWDSTEER_ERROR_OUT_OF_MEMORY;
@@ -142,6 +145,7 @@ static crowdsteer_status reserve(crowdsteer_grid *g, size_t count, size_t table,
     g->table_block = fresh_table;
     g->table_bytes = table_bytes;
   }
+  g->parts = parts;
   lay_out(g, count, table, threads, dims, with_group, with_vel);
   return CROWDSTEER_OK;
 }
@@ -718,8 +722,7 @@ static crowdsteer_status grid_build_here(crowdsteer_grid *grid,
   const int threads = build_threads(desc->threads, count);
   const int with_group = desc->group != NULL, with_vel = !desc->positions_only;
   const size_t parts = partitions(count, table);
-  grid->parts = parts;
-  if ((fault = reserve(grid, count, table, threads, dims, with_group, with_vel)) !=
+  if ((fault = reserve(grid, count, table, parts, threads, dims, with_group, with_vel)) !=
       CROWDSTEER_OK)
     return fault;
   grid->built = 1;
