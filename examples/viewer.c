@@ -1,12 +1,19 @@
 /* crowdsteer-viewer: an SDL2 window where a crowd steers towards (or away
  * from) the mouse, keeping apart (separation), or flocks (boids); keys pick
  * the behaviour, agent count and ISA. */
+#if defined(__linux__) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* setenv, execv */
+#endif
 #include <SDL.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef __linux__
+#include <unistd.h>
+#endif
 
 #include "../util/splitmix64.h"
 #include "crowdsteer.h"
@@ -408,7 +415,8 @@ typedef struct view {
   float tx, ty, ptx, pty;
   crowdsteer_wander_state ws;
   crowdsteer_params prm;
-  double freq, sim_ms, frame_ms, draw_ms, total_sim, total_frame, total_draw;
+  double freq, sim_ms, frame_ms, draw_ms, total_sim, total_frame, total_draw,
+      total_present;
   uint64_t last;
 } view;
 
@@ -662,6 +670,7 @@ static void run_frame(view *v, int frame_no) {
   draw_text(v, &f);
   uint64_t t3 = SDL_GetPerformanceCounter();
   v->draw_ms = (double)(t3 - t2) * 1000.0 / v->freq;
+  const uint64_t t_present = SDL_GetPerformanceCounter();
   SDL_UpdateTexture(v->tex, NULL, v->pixels, v->W * (int)sizeof *v->pixels);
   SDL_RenderClear(v->ren);
   SDL_RenderCopy(v->ren, v->tex, NULL, NULL);
@@ -677,6 +686,7 @@ static void run_frame(view *v, int frame_no) {
     v->total_sim += v->sim_ms;
     v->total_frame += v->frame_ms;
     v->total_draw += v->draw_ms;
+    v->total_present += (double)(now - t_present) * 1000.0 / v->freq;
   }
 }
 
@@ -686,13 +696,13 @@ static void print_summary(const view *v) {
   printf(
       "crowdsteer-viewer: %d frames, %zu agents, %s%s, ISA %s, renderer %s: "
       "mean frame %.2f ms (%.1f fps), steer+integrate %.3f ms (%.1f M agents/s), "
-      "drawing %.2f ms\n",
+      "drawing %.2f ms, presenting %.2f ms\n",
       opt->script, v->c.n, behaviour_name(v->behaviour),
       v->separation && v->behaviour != B_BOIDS ? " + separation" : "",
       crowdsteer_isa_name(crowdsteer_active_isa()), v->info.name, v->total_frame / frames,
       v->total_frame > 0 ? 1000.0 * frames / v->total_frame : 0.0, v->total_sim / frames,
       v->total_sim > 0 ? (double)v->c.n * frames / v->total_sim / 1000.0 : 0.0,
-      v->total_draw / frames);
+      v->total_draw / frames, v->total_present / frames);
 }
 
 static void view_close(view *v) {
@@ -704,7 +714,24 @@ static void view_close(view *v) {
   SDL_Quit();
 }
 
+/* OpenMP workers that finish a parallel region spin before they sleep
+ * (libgomp's default wait policy), on the cores that the drawing, Mesa and
+ * the X server need: with 2 cores, 100,000 boids ran at 64-65 fps instead
+ * of 74-76 (docs/benchmarks.md). The policy is read before main, so the
+ * viewer runs itself again with the passive one, unless its user chose a
+ * policy; if that cannot be done it carries on as it is. */
+static void prefer_sleeping_workers(char **argv) {
+#ifdef __linux__
+  if (getenv("OMP_WAIT_POLICY")) return;
+  if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+#else
+  (void)argv;
+#endif
+}
+
 int main(int argc, char **argv) {
+  prefer_sleeping_workers(argv);
   options opt;
   if (parse(argc, argv, &opt)) return usage(argv[0]);
   if (opt.isa) {

@@ -760,7 +760,9 @@ CROWDSTEER_API crowdsteer_status crowdsteer_run(
 
 /** How many threads crowdsteer_step uses when its `threads` field is 0: the
  *  OpenMP default (OMP_NUM_THREADS or the cores), or 1 in a build without
- *  OpenMP. Thread-safe. */
+ *  OpenMP. Thread-safe. (Idle OpenMP workers spin before they sleep under
+ *  libgomp's default OMP_WAIT_POLICY; a program that shares its cores with
+ *  a renderer or other busy threads may prefer OMP_WAIT_POLICY=passive.) */
 CROWDSTEER_API int crowdsteer_step_max_threads(void);
 
 /** Wander's random number for (seed, agent id, tick, axis 0..2): a
