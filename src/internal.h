@@ -224,6 +224,12 @@ const cs_backend *cs_active_backend(void);
  * once; tests set it both ways (the bits are the same). */
 int cs_gather_instruction_pays(void);
 void cs_set_gather_instruction(int use);
+/* Whether the CPU has PREFETCHW (x86: cpuid 0x80000001 ECX bit 8; 0
+ * elsewhere, where the plain write prefetch is the architecture's own),
+ * decided once; the grid build's partition pass uses it. Tests turn it
+ * off (0) and back to the CPU's answer (1): the grid is the same. */
+int cs_write_prefetch(void);
+void cs_set_write_prefetch(int allow);
 /* How grid builds sort (grid.c): 0 each build chooses, 1 the partitioned
  * passes, 2 the direct sort. Tests force each way (the grid is the same). */
 void cs_grid_set_sort(int way);

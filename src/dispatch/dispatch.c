@@ -151,7 +151,18 @@ crowdsteer_status crowdsteer_force_isa(crowdsteer_isa isa) {
 
 const cs_backend *cs_active_backend(void) { return backends[crowdsteer_active_isa()]; }
 
-/* -1 until decided: 1 on Intel, 0 elsewhere (AMD, ARM) or when overridden. */
+/* A CPU-dependent choice, -1 until decided, then decide()'s answer (or a
+ * test's override). Racing first calls decide alike. */
+static int decided(atomic_int *choice, int (*decide)(void)) {
+  int use = atomic_load_explicit(choice, memory_order_relaxed);
+  if (use < 0) {
+    use = decide();
+    atomic_store_explicit(choice, use, memory_order_relaxed);
+  }
+  return use;
+}
+
+/* 1 on Intel, 0 elsewhere (AMD, ARM) or when overridden. */
 static atomic_int gather_instruction = -1;
 
 static int intel_cpu(void) {
@@ -164,17 +175,29 @@ static int intel_cpu(void) {
 #endif
 }
 
-int cs_gather_instruction_pays(void) {
-  int use = atomic_load_explicit(&gather_instruction, memory_order_relaxed);
-  if (use < 0) {
-    use = intel_cpu();
-    atomic_store_explicit(&gather_instruction, use, memory_order_relaxed);
-  }
-  return use;
-}
+int cs_gather_instruction_pays(void) { return decided(&gather_instruction, intel_cpu); }
 
 void cs_set_gather_instruction(int use) {
   atomic_store_explicit(&gather_instruction, use != 0, memory_order_relaxed);
+}
+
+/* Whether to use PREFETCHW (-1 again when a test allows it back). */
+static atomic_int write_prefetch = -1;
+
+static int prefetchw_cpu(void) {
+#ifdef CS_X86
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0x80000001u, &a, &b, &c, &d)) return 0;
+  return (c >> 8) & 1u; /* PRFCHW (AMD: 3DNowPrefetch) */
+#else
+  return 0;
+#endif
+}
+
+int cs_write_prefetch(void) { return decided(&write_prefetch, prefetchw_cpu); }
+
+void cs_set_write_prefetch(int allow) {
+  atomic_store_explicit(&write_prefetch, allow ? -1 : 0, memory_order_relaxed);
 }
 
 const cs_backend *cs_backend_for(crowdsteer_isa isa) {

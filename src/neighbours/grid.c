@@ -30,6 +30,10 @@ enum {
   PART_AGENTS = 2048,
   MAX_PARTS = 512,
   KEY_BLOCK = 256,
+  /* Pass 3 fetches each partition's line this many records ahead of its
+   * cursor (at 1M agents: 8 records, 3 lines, was 14 % faster than 16, 28 %
+   * faster than 32: a line fetched too early is evicted before it fills). */
+  PREFETCH_RECORDS = 8,
   COUNT_WAYS = 4,     /* pass 1's counts per partition and thread */
   SLOT_BLOCK = 1024,  /* pass 4's slots found before its stores */
   ORDER_SAMPLE = 64,  /* pass 4's keys that tell a partition's order */
@@ -213,7 +217,8 @@ typedef struct build {
   cs_nb_keys_fn keys;
   cs_nb_ends_fn ends;
   int threads;
-  int part_shift; /* a bucket's partition: bucket >> part_shift */
+  int part_shift;     /* a bucket's partition: bucket >> part_shift */
+  int write_prefetch; /* PREFETCHW there (cs_write_prefetch) */
 } build;
 
 /* Pass 1: per thread, how many agents of its chunk go to each partition. */
@@ -322,6 +327,13 @@ static inline __attribute__((always_inline)) void to_partitions(const build *b, 
         part = p;
       }
       uint32_t *r = records + words * at++;
+      /* Up to 512 write streams are more than the hardware prefetchers
+       * follow, so every new line of a partition waited for its read for
+       * ownership: fetched ahead, pass 3 took 3.6 instead of 5.6 ns per
+       * agent (1M agents in random order). Past the last record the
+       * address is only an address: a prefetch never faults. */
+      __builtin_prefetch((const void *)((uintptr_t)r + 4 * words * PREFETCH_RECORDS), 1,
+                         3);
       r[0] = keys[j];
       agent_fields(r + 1, a, pos, vel, group, dims, with_group, with_vel);
     }
@@ -443,7 +455,31 @@ static inline __attribute__((always_inline)) void sort_partition(const build *b,
       group_ ? call(__VA_ARGS__, 3, 1, 0) : call(__VA_ARGS__, 3, 0, 0);                  \
   } while (0)
 
-static void partition_pass(const build *b, int t) { CS_GRID_SHAPES(to_partitions, b, t); }
+static void partition_pass_plain(const build *b, int t) {
+  CS_GRID_SHAPES(to_partitions, b, t);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/* The same with PREFETCHW, which fetches a line ready to be written: the
+ * baseline x86-64 has no such instruction (a CPU without it may fault),
+ * so this copy runs only where cpuid reports it. AMD Zen 5, 1M agents,
+ * the build on 1 / 2 threads 0.86 / 0.94 of the time without the
+ * prefetch with the read prefetch, 0.85 / 0.84 with PREFETCHW. */
+__attribute__((target("prfchw"))) static void partition_pass_prefetchw(const build *b,
+                                                                       int t) {
+  CS_GRID_SHAPES(to_partitions, b, t);
+}
+#endif
+
+static void partition_pass(const build *b, int t) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (b->write_prefetch) {
+    partition_pass_prefetchw(b, t);
+    return;
+  }
+#endif
+  partition_pass_plain(b, t);
+}
 
 /* Pass 4 for one partition, one copy per shape as pass 3. */
 static void sort_one_partition(const build *b, size_t p) {
@@ -656,7 +692,8 @@ static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agent
              backend->keys,
              backend->ends,
              threads,
-             0};
+             0,
+             cs_write_prefetch()};
   while (((size_t)1 << b.part_shift) * g->parts < table)
     b.part_shift++;
   /* The direct sort: up to DIRECT_UP_TO agents on one thread; past it on

@@ -20,6 +20,9 @@ int cs_gather_instruction_pays(void);
 /* Likewise how grid builds sort (src/internal.h): 0 each build chooses, 1
  * the partitioned passes, 2 the direct sort. */
 void cs_grid_set_sort(int way);
+/* And whether the build's partition pass may use PREFETCHW: 0 never, 1 when
+ * the CPU has it. */
+void cs_set_write_prefetch(int allow);
 
 typedef struct rng {
   uint64_t state;
