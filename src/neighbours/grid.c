@@ -31,8 +31,9 @@ enum {
   MAX_PARTS = 512,
   KEY_BLOCK = 256,
   /* Pass 3 fetches each partition's line this many records ahead of its
-   * cursor (at 1M agents: 8 records, 3 lines, was 14 % faster than 16, 28 %
-   * faster than 32: a line fetched too early is evicted before it fills). */
+   * cursor (1M agents, random order: the pass took 3.6 ms at 8 records,
+   * 3.7-3.8 at 16, 4.1 at 32, 5.6 without: fetched too early, a line can
+   * be evicted before its records arrive). */
   PREFETCH_RECORDS = 8,
   COUNT_WAYS = 4,     /* pass 1's counts per partition and thread */
   SLOT_BLOCK = 1024,  /* pass 4's slots found before its stores */
@@ -462,9 +463,10 @@ static void partition_pass_plain(const build *b, int t) {
 #if defined(__x86_64__) || defined(__i386__)
 /* The same with PREFETCHW, which fetches a line ready to be written: the
  * baseline x86-64 has no such instruction (a CPU without it may fault),
- * so this copy runs only where cpuid reports it. AMD Zen 5, 1M agents,
- * the build on 1 / 2 threads 0.86 / 0.94 of the time without the
- * prefetch with the read prefetch, 0.85 / 0.84 with PREFETCHW. */
+ * so this copy runs only where cpuid reports it. AMD Zen 5, 1M agents in
+ * random order, the build on 1 / 2 threads against no prefetch: 0.86 /
+ * 0.94 of the time with the read prefetch the baseline compiler emits,
+ * 0.85 / 0.84 with PREFETCHW. */
 __attribute__((target("prfchw"))) static void partition_pass_prefetchw(const build *b,
                                                                        int t) {
   CS_GRID_SHAPES(to_partitions, b, t);
