@@ -218,8 +218,7 @@ typedef struct build {
   cs_nb_keys_fn keys;
   cs_nb_ends_fn ends;
   int threads;
-  int part_shift;     /* a bucket's partition: bucket >> part_shift */
-  int write_prefetch; /* PREFETCHW there (cs_write_prefetch) */
+  int part_shift; /* a bucket's partition: bucket >> part_shift */
 } build;
 
 /* Pass 1: per thread, how many agents of its chunk go to each partition. */
@@ -475,7 +474,7 @@ __attribute__((target("prfchw"))) static void partition_pass_prefetchw(const bui
 
 static void partition_pass(const build *b, int t) {
 #if defined(__x86_64__) || defined(__i386__)
-  if (b->write_prefetch) {
+  if (cs_write_prefetch()) {
     partition_pass_prefetchw(b, t);
     return;
   }
@@ -694,8 +693,7 @@ static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agent
              backend->keys,
              backend->ends,
              threads,
-             0,
-             cs_write_prefetch()};
+             0};
   while (((size_t)1 << b.part_shift) * g->parts < table)
     b.part_shift++;
   /* The direct sort: up to DIRECT_UP_TO agents on one thread; past it on
