@@ -4,7 +4,9 @@
  * kernels' prefetching walk, against the scalar backend on the same grid) every behaviour
  * with every option gives, through grids of several cell sizes, table sizes and build
  * thread counts, and over any split of the range, exactly what the brute force over every
- * pair gives, also scaled to radii from 2^-60 to above 2^126. Also: the nearest-k cap
+ * pair gives, also scaled to radii from 2^-60 to above 2^126, and with per-agent radii,
+ * views, masks, top speeds and times to target. Builds on teams of 2 and 3 threads (each
+ * sort forced) are compared with the brute force too. Also: the nearest-k cap
  * against its definition, no NaN from finite crowds, a warm grid reallocates nothing, and
  * accumulate mode blends exactly. */
 #include "../common/neighbour_crowd.h"
@@ -14,6 +16,7 @@ typedef struct options {
 } options;
 
 static float per_agent_radius[4096], per_agent_cos[4096];
+static float per_agent_speed[4096], per_agent_time[4096];
 static uint32_t per_agent_mask[4096];
 
 static crowdsteer_neighbours make_query(crowd *c, const options *o, float radius,
@@ -61,6 +64,14 @@ static void check_crowd(crowd *c, crowdsteer_grid *grid, const options *o, float
   crowdsteer_params params = {0};
   params.max_speed = 1.5f;
   params.time_to_target = 0.75f;
+  if (o->per_agent) { /* the steering's own per-agent parameters too */
+    for (size_t i = 0; i < c->count; i++) {
+      per_agent_speed[i] = rng_below(&r, 8) == 0 ? 0.0f : rng_range(&r, 0.5f, 3.0f);
+      per_agent_time[i] = rng_range(&r, 0.25f, 2.0f);
+    }
+    params.max_speed_per_agent = per_agent_speed;
+    params.time_to_target_per_agent = per_agent_time;
+  }
   crowdsteer_output out = crowd_output(c);
   float *want[3];
   for (int k = 0; k < 3; k++)
@@ -279,6 +290,51 @@ static void check_large(crowdsteer_grid *grid) {
   crowd_free(&c);
 }
 
+/* Builds on a team of 2 and 3 threads: up to 2^17 agents a build sorts
+ * directly on one thread whatever it is asked, so the crowds above never
+ * reach a team. Here each sort is forced in turn on a crowd large enough
+ * for 3 build threads, and the first agents' steering compared with the
+ * brute force's (2D and 3D, every behaviour). */
+static void check_team_builds(crowdsteer_grid *grid) {
+  enum { TEAM_CROWD = 34000, QUERIED = 100 };
+  for (int dims = 2; dims <= 3; dims++) {
+    crowd c;
+    crowd_init(&c, TEAM_CROWD, dims);
+    rng r = {4242u + (uint64_t)dims};
+    crowd_random(&c, &r, 8.0f);
+    crowdsteer_params params = {0};
+    params.max_speed = 1.5f;
+    crowdsteer_output out = crowd_output(&c);
+    for (int b = 0; b < NB_BEHAVIOURS; b++) {
+      crowdsteer_neighbours nb = {0};
+      nb.radius = 1.0f;
+      CHECK_STATUS(nb_call(b, &c, &nb, &params, &out, 0, QUERIED), CROWDSTEER_OK);
+      float want[3][QUERIED];
+      for (int k = 0; k < dims; k++)
+        memcpy(want[k], c.out[k], sizeof want[k]);
+      for (int sort = 1; sort <= 2; sort++)
+        for (int threads = 2; threads <= 3; threads++) {
+          cs_grid_set_sort(sort);
+          crowdsteer_grid_desc desc = {0};
+          desc.cell_size = 1.0f;
+          desc.threads = threads;
+          CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+          cs_grid_set_sort(0);
+          nb.grid = grid;
+          CHECK_STATUS(nb_call(b, &c, &nb, &params, &out, 0, QUERIED), CROWDSTEER_OK);
+          nb.grid = NULL;
+          for (int k = 0; k < dims; k++)
+            for (size_t i = 0; i < QUERIED; i++)
+              CHECK_MSG(same_bits(c.out[k][i], want[k][i]),
+                        "team build (sort %d, %d threads) %s %dD: agent %zu axis %d: "
+                        "%.9g vs %.9g",
+                        sort, threads, nb_name(b), dims, i, k, c.out[k][i], want[k][i]);
+        }
+    }
+    crowd_free(&c);
+  }
+}
+
 /* The nearest-k cap against its definition: agent i's capped steering is
  * its uncapped steering in a crowd of only i and its k nearest (distance
  * as the formulas compute it, ties by lower index; everyone else moved far
@@ -418,6 +474,7 @@ int main(void) {
     }
   check_scaled(grid);
   check_large(grid);
+  check_team_builds(grid);
   /* Warm: another build of the same size holds the same memory. */
   crowd c;
   random_crowd_on_grid(&c, 1000, 3u, grid);

@@ -1,0 +1,298 @@
+/* The memory promises of the header and docs/guarantees.md, counted: this
+ * program's own malloc family (forwarding to glibc's) counts every heap
+ * allocation in the process while the library runs. Once warm, grid builds
+ * (every sort path, 1 to 3 threads, 2D and 3D, full and positions-only),
+ * neighbour queries, steps with and without neighbour behaviours, every
+ * other entry point, reorders and id index builds allocate nothing, also
+ * for a smaller batch after a bigger one; a grid, a step or an id index
+ * that needs more memory than it holds does allocate. Needs glibc; skipped
+ * (77) under a sanitizer, whose allocator the counting would bypass. */
+#include <stdatomic.h>
+
+#include "../common/all_kinds.h"
+#include "../common/neighbour_crowd.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||               \
+    __has_feature(memory_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+
+#if defined(__GLIBC__) && !defined(UNDER_SANITIZER)
+#define COUNTING 1
+extern void *__libc_malloc(size_t bytes);
+extern void *__libc_calloc(size_t count, size_t bytes);
+extern void *__libc_realloc(void *block, size_t bytes);
+extern void *__libc_memalign(size_t alignment, size_t bytes);
+int posix_memalign(void **block, size_t alignment, size_t bytes); /* POSIX, not C11 */
+
+static atomic_long allocations;
+
+void *malloc(size_t bytes) {
+  atomic_fetch_add(&allocations, 1);
+  return __libc_malloc(bytes);
+}
+void *calloc(size_t count, size_t bytes) {
+  atomic_fetch_add(&allocations, 1);
+  return __libc_calloc(count, bytes);
+}
+void *realloc(void *block, size_t bytes) {
+  atomic_fetch_add(&allocations, 1);
+  return __libc_realloc(block, bytes);
+}
+void *aligned_alloc(size_t alignment, size_t bytes) {
+  atomic_fetch_add(&allocations, 1);
+  return __libc_memalign(alignment, bytes);
+}
+int posix_memalign(void **block, size_t alignment, size_t bytes) {
+  atomic_fetch_add(&allocations, 1);
+  *block = __libc_memalign(alignment, bytes);
+  return *block ? 0 : 12; /* ENOMEM */
+}
+#endif
+
+/* Above 2^17 agents in random order a build takes the partitioned passes
+ * (on a team when asked), below it the direct sort; a query or step runs
+ * on the first QUERIED agents only, which keeps the test quick under qemu. */
+enum { BIG = 140000, SMALL = 3000, QUERIED = 2000 };
+
+typedef struct world {
+  crowd big2d, small3d, larger2d; /* larger2d: only for the growth checks */
+  float *sorted[3];               /* crowdsteer_reorder's output */
+  crowdsteer_grid *grid, *positions_grid;
+  crowdsteer_id_index *ids;
+  uint32_t *lookup;
+  float *radius, *cos_view;
+  uint32_t *mask;
+  scenario plain, plain_out; /* the other entry points' scenario */
+  all_kinds_step mixed;      /* a step of every kind over it */
+} world;
+
+static world w;
+
+static crowdsteer_grid_desc grid_desc(const crowd *c, int threads, int positions_only) {
+  crowdsteer_grid_desc d;
+  memset(&d, 0, sizeof d);
+  d.cell_size = 1.0f;
+  d.group = positions_only ? NULL : c->group;
+  d.threads = threads;
+  d.positions_only = positions_only;
+  return d;
+}
+
+/* Every neighbour call on crowd c with its grids built on `threads`. */
+static void neighbour_calls(crowd *c, int threads) {
+  crowdsteer_grid_desc full = grid_desc(c, threads, 0),
+                       positions = grid_desc(c, threads, 1);
+  CHECK_STATUS(crowdsteer_grid_build(w.grid, &c->agents, &full), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_grid_build(w.positions_grid, &c->agents, &positions),
+               CROWDSTEER_OK);
+  size_t ordered = 0;
+  const uint32_t *order = crowdsteer_grid_order(w.grid, &ordered);
+  CHECK(order != NULL && ordered == c->count);
+  for (int k = 0; k < c->dims; k++)
+    CHECK_STATUS(crowdsteer_reorder(w.sorted[k], c->a[k], order, c->count),
+                 CROWDSTEER_OK);
+
+  crowdsteer_params params;
+  memset(&params, 0, sizeof params);
+  params.max_speed = 2.0f;
+  crowdsteer_output out = crowd_output(c);
+  crowdsteer_neighbours plain, filtered, positions_only;
+  memset(&plain, 0, sizeof plain);
+  plain.grid = w.grid;
+  plain.radius = 1.0f;
+  filtered = plain; /* the tiles: per-agent radius, view, cap and mask */
+  filtered.radius_per_agent = w.radius;
+  filtered.field_of_view = 1;
+  filtered.cos_field_of_view_per_agent = w.cos_view;
+  filtered.max_neighbours = 5;
+  filtered.neighbour_mask_per_agent = w.mask;
+  positions_only = plain;
+  positions_only.grid = w.positions_grid;
+  for (int b = 0; b < NB_BEHAVIOURS; b++) {
+    CHECK_STATUS(nb_call(b, c, &plain, &params, &out, 0, QUERIED), CROWDSTEER_OK);
+    CHECK_STATUS(nb_call(b, c, &filtered, &params, &out, 0, QUERIED), CROWDSTEER_OK);
+  }
+  CHECK_STATUS(
+      crowdsteer_separation(&c->agents, &positions_only, &params, &out, 0, QUERIED),
+      CROWDSTEER_OK);
+
+  /* A crowd seeking a point with the three neighbour behaviours blended,
+   * written to the spare state (the input stays as built). */
+  crowdsteer_step_behaviour b[4];
+  memset(b, 0, sizeof b);
+  b[0].behaviour = CROWDSTEER_SEEK;
+  b[0].params = params;
+  for (int k = 1; k < 4; k++) {
+    b[k].behaviour = (crowdsteer_behaviour)(CROWDSTEER_SEPARATION + k - 1);
+    b[k].params = params;
+    b[k].weight = 0.5f;
+    b[k].neighbours = k == 1 ? &positions_only : &plain;
+  }
+  crowdsteer_agents spare = c->agents;
+  spare.px = w.sorted[0];
+  spare.py = w.sorted[1];
+  spare.pz = c->dims == 3 ? w.sorted[2] : NULL;
+  spare.vx = c->out[0];
+  spare.vy = c->out[1];
+  spare.vz = c->dims == 3 ? c->out[2] : NULL;
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = b;
+  step.behaviour_count = 4;
+  step.integrator = params;
+  step.output = &spare;
+  step.threads = threads;
+  CHECK_STATUS(crowdsteer_step(&c->agents, &step, 0, QUERIED), CROWDSTEER_OK);
+}
+
+/* Every other entry point, and a mixed step of every kind on `threads`. */
+static void other_calls(int threads) {
+  for (int entry = 0; entry < ENTRY_COUNT; entry++)
+    for (int dims = 2; dims <= 3; dims++) {
+      const variant va = {entry, dims, entry == WANDER || entry == INTEGRATE ? 0 : 2,
+                          1,     0,    w.plain.count,
+                          0};
+      CHECK_STATUS(run_entry(&w.plain, &va, 0, w.plain.count), CROWDSTEER_OK);
+    }
+  w.mixed.step.threads = threads;
+  CHECK_STATUS(crowdsteer_step(&w.mixed.agents, &w.mixed.step, 0, w.plain.count),
+               CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_id_index_build(w.ids, &w.small3d.agents), CROWDSTEER_OK);
+  for (size_t i = 0; i < QUERIED; i++)
+    w.lookup[i] = (uint32_t)(QUERIED - 1 - i);
+  CHECK_STATUS(crowdsteer_id_index_lookup(w.ids, w.lookup, QUERIED, w.lookup),
+               CROWDSTEER_OK);
+}
+
+/* One round of everything: the big 2D crowd, then the small 3D one on the
+ * same grids (smaller: it must fit in what the big one grew). */
+static void round_of_calls(void) {
+  for (int threads = 1; threads <= 3; threads++) {
+    neighbour_calls(&w.big2d, threads);
+    neighbour_calls(&w.small3d, threads);
+    other_calls(threads);
+  }
+}
+
+static void world_make(void) {
+  rng r = {2026};
+  crowd_init(&w.big2d, BIG, 2);
+  crowd_random(&w.big2d, &r, 8.0f);
+  crowd_init(&w.small3d, SMALL, 3);
+  crowd_random(&w.small3d, &r, 8.0f);
+  crowd_init(&w.larger2d, BIG + BIG / 2, 2);
+  crowd_random(&w.larger2d, &r, 8.0f);
+  for (int k = 0; k < 3; k++)
+    w.sorted[k] = (float *)calloc(BIG + BIG / 2, sizeof(float));
+  w.radius = (float *)calloc(BIG, sizeof(float));
+  w.cos_view = (float *)calloc(BIG, sizeof(float));
+  w.mask = (uint32_t *)calloc(BIG, sizeof(uint32_t));
+  w.lookup = (uint32_t *)calloc(QUERIED, sizeof(uint32_t));
+  for (size_t i = 0; i < BIG; i++) {
+    w.radius[i] = rng_range(&r, 0.25f, 1.0f);
+    w.cos_view[i] = rng_range(&r, -1.0f, 0.5f);
+    w.mask[i] = (uint32_t)rng_below(&r, 16);
+  }
+  CHECK(crowdsteer_grid_create(&w.grid) == CROWDSTEER_OK);
+  CHECK(crowdsteer_grid_create(&w.positions_grid) == CROWDSTEER_OK);
+  CHECK(crowdsteer_id_index_create(&w.ids) == CROWDSTEER_OK);
+  scenario_make(&w.plain, QUERIED, 3, 99, 0);
+  scenario_make(&w.plain_out, QUERIED, 3, 100, 0);
+  all_kinds_make(&w.mixed, &w.plain, &w.plain_out, CROWDSTEER_BLEND);
+  w.mixed.step.output = &w.mixed.other;
+  w.mixed.step.tile_size = 64;
+}
+
+static void world_free(void) {
+  crowd_free(&w.big2d);
+  crowd_free(&w.small3d);
+  crowd_free(&w.larger2d);
+  for (int k = 0; k < 3; k++)
+    free(w.sorted[k]);
+  free(w.radius);
+  free(w.cos_view);
+  free(w.mask);
+  free(w.lookup);
+  crowdsteer_grid_destroy(w.grid);
+  crowdsteer_grid_destroy(w.positions_grid);
+  crowdsteer_id_index_destroy(w.ids);
+  scenario_free(&w.plain);
+  scenario_free(&w.plain_out);
+  all_kinds_free(&w.mixed);
+}
+
+#ifdef COUNTING
+/* A warm round allocates nothing; then each kind of growth allocates. */
+static void check_warm_and_growth(void) {
+  round_of_calls(); /* warm: grids, step memory, id index, OpenMP teams */
+  long before = atomic_load(&allocations);
+  round_of_calls();
+  long made = atomic_load(&allocations) - before;
+  CHECK_MSG(made == 0, "%ld allocations in a warm round (isa %s)", made,
+            crowdsteer_isa_name(crowdsteer_active_isa()));
+
+  /* Growth: the counting itself would pass a library that never
+   * allocated; these show it sees the library's allocations. */
+  crowdsteer_grid_desc d = grid_desc(&w.larger2d, 2, 0);
+  before = atomic_load(&allocations);
+  CHECK_STATUS(crowdsteer_grid_build(w.grid, &w.larger2d.agents, &d), CROWDSTEER_OK);
+  CHECK_MSG(atomic_load(&allocations) > before, "a larger grid allocated nothing");
+  before = atomic_load(&allocations);
+  CHECK_STATUS(crowdsteer_id_index_build(w.ids, &w.larger2d.agents), CROWDSTEER_OK);
+  CHECK_MSG(atomic_load(&allocations) > before, "a larger id index allocated nothing");
+  crowdsteer_neighbours nb;
+  memset(&nb, 0, sizeof nb);
+  nb.grid = w.grid;
+  /* All three over the whole larger crowd: more steering (and, where
+   * alignment takes them, more velocity parts) than any step before. */
+  crowdsteer_step_behaviour flock[3];
+  memset(flock, 0, sizeof flock);
+  for (int k = 0; k < 3; k++) {
+    flock[k].behaviour = (crowdsteer_behaviour)(CROWDSTEER_SEPARATION + k);
+    flock[k].weight = 1.0f;
+    flock[k].neighbours = &nb;
+  }
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = flock;
+  step.behaviour_count = 3;
+  step.threads = 1;
+  before = atomic_load(&allocations);
+  CHECK_STATUS(crowdsteer_step(&w.larger2d.agents, &step, 0, w.larger2d.count),
+               CROWDSTEER_OK);
+  CHECK_MSG(atomic_load(&allocations) > before,
+            "a step over more agents than any before allocated nothing (isa %s)",
+            crowdsteer_isa_name(crowdsteer_active_isa()));
+}
+#endif
+
+int main(void) {
+#ifndef COUNTING
+  printf("skipped: counting allocations needs glibc and no sanitizer\n");
+  return 77;
+#else
+  world_make();
+  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
+  const int isa_count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
+  if (isa_count < 0) return 77;
+  for (int i = 0; i < isa_count; i++) {
+    CHECK(crowdsteer_force_isa(isas[i]) == CROWDSTEER_OK);
+    /* Fresh grids and index per ISA, so each one's warm round is checked
+     * after its own growth. */
+    crowdsteer_grid_destroy(w.grid);
+    crowdsteer_grid_destroy(w.positions_grid);
+    crowdsteer_id_index_destroy(w.ids);
+    CHECK(crowdsteer_grid_create(&w.grid) == CROWDSTEER_OK);
+    CHECK(crowdsteer_grid_create(&w.positions_grid) == CROWDSTEER_OK);
+    CHECK(crowdsteer_id_index_create(&w.ids) == CROWDSTEER_OK);
+    check_warm_and_growth();
+  }
+  world_free();
+  return check_report("test_allocations");
+#endif
+}
