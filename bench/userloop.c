@@ -6,8 +6,9 @@
  * skips itself by index, tests the distance with a branch and sums in float.
  * Its sums depend on the visiting order (not crowdsteer's exact integer
  * sums), and it knows nothing of groups, fields of view or neighbour caps.
- * Compiled -O3 -march=native -fno-math-errno -ffp-contract=off, with OpenMP
- * on the agent loop (see bench/CMakeLists.txt). */
+ * Compiled -O3 -march=native -fno-math-errno in GCC's GNU dialect (which
+ * fuses multiply-adds), with OpenMP on the agent loop (see
+ * bench/CMakeLists.txt). */
 #include "userloop.h"
 
 #include <math.h>
