@@ -1,6 +1,8 @@
 /* The worked values of docs/behaviours.md ("Neighbours"), through the brute
  * force and through grids, plus the field of view, the nearest-k cap, the
- * group filter, coincident agents and empty neighbourhoods, on every ISA. */
+ * group filter, coincident agents and empty neighbourhoods, on every ISA;
+ * and the documented rules written out independently (by_the_rules) against
+ * the brute force and a grid for random 2D and 3D crowds. */
 #include "../common/neighbour_crowd.h"
 
 static crowdsteer_grid *grid;
@@ -200,6 +202,125 @@ static void test_coincident(void) {
   }
 }
 
+/* The rules of docs/behaviours.md written out again here, plainly and on
+ * their own: every pair, the float operations in the order written, the
+ * sums in 64-bit integers. The library's brute force defines the bits the
+ * grids must give (test_neighbours_equivalence); this checks that it is
+ * the documented formulas. */
+static int64_t sum_units(float component) {
+  if (component != component) return 0;
+  if (component > 0x1p24f) component = 0x1p24f;
+  if (component < -0x1p24f) component = -0x1p24f;
+  return (int64_t)nearbyintf(component * 0x1p24f);
+}
+
+static float distance_between(const crowd *c, size_t i, size_t q, float d[3]) {
+  float dd = 0.0f;
+  for (int k = 0; k < c->dims; k++) {
+    d[k] = c->a[k][i] - c->a[k][q];
+    dd += d[k] * d[k];
+  }
+  return sqrtf(dd);
+}
+
+static void by_the_rules(const crowd *c, int behaviour, float radius, uint32_t cap,
+                         float max_speed, float time_to_target, size_t i, float s[3]) {
+  const int dims = c->dims;
+  size_t set[256], n = 0;
+  float d[3];
+  for (size_t q = 0; q < c->count && n < 256; q++)
+    if (q != i && distance_between(c, i, q, d) < radius) set[n++] = q;
+  /* The nearest `cap` by distance, ties by the lower index. */
+  for (size_t a = 1; a < n; a++)
+    for (size_t b = a; b > 0; b--) {
+      const float near = distance_between(c, i, set[b - 1], d);
+      const float far = distance_between(c, i, set[b], d);
+      if (far > near || (far == near && set[b] > set[b - 1])) break;
+      const size_t swap = set[b];
+      set[b] = set[b - 1];
+      set[b - 1] = swap;
+    }
+  if (cap && n > cap) n = cap;
+  s[0] = s[1] = s[2] = 0.0f;
+  if (n == 0) return;
+  int64_t total[3] = {0, 0, 0};
+  const float inverse_radius = 1.0f / radius;
+  for (size_t m = 0; m < n; m++) {
+    const size_t q = set[m];
+    const float dist = distance_between(c, i, q, d);
+    for (int k = 0; k < dims; k++) {
+      float contribution;
+      if (behaviour == NB_SEPARATION)
+        contribution = dist == 0.0f ? (k == 0 ? (i < q ? -1.0f : 1.0f) : 0.0f)
+                                    : d[k] * (1.0f / dist - inverse_radius);
+      else if (behaviour == NB_COHESION)
+        contribution = (c->a[k][q] - c->a[k][i]) / radius;
+      else
+        contribution = c->a[3 + k][q];
+      total[k] += sum_units(contribution);
+    }
+  }
+  float sum[3] = {0.0f, 0.0f, 0.0f}, length = 0.0f;
+  for (int k = 0; k < dims; k++) {
+    sum[k] = (float)total[k] * 0x1p-24f;
+    length += sum[k] * sum[k];
+  }
+  length = sqrtf(length);
+  for (int k = 0; k < dims; k++) {
+    const float v = c->a[3 + k][i];
+    if (behaviour == NB_SEPARATION)
+      s[k] = sum[k] * max_speed;
+    else if (behaviour == NB_COHESION)
+      s[k] = ((length > 0.0f ? sum[k] / length : 0.0f) * max_speed - v) / time_to_target;
+    else
+      s[k] = (sum[k] / (float)n - v) / time_to_target;
+  }
+}
+
+static void test_formulas(void) {
+  for (int dims = 2; dims <= 3; dims++) {
+    crowd c;
+    crowd_init(&c, 90, dims);
+    rng r = {31u + (uint64_t)dims};
+    crowd_random(&c, &r, 8.0f);
+    for (size_t i = 80; i < 90; i++) /* coincident pairs and a stack */
+      for (int k = 0; k < dims; k++)
+        c.a[k][i] = c.a[k][i < 85 ? i - 80 : 85];
+    const float radii[2] = {1.0f, 0.7f};
+    const uint32_t caps[2] = {0, 3};
+    crowdsteer_params params = {0};
+    params.max_speed = 1.5f;
+    params.time_to_target = 0.75f;
+    crowdsteer_output out = crowd_output(&c);
+    for (int b = 0; b < NB_BEHAVIOURS; b++)
+      for (int v = 0; v < 4; v++) {
+        crowdsteer_neighbours nb = {0};
+        nb.radius = radii[v % 2];
+        nb.max_neighbours = caps[v / 2];
+        for (int with_grid = 0; with_grid < 2; with_grid++) {
+          if (with_grid) {
+            crowdsteer_grid_desc desc = {0};
+            desc.cell_size = 1.0f;
+            CHECK_STATUS(crowdsteer_grid_build(grid, &c.agents, &desc), CROWDSTEER_OK);
+          }
+          nb.grid = with_grid ? grid : NULL;
+          CHECK_STATUS(nb_call(b, &c, &nb, &params, &out, 0, c.count), CROWDSTEER_OK);
+          for (size_t i = 0; i < c.count; i++) {
+            float want[3];
+            by_the_rules(&c, b, nb.radius, nb.max_neighbours, 1.5f, 0.75f, i, want);
+            for (int k = 0; k < dims; k++)
+              CHECK_MSG(same_bits(c.out[k][i], want[k]),
+                        "%s %dD radius %g cap %u%s: agent %zu axis %d: %.9g, the rules "
+                        "give %.9g",
+                        nb_name(b), dims, (double)nb.radius, nb.max_neighbours,
+                        with_grid ? " (grid)" : "", i, k, c.out[k][i], want[k]);
+          }
+        }
+      }
+    crowd_free(&c);
+  }
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
@@ -207,6 +328,7 @@ int main(void) {
   test_field_of_view();
   test_nearest_and_groups();
   test_coincident();
+  test_formulas();
   crowdsteer_grid_destroy(grid);
   return check_report("test_neighbours_hand");
 }
