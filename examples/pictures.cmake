@@ -77,5 +77,18 @@ if(CROWDSTEER_BUILD_TESTS AND (NOT DEFINED BUILD_TESTING OR BUILD_TESTING))
       set_tests_properties(${_name} PROPERTIES TIMEOUT 120
         ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
     endforeach()
+    # The keys, through SDL's event queue: s turns separation off, 3 picks
+    # arrive, 9 boids (the summary line names what ran).
+    foreach(_keys s3 9)
+      set(_expect "20000 agents, arrive, ISA")
+      if(_keys STREQUAL "9")
+        set(_expect "20000 agents, boids, ISA")
+      endif()
+      add_test(NAME pictures.viewer_keys_${_keys}
+        COMMAND ${_cs_xvfb_run} -a $<TARGET_FILE:crowdsteer-viewer> --agents 20000
+                --script 30 --keys ${_keys})
+      set_tests_properties(pictures.viewer_keys_${_keys} PROPERTIES TIMEOUT 120
+        PASS_REGULAR_EXPRESSION "${_expect}" ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+    endforeach()
   endif()
 endif()

@@ -309,7 +309,7 @@ static void draw_agents(frame *f, const crowd *c, size_t begin, size_t end,
 typedef struct options {
   size_t agents;
   int behaviour, script, width, height, vsync, separation;
-  const char *screenshot, *isa;
+  const char *screenshot, *isa, *keys;
 } options;
 
 static int usage(const char *argv0) {
@@ -323,7 +323,9 @@ static int usage(const char *argv0) {
       "  --size WxH          window size (default 1280x720)\n"
       "  --vsync             cap the frame rate to the display\n"
       "  --script N          move the target on a fixed path, run N frames, exit\n"
-      "  --screenshot FILE   with --script: save the last frame (.bmp, or .png)\n",
+      "  --screenshot FILE   with --script: save the last frame (.bmp, or .png)\n"
+      "  --keys KEYS         press these keys, one per frame from the first\n"
+      "                      (digits, letters, +, -), as a user would\n",
       argv0);
   return 2;
 }
@@ -366,6 +368,8 @@ static int parse(int argc, char **argv, options *o) {
       if (o->script < 1) return -1;
     } else if (strcmp(a, "--screenshot") == 0) {
       o->screenshot = v;
+    } else if (strcmp(a, "--keys") == 0) {
+      o->keys = v;
     } else {
       return -1;
     }
@@ -504,6 +508,18 @@ static void handle_key(view *v, SDL_Keycode k) {
         break;
     }
   }
+}
+
+/* --keys: frame n's key goes through SDL's event queue, as a pressed key
+ * does (printable keys' SDL keycodes are their characters). */
+static void press_scripted_key(const view *v, int frame_no) {
+  const char *keys = v->opt->keys;
+  if (!keys || (size_t)frame_no >= strlen(keys)) return;
+  SDL_Event e;
+  SDL_zero(e);
+  e.type = SDL_KEYDOWN;
+  e.key.keysym.sym = (SDL_Keycode)(unsigned char)keys[frame_no];
+  SDL_PushEvent(&e);
 }
 
 static void poll_events(view *v) {
@@ -649,6 +665,7 @@ static void save_screenshot(view *v) {
 
 /* One frame: input, simulation (timed alone), drawing, presentation. */
 static void run_frame(view *v, int frame_no) {
+  press_scripted_key(v, frame_no);
   poll_events(v);
   const crowdsteer_target t = follow_target(v, frame_no);
   uint64_t t0 = SDL_GetPerformanceCounter();
