@@ -325,7 +325,7 @@ static int usage(const char *argv0) {
       "  --script N          move the target on a fixed path, run N frames, exit\n"
       "  --screenshot FILE   with --script: save the last frame (.bmp, or .png)\n"
       "  --keys KEYS         press these keys, one per frame from the first\n"
-      "                      (digits, letters, +, -), as a user would\n",
+      "                      (digits, lower-case letters, +, -), as a user would\n",
       argv0);
   return 2;
 }

@@ -290,11 +290,13 @@ static void check_large(crowdsteer_grid *grid) {
   crowd_free(&c);
 }
 
-/* Builds on a team of 2 and 3 threads: up to 2^17 agents a build sorts
- * directly on one thread whatever it is asked, so the crowds above never
- * reach a team. Here each sort is forced in turn on a crowd large enough
- * for 3 build threads, and the first agents' steering compared with the
- * brute force's (2D and 3D, every behaviour). */
+/* Builds on teams of 2 and 3 threads against the brute force: up to 2^17
+ * agents a build sorts directly on one thread whatever it is asked, so the
+ * small crowds above never reach a team, and check_large's team (the
+ * partitioned passes, 2 threads) is compared with the scalar backend only.
+ * Here each sort, the direct one on a team included, is forced in turn on
+ * a crowd large enough for 3 build threads, and the first agents' steering
+ * compared with the brute force's (2D and 3D, every behaviour). */
 static void check_team_builds(crowdsteer_grid *grid) {
   enum { TEAM_CROWD = 34000, QUERIED = 100 };
   for (int dims = 2; dims <= 3; dims++) {

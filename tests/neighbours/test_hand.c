@@ -230,6 +230,7 @@ static void by_the_rules(const crowd *c, int behaviour, float radius, uint32_t c
   float d[3];
   for (size_t q = 0; q < c->count && n < 256; q++)
     if (q != i && distance_between(c, i, q, d) < radius) set[n++] = q;
+  CHECK_MSG(n < 256, "agent %zu: too many neighbours for the rules' list", i);
   /* The nearest `cap` by distance, ties by the lower index. */
   for (size_t a = 1; a < n; a++)
     for (size_t b = a; b > 0; b--) {
