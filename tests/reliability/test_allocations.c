@@ -12,9 +12,6 @@
  * does allocate. Needs glibc (and a dynamically linked program); skipped
  * (77) under the sanitizers, which replace the allocator themselves. */
 #define _GNU_SOURCE /* dladdr, and glibc's allocation functions */
-#include <dlfcn.h>
-#include <errno.h>
-#include <malloc.h>
 #include <stdatomic.h>
 
 #include "../common/all_kinds.h"
@@ -31,6 +28,9 @@
 
 #if defined(__GLIBC__) && !defined(UNDER_SANITIZER)
 #define COUNTING 1
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
 extern void *__libc_malloc(size_t bytes);
 extern void *__libc_calloc(size_t count, size_t bytes);
 extern void *__libc_realloc(void *block, size_t bytes);
@@ -95,6 +95,7 @@ EXPORTED void *pvalloc(size_t bytes) {
 }
 #endif
 
+#ifdef COUNTING
 /* Above 2^17 agents in random order a build takes the partitioned passes
  * (on a team when asked), below it the direct sort; a query or step runs
  * on the first QUERIED agents only, which keeps the test quick under qemu. */
@@ -279,7 +280,6 @@ static void world_free(void) {
   all_kinds_free(&w.mixed);
 }
 
-#ifdef COUNTING
 /* A warm round allocates nothing; then each kind of growth allocates
  * (with counted 0, under valgrind, the same calls run unchecked). */
 static void check_warm_and_growth(int counted) {
@@ -324,7 +324,7 @@ static void check_warm_and_growth(int counted) {
             "a step over more agents than any before allocated nothing (isa %s)",
             crowdsteer_isa_name(crowdsteer_active_isa()));
 }
-#endif
+#endif /* COUNTING */
 
 int main(void) {
 #ifndef COUNTING
