@@ -308,7 +308,8 @@ static void test_formulas(void) {
           CHECK_STATUS(nb_call(b, &c, &nb, &params, &out, 0, c.count), CROWDSTEER_OK);
           for (size_t i = 0; i < c.count; i++) {
             float want[3];
-            by_the_rules(&c, b, nb.radius, nb.max_neighbours, 1.5f, 0.75f, i, want);
+            by_the_rules(&c, b, nb.radius, nb.max_neighbours, params.max_speed,
+                         params.time_to_target, i, want);
             for (int k = 0; k < dims; k++)
               CHECK_MSG(same_bits(c.out[k][i], want[k]),
                         "%s %dD radius %g cap %u%s: agent %zu axis %d: %.9g, the rules "

@@ -169,10 +169,12 @@ static void neighbour_calls(crowd *c, int threads) {
     b[k].weight = 0.5f;
     b[k].neighbours = k == 1 ? &positions_only : &plain;
   }
-  crowdsteer_agents spare = c->agents;
-  spare.px = w.sorted[0];
-  spare.py = w.sorted[1];
-  spare.pz = c->dims == 3 ? w.sorted[2] : NULL;
+  crowdsteer_agents in_order = c->agents; /* positions in w.sorted */
+  in_order.px = w.sorted[0];
+  in_order.py = w.sorted[1];
+  in_order.pz = c->dims == 3 ? w.sorted[2] : NULL;
+  in_order.vx = in_order.vy = in_order.vz = NULL;
+  crowdsteer_agents spare = in_order;
   spare.vx = c->out[0];
   spare.vy = c->out[1];
   spare.vz = c->dims == 3 ? c->out[2] : NULL;
@@ -194,12 +196,6 @@ static void neighbour_calls(crowd *c, int threads) {
   for (int k = 0; k < c->dims; k++)
     CHECK_STATUS(crowdsteer_reorder(w.sorted[k], c->a[k], order, c->count),
                  CROWDSTEER_OK);
-
-  crowdsteer_agents in_order = c->agents;
-  in_order.px = w.sorted[0];
-  in_order.py = w.sorted[1];
-  in_order.pz = c->dims == 3 ? w.sorted[2] : NULL;
-  in_order.vx = in_order.vy = in_order.vz = NULL;
   CHECK_STATUS(crowdsteer_grid_build(w.positions_grid, &in_order, &positions),
                CROWDSTEER_OK);
 }
@@ -252,9 +248,6 @@ static void world_make(void) {
     w.cos_view[i] = rng_range(&r, -1.0f, 0.5f);
     w.mask[i] = (uint32_t)rng_below(&r, 16);
   }
-  CHECK(crowdsteer_grid_create(&w.grid) == CROWDSTEER_OK);
-  CHECK(crowdsteer_grid_create(&w.positions_grid) == CROWDSTEER_OK);
-  CHECK(crowdsteer_id_index_create(&w.ids) == CROWDSTEER_OK);
   scenario_make(&w.plain, QUERIED, 3, 99, 0);
   scenario_make(&w.plain_out, QUERIED, 3, 100, 0);
   all_kinds_make(&w.mixed, &w.plain, &w.plain_out, CROWDSTEER_BLEND);
