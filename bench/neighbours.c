@@ -518,12 +518,13 @@ static void run_scenario(csb_state *state, const void *arg) {
   step.integrator.dt = DT;
   step.output = &next;
   step.threads = e->threads;
-  crowdsteer_status status = CROWDSTEER_OK;
+  crowdsteer_status status = crowdsteer_workspace_create(&step.workspace);
   while (csb_keep_running(state) && status == CROWDSTEER_OK) {
     status = build_grid(c, &agents, e->threads, NULL, works[e->work].positions_only);
     if (status == CROWDSTEER_OK) status = crowdsteer_step(&agents, &step, 0, c->n);
     csb_clobber_memory();
   }
+  crowdsteer_workspace_destroy(step.workspace);
   if (status != CROWDSTEER_OK) {
     fail_run(state, crowdsteer_status_string(status));
     return;

@@ -306,6 +306,7 @@ typedef struct scenario {
   size_t run_count[GROUP_COUNT];
   crowdsteer_step_behaviour behaviours[SLOT_COUNT];
   crowdsteer_grid *grid;            /* neighbour index, rebuilt before each step */
+  crowdsteer_workspace *workspace;  /* the steps' scratch for separation */
   crowdsteer_neighbours neighbours; /* who separation sees */
   crowdsteer_params separation_params;
   crowdsteer_step_desc step_desc;
@@ -421,6 +422,7 @@ static void scenario_free(scenario *sc) {
   for (int g = 0; g < GROUP_COUNT; g++)
     free(sc->runs[g]);
   crowdsteer_grid_destroy(sc->grid);
+  crowdsteer_workspace_destroy(sc->workspace);
 }
 
 /* Random numbers for the start state come from the library's own
@@ -637,7 +639,9 @@ static int describe_step(scenario *sc, const demo_options *opts) {
   crowdsteer_step_behaviour *separation = &sc->behaviours[SEPARATION_SLOT];
   separation->behaviour = CROWDSTEER_SEEK;
   if (opts->separation > 0.0f) {
-    if (crowdsteer_grid_create(&sc->grid) != CROWDSTEER_OK) return 1;
+    if (crowdsteer_grid_create(&sc->grid) != CROWDSTEER_OK ||
+        crowdsteer_workspace_create(&sc->workspace) != CROWDSTEER_OK)
+      return 1;
     sc->neighbours.grid = sc->grid;
     sc->neighbours.radius = opts->separation;
     sc->separation_params.max_speed = 1.0f;
@@ -649,6 +653,7 @@ static int describe_step(scenario *sc, const demo_options *opts) {
   crowdsteer_step_desc *d = &sc->step_desc;
   d->behaviours = sc->behaviours;
   d->behaviour_count = SLOT_COUNT;
+  d->workspace = sc->workspace;
   d->combine = (crowdsteer_combine)opts->combine;
   d->priority_threshold = PRIORITY_THRESHOLD;
   d->behaviour_mask = sc->mask;

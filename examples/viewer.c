@@ -59,6 +59,7 @@ typedef struct crowd {
   /* Neighbour indexes, rebuilt every frame: cells of the separation radius;
    * boids' flockmates are farther, so they get a grid of their own. */
   crowdsteer_grid *grid, *flock_grid;
+  crowdsteer_workspace *workspace; /* the steps' neighbour scratch */
 } crowd;
 
 static float uniform(uint64_t *s, float lo, float hi) {
@@ -97,6 +98,7 @@ static void crowd_free(crowd *c) {
     free(arrays[k]);
   crowdsteer_grid_destroy(c->grid);
   crowdsteer_grid_destroy(c->flock_grid);
+  crowdsteer_workspace_destroy(c->workspace);
   memset(c, 0, sizeof *c);
 }
 
@@ -205,6 +207,7 @@ static crowdsteer_status boids_step(crowd *c, const crowdsteer_params *prm) {
   step.behaviour_count = 3;
   step.combine = CROWDSTEER_BLEND;
   step.integrator = *prm;
+  step.workspace = c->workspace;
   return crowdsteer_step(&a, &step, 0, c->n);
 }
 
@@ -447,7 +450,8 @@ static int view_open(view *v, const options *opt) {
   v->c.rng = 12345;
   if (!v->tex || !v->pixels || crowd_resize(&v->c, opt->agents, v->W, v->H) ||
       crowdsteer_grid_create(&v->c.grid) != CROWDSTEER_OK ||
-      crowdsteer_grid_create(&v->c.flock_grid) != CROWDSTEER_OK) {
+      crowdsteer_grid_create(&v->c.flock_grid) != CROWDSTEER_OK ||
+      crowdsteer_workspace_create(&v->c.workspace) != CROWDSTEER_OK) {
     fprintf(stderr, "crowdsteer-viewer: setup failed: %s\n", SDL_GetError());
     return 1;
   }

@@ -97,8 +97,9 @@ typedef enum crowdsteer_status {
   CROWDSTEER_ERROR_UNKNOWN_ISA = 6,
   /** The ISA is known but this build or this CPU cannot run it. */
   CROWDSTEER_ERROR_UNSUPPORTED_ISA = 7,
-  /** Memory for a neighbour grid could not be allocated (the grid is left
-   *  as it was before the call). */
+  /** Memory for a neighbour grid, id index, workspace or a step's scratch
+   *  could not be allocated (the object is left as it was before the call,
+   *  and nothing is written). */
   CROWDSTEER_ERROR_OUT_OF_MEMORY = 8,
   /** The neighbour grid was never built, or was built for another count or
    *  dims than the agents of the call. */
@@ -657,13 +658,32 @@ typedef struct crowdsteer_step_behaviour {
    *  its grid: unlike the behaviour's own entry point a step does not
    *  examine every pair, and returns NULL_POINTER without one). The step
    *  computes these behaviours for its range, cell by cell, before it
-   *  moves anyone, into memory the grid keeps (grown when needed, then
-   *  reused: dims floats per agent of the range per behaviour, and for
-   *  alignment on 8- or 16-lane backends 8 * dims bytes per agent of the
-   *  grid), so a step in place needs no snapshot for them; two steps must
-   *  not use one grid at the same time. */
+   *  moves anyone, into scratch memory (crowdsteer_step_desc.workspace:
+   *  dims floats per agent of the range per behaviour, and for alignment
+   *  on 8- or 16-lane backends 8 * dims bytes per agent of the grid), so
+   *  a step in place needs no snapshot for them. The step only reads the
+   *  grid: any number of steps and queries may share one grid at once. */
   const crowdsteer_neighbours *neighbours;
 } crowdsteer_step_behaviour;
+
+/** Scratch memory of crowdsteer_step's neighbour behaviours (opaque). One
+ *  per thread that steps: it belongs to one step at a time (a step finding
+ *  it busy allocates for itself instead, see crowdsteer_step_desc). */
+typedef struct crowdsteer_workspace crowdsteer_workspace;
+
+/** Makes an empty workspace (no memory beyond the handle until a step
+ *  needs it). NULL_POINTER if `workspace` is NULL, OUT_OF_MEMORY if
+ *  allocation fails. */
+CROWDSTEER_API crowdsteer_status
+crowdsteer_workspace_create(crowdsteer_workspace **workspace);
+
+/** Frees a workspace and its memory; NULL is ignored. It must not be in
+ *  use by a running step. */
+CROWDSTEER_API void crowdsteer_workspace_destroy(crowdsteer_workspace *workspace);
+
+/** Bytes of memory the workspace holds now (0 for NULL); safe to call
+ *  while a step uses it. */
+CROWDSTEER_API size_t crowdsteer_workspace_bytes(const crowdsteer_workspace *workspace);
 
 /** How a step combines the steering of an agent's behaviours. */
 typedef enum crowdsteer_combine {
@@ -720,10 +740,20 @@ typedef struct crowdsteer_step_desc {
    *  and to 4 * omp_get_num_procs(). Without OpenMP support every value
    *  runs on the caller's thread. */
   int threads;
+  /** Where a step with separation, cohesion or alignment keeps their
+   *  steering while it runs. NULL: the step allocates that memory for the
+   *  call and frees it before returning (a step without them never
+   *  allocates). A workspace grows when a step needs more and is then
+   *  reused, so warm steps allocate nothing: give each thread that steps
+   *  its own. A step that finds its workspace in use by another step at
+   *  that moment does not wait and does not touch it: it allocates for
+   *  the call as with NULL. Results never depend on the workspace. */
+  crowdsteer_workspace *workspace;
 } crowdsteer_step_desc;
 
 /** Runs a mixed step on agents [begin, end). It allocates nothing (but a
- *  step with neighbour behaviours grows its grid's memory when needed); with
+ *  step with neighbour behaviours allocates its scratch memory per call
+ *  without a workspace, and grows its workspace when needed); with
  *  threads = 1 it needs about 9 KiB of the caller's stack plus 0.7 KiB per
  *  behaviour, 0.3 KiB more for each separation, cohesion or alignment
  *  (12.1 to 13.5 KiB for 7 behaviours, 21.2 KiB for 10 neighbour ones,

@@ -457,6 +457,38 @@ int cs_team_size(int requested, size_t units) {
 #endif
 }
 
+/* Every tile of a validated plan, on the step's threads. */
+static void run_plan(plan *pl, const crowdsteer_step_desc *step,
+                     const cs_backend *backend, size_t begin, size_t end) {
+  pl->fused_bits = fused_bits(pl, backend);
+  const size_t tiles = (end - begin + pl->tile - 1) / pl->tile;
+#ifdef _OPENMP
+  /* threads = 1 makes no OpenMP call at all: a fiber or short-lived host
+   * thread that calls with 1 never gets OpenMP runtime state. */
+  const int threads = step->threads == 1 ? 1 : cs_team_size(step->threads, tiles);
+  if (threads > 1) {
+    /* Tiles share nothing, so any assignment gives the same bits; dynamic
+     * chunks of 4 tiles keep a thread that shares its core with another
+     * process from holding everyone back. */
+#pragma omp parallel num_threads(threads)
+    {
+      /* Workers keep whatever mode they were created in or a host set. */
+      const cs_fpenv worker = cs_fpenv_enter();
+      cs_job mine[pl->behaviour_count];
+      memcpy(mine, pl->behaviour, sizeof mine);
+#pragma omp for schedule(dynamic, 4)
+      for (size_t t = 0; t < tiles; t++)
+        run_tiles(pl, mine, backend, begin, end, t, t + 1);
+      cs_fpenv_leave(worker);
+    }
+    return;
+  }
+#else
+  (void)step;
+#endif
+  run_tiles(pl, pl->behaviour, backend, begin, end, 0, tiles);
+}
+
 static crowdsteer_status step_here(const crowdsteer_agents *agents,
                                    const crowdsteer_step_desc *step, size_t begin,
                                    size_t end) {
@@ -480,35 +512,16 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   /* One ISA for the whole step, whatever other threads force meanwhile:
    * the neighbour pass pairs its jobs by what its backend takes. */
   const crowdsteer_isa isa = crowdsteer_active_isa();
-  if ((fault = cs_nb_step_run(agents, step, begin, end, isa, pl.behaviour,
-                              pl.neighbour)) != CROWDSTEER_OK)
+  size_t floats;
+  if (!cs_nb_step_floats(step, pl.neighbour, end - begin, agents->dims, isa, &floats))
+    return CROWDSTEER_ERROR_OUT_OF_MEMORY;
+  cs_scratch scratch;
+  if ((fault = cs_scratch_take(&scratch, step->workspace, floats)) != CROWDSTEER_OK)
     return fault;
-  const cs_backend *backend = cs_backend_for(isa);
-  pl.fused_bits = fused_bits(&pl, backend);
-  const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;
-#ifdef _OPENMP
-  /* threads = 1 makes no OpenMP call at all: a fiber or short-lived host
-   * thread that calls with 1 never gets OpenMP runtime state. */
-  const int threads = step->threads == 1 ? 1 : cs_team_size(step->threads, tiles);
-  if (threads > 1) {
-    /* Tiles share nothing, so any assignment gives the same bits; dynamic
-     * chunks of 4 tiles keep a thread that shares its core with another
-     * process from holding everyone back. */
-#pragma omp parallel num_threads(threads)
-    {
-      /* Workers keep whatever mode they were created in or a host set. */
-      const cs_fpenv worker = cs_fpenv_enter();
-      cs_job mine[pl.behaviour_count];
-      memcpy(mine, pl.behaviour, sizeof mine);
-#pragma omp for schedule(dynamic, 4)
-      for (size_t t = 0; t < tiles; t++)
-        run_tiles(&pl, mine, backend, begin, end, t, t + 1);
-      cs_fpenv_leave(worker);
-    }
-    return CROWDSTEER_OK;
-  }
-#endif
-  run_tiles(&pl, pl.behaviour, backend, begin, end, 0, tiles);
+  cs_nb_step_run(agents, step, begin, end, isa, pl.behaviour, pl.neighbour,
+                 scratch.floats);
+  run_plan(&pl, step, cs_backend_for(isa), begin, end);
+  cs_scratch_give_back(&scratch);
   return CROWDSTEER_OK;
 }
 

@@ -58,14 +58,12 @@ void crowdsteer_grid_destroy(crowdsteer_grid *grid) {
   if (!grid) return;
   free(grid->agent_block);
   free(grid->table_block);
-  free(grid->step_scratch);
   free(grid);
 }
 
 size_t crowdsteer_grid_bytes(const crowdsteer_grid *grid) {
   if (!grid) return 0;
-  return sizeof *grid + grid->agent_bytes + grid->table_bytes +
-         grid->step_scratch_floats * sizeof(float);
+  return sizeof *grid + grid->agent_bytes + grid->table_bytes;
 }
 
 static size_t round_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }

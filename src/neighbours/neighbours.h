@@ -50,10 +50,6 @@ struct crowdsteer_grid {
   uint32_t *records;
   uint32_t *part_counts, *part_start, *part_split;
   size_t parts;
-  /* crowdsteer_step's neighbour steering (per step behaviour,
-   * range-sized); grown, reused. */
-  float *step_scratch;
-  size_t step_scratch_floats;
   /* Capacity of the two allocations (agents, table), never shrunk. */
   void *agent_block, *table_block;
   size_t agent_bytes, table_bytes;

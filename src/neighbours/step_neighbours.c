@@ -1,13 +1,16 @@
 /* Separation, cohesion and alignment inside crowdsteer_step. Before any
  * tile runs, a neighbour pass computes each neighbour behaviour's steering
  * for the step's range, cell by cell in the grid's order and split over the
- * step's threads by grid slots, into memory its grid keeps; the tiles then
+ * step's threads by grid slots, into the step's scratch memory (its
+ * workspace's, or the call's own; the grid is only read); the tiles then
  * blend or prioritise that steering like any behaviour's (the backends'
  * rows for these behaviours: kernels.c and reference.c). Neighbours are read from the
  * grid's copy of the pre-step state, so the step may update agents in place.
  * Where the backend walks agent by agent, alignment reads the grid's
  * velocities converted once per step into the exact sums' two parts, and a
  * cohesion and an alignment over the same neighbours share one pass. */
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,18 +36,6 @@ crowdsteer_status cs_nb_step_check(cs_nb_job *job, const crowdsteer_agents *agen
                                    const crowdsteer_step_behaviour *desc, size_t first,
                                    size_t last, const uint32_t *select, uint32_t bit) {
   return prepare(job, agents, desc, first, last, select, bit);
-}
-
-/* Grows a grid's step memory to `floats` of scratch. */
-static crowdsteer_status reserve(crowdsteer_grid *g, size_t floats) {
-  if (floats > g->step_scratch_floats) {
-    float *fresh = malloc(floats * sizeof(float));
-    if (!fresh) return CROWDSTEER_ERROR_OUT_OF_MEMORY;
-    free(g->step_scratch);
-    g->step_scratch = fresh;
-    g->step_scratch_floats = floats;
-  }
-  return CROWDSTEER_OK;
 }
 
 /* A thread per 1024 agents at most; threads = 1 makes no OpenMP call (as
@@ -110,26 +101,73 @@ static void velocity_parts(const crowdsteer_grid *g, int dims, cs_nb_parts_fn fn
 #endif
 }
 
-/* Jobs [0, before) that use grid g: a job's slice of its grid's memory. */
-static size_t slices_of(const cs_nb_job *nb_jobs, size_t before,
-                        const crowdsteer_grid *g) {
-  size_t slices = 0;
-  for (size_t c = 0; c < before; c++)
-    slices += nb_jobs[c].grid == g;
-  return slices;
-}
-
 /* Whether a job walks agent by agent over velocity parts (an alignment on
  * a backend that takes them). */
 static int takes_parts(const cs_nb_job *job, cs_nb_parts_fn parts_fn) {
   return parts_fn && job->behaviour == CS_NB_ALIGNMENT && cs_nb_plain(job);
 }
 
-crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
-                                 const crowdsteer_step_desc *step, size_t begin,
-                                 size_t end, crowdsteer_isa isa, cs_job *jobs,
-                                 cs_nb_job *nb_jobs) {
-  crowdsteer_status fault;
+/* Whether job m is the first of the jobs [0, count) on its grid and some job
+ * on that grid takes velocity parts: then the scratch holds one block of
+ * that grid's parts. */
+static int owns_parts_block(const cs_nb_job *nb_jobs, size_t count, size_t m,
+                            cs_nb_parts_fn parts_fn) {
+  const crowdsteer_grid *g = nb_jobs[m].grid;
+  for (size_t c = 0; c < m; c++)
+    if (nb_jobs[c].grid == g) return 0;
+  for (size_t c = m; c < count; c++)
+    if (nb_jobs[c].grid == g && takes_parts(&nb_jobs[c], parts_fn)) return 1;
+  return 0;
+}
+
+static size_t parts_block_floats(const crowdsteer_grid *g, int dims) {
+  return 2 * (size_t)dims * (g->count + 16);
+}
+
+/* *total += a * b; 0 if it does not fit a size_t of floats' bytes. */
+static int grow_by(size_t *total, size_t a, size_t b) {
+  size_t product;
+  if (__builtin_mul_overflow(a, b, &product) ||
+      __builtin_add_overflow(*total, product, total))
+    return 0;
+  return *total <= SIZE_MAX / sizeof(float);
+}
+
+/* The scratch layout: the steering of job m (dims slices of the range) at
+ * m * dims * range, then one velocity-parts block per grid that needs one,
+ * in the order of each grid's first job. `at` (if not NULL) gets the offset
+ * of the block of job `m`'s grid. Returns 0 if the total overflows. */
+static int layout(const cs_nb_job *nb_jobs, size_t count, size_t m, int dims,
+                  size_t range, cs_nb_parts_fn parts_fn, size_t *total, size_t *at) {
+  *total = 0;
+  if (!grow_by(total, count * (size_t)dims, range)) return 0;
+  for (size_t c = 0; c < count; c++) {
+    if (!owns_parts_block(nb_jobs, count, c, parts_fn)) continue;
+    if (at && nb_jobs[c].grid == nb_jobs[m].grid) *at = *total;
+    if (!grow_by(total, 1, parts_block_floats(nb_jobs[c].grid, dims))) return 0;
+  }
+  return 1;
+}
+
+static size_t neighbour_count(const crowdsteer_step_desc *step) {
+  size_t count = 0;
+  for (size_t b = 0; b < step->behaviour_count; b++)
+    count += cs_step_is_neighbour(step->behaviours[b].behaviour);
+  return count;
+}
+
+int cs_nb_step_floats(const crowdsteer_step_desc *step, const cs_nb_job *nb_jobs,
+                      size_t range, int dims, crowdsteer_isa isa, size_t *floats) {
+  const size_t count = neighbour_count(step);
+  *floats = 0;
+  if (!count || !range) return 1;
+  return layout(nb_jobs, count, 0, dims, range, cs_nb_backend_for(isa)->velocity_parts,
+                floats, NULL);
+}
+
+void cs_nb_step_run(const crowdsteer_agents *agents, const crowdsteer_step_desc *step,
+                    size_t begin, size_t end, crowdsteer_isa isa, cs_job *jobs,
+                    cs_nb_job *nb_jobs, float *scratch) {
   const size_t range = end - begin;
   const int dims = agents->dims;
   const int threads = pass_threads(step->threads, range);
@@ -139,23 +177,12 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
   size_t of[CROWDSTEER_STEP_MAX_BEHAVIOURS], count = 0;
   for (size_t b = 0; b < step->behaviour_count; b++)
     if (cs_step_is_neighbour(step->behaviours[b].behaviour)) of[count++] = b;
-  /* Each grid's memory holds one slice of steering per job that uses it,
-   * then, if one of them takes them, its velocities' parts. */
-  for (size_t m = 0; m < count; m++) {
-    crowdsteer_grid *g = (crowdsteer_grid *)nb_jobs[m].grid;
-    int parts = 0;
-    for (size_t c = 0; c < count; c++)
-      parts |= nb_jobs[c].grid == g && takes_parts(&nb_jobs[c], parts_fn);
-    const size_t floats = slices_of(nb_jobs, count, g) * (size_t)dims * range +
-                          (parts ? 2 * (size_t)dims * (g->count + 16) : 0);
-    if ((fault = reserve(g, floats)) != CROWDSTEER_OK) return fault;
-  }
   for (size_t m = 0; m < count; m++) {
     const size_t b = of[m];
     const crowdsteer_step_behaviour *desc = &step->behaviours[b];
     cs_nb_job *job = &nb_jobs[m];
     const crowdsteer_grid *g = job->grid;
-    float *scratch = g->step_scratch + slices_of(nb_jobs, m, g) * (size_t)dims * range;
+    float *steering = scratch + m * (size_t)dims * range;
     /* As for every step behaviour, a max_speed left at 0 is the integrator's
      * (make_plan put it in the behaviour's job). */
     if (desc->params.max_speed == 0.0f && !desc->params.max_speed_per_agent)
@@ -163,15 +190,16 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
     job->lane_select = step->behaviour_mask;
     job->lane_bit = 1u << b;
     for (int k = 0; k < dims; k++)
-      jobs[b].precomputed[k] = job->out[k] = scratch + (size_t)k * range;
+      jobs[b].precomputed[k] = job->out[k] = steering + (size_t)k * range;
     job->out_base = jobs[b].precomputed_base = begin;
     job->mode = CROWDSTEER_OVERWRITE;
     if (!takes_parts(job, parts_fn)) continue;
     int ready = 0; /* an earlier alignment on this grid made them */
     for (size_t c = 0; c < m; c++)
       ready |= nb_jobs[c].grid == g && nb_jobs[c].vel_high[0];
-    uint32_t *parts = (uint32_t *)(g->step_scratch +
-                                   slices_of(nb_jobs, count, g) * (size_t)dims * range);
+    size_t total, at = 0;
+    layout(nb_jobs, count, m, dims, range, parts_fn, &total, &at);
+    uint32_t *parts = (uint32_t *)(scratch + at);
     if (!ready) velocity_parts(g, dims, parts_fn, parts, threads);
     for (int k = 0; k < dims; k++) {
       job->vel_high[k] = parts + (size_t)k * (g->count + 16);
@@ -196,5 +224,69 @@ crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
   }
   for (size_t m = 0; m < count; m++)
     if (!gathered[m]) neighbour_pass(&nb_jobs[m], backend->kernel, begin, end, threads);
+}
+
+/* ---- Workspaces --------------------------------------------------------- */
+
+struct crowdsteer_workspace {
+  atomic_flag busy; /* held by the step using it */
+  float *scratch;
+  _Atomic size_t floats; /* capacity; atomic so bytes() may read it any time */
+};
+
+crowdsteer_status crowdsteer_workspace_create(crowdsteer_workspace **workspace) {
+  if (!workspace) return CROWDSTEER_ERROR_NULL_POINTER;
+  crowdsteer_workspace *w = calloc(1, sizeof *w);
+  if (!w) return CROWDSTEER_ERROR_OUT_OF_MEMORY;
+  atomic_flag_clear(&w->busy);
+  atomic_init(&w->floats, 0);
+  *workspace = w;
   return CROWDSTEER_OK;
+}
+
+void crowdsteer_workspace_destroy(crowdsteer_workspace *workspace) {
+  if (!workspace) return;
+  free(workspace->scratch);
+  free(workspace);
+}
+
+size_t crowdsteer_workspace_bytes(const crowdsteer_workspace *workspace) {
+  if (!workspace) return 0;
+  return sizeof *workspace +
+         atomic_load_explicit(&workspace->floats, memory_order_relaxed) * sizeof(float);
+}
+
+crowdsteer_status cs_scratch_take(cs_scratch *scratch, crowdsteer_workspace *workspace,
+                                  size_t floats) {
+  scratch->floats = NULL;
+  scratch->held = NULL;
+  if (!floats) return CROWDSTEER_OK;
+  if (workspace &&
+      !atomic_flag_test_and_set_explicit(&workspace->busy, memory_order_acquire)) {
+    if (floats > atomic_load_explicit(&workspace->floats, memory_order_relaxed)) {
+      float *fresh = malloc(floats * sizeof(float));
+      if (!fresh) {
+        atomic_flag_clear_explicit(&workspace->busy, memory_order_release);
+        return CROWDSTEER_ERROR_OUT_OF_MEMORY;
+      }
+      free(workspace->scratch);
+      workspace->scratch = fresh;
+      atomic_store_explicit(&workspace->floats, floats, memory_order_relaxed);
+    }
+    scratch->floats = workspace->scratch;
+    scratch->held = workspace;
+    return CROWDSTEER_OK;
+  }
+  /* No workspace, or another step holds it: this call's own memory. */
+  scratch->floats = malloc(floats * sizeof(float));
+  return scratch->floats ? CROWDSTEER_OK : CROWDSTEER_ERROR_OUT_OF_MEMORY;
+}
+
+void cs_scratch_give_back(cs_scratch *scratch) {
+  if (scratch->held)
+    atomic_flag_clear_explicit(&scratch->held->busy, memory_order_release);
+  else
+    free(scratch->floats);
+  scratch->floats = NULL;
+  scratch->held = NULL;
 }

@@ -17,15 +17,35 @@ crowdsteer_status cs_nb_step_check(cs_nb_job *job, const crowdsteer_agents *agen
                                    const crowdsteer_step_behaviour *desc, size_t first,
                                    size_t last, const uint32_t *select, uint32_t bit);
 
+/* Floats of scratch a step's neighbour behaviours need for a range of
+ * `range` agents on `isa` (0 without any), from their resolved jobs; 0 if
+ * that does not fit a size_t of bytes (the step reports OUT_OF_MEMORY). */
+int cs_nb_step_floats(const crowdsteer_step_desc *step, const cs_nb_job *nb_jobs,
+                      size_t range, int dims, crowdsteer_isa isa, size_t *floats);
+
 /* After validation, before any tile: every neighbour behaviour's steering
- * for [begin, end) into its grid's memory from its resolved job (the k-th
- * neighbour behaviour's is nb_jobs[k]), on the step's ISA (read once per
- * step: whether alignment shares cohesion's walk depends on it);
- * jobs[b].precomputed points at it. OUT_OF_MEMORY (nothing written) if that
- * memory cannot grow. */
-crowdsteer_status cs_nb_step_run(const crowdsteer_agents *agents,
-                                 const crowdsteer_step_desc *step, size_t begin,
-                                 size_t end, crowdsteer_isa isa, cs_job *jobs,
-                                 cs_nb_job *nb_jobs);
+ * for [begin, end) into `scratch` (cs_nb_step_floats of it) from its
+ * resolved job (the k-th neighbour behaviour's is nb_jobs[k]), on the
+ * step's ISA (read once per step: whether alignment shares cohesion's walk
+ * depends on it); jobs[b].precomputed points at it. Grids are only read. */
+void cs_nb_step_run(const crowdsteer_agents *agents, const crowdsteer_step_desc *step,
+                    size_t begin, size_t end, crowdsteer_isa isa, cs_job *jobs,
+                    cs_nb_job *nb_jobs, float *scratch);
+
+/* A step's scratch: its workspace's memory while the step holds it, or the
+ * call's own allocation. */
+typedef struct cs_scratch {
+  float *floats;
+  crowdsteer_workspace *held; /* NULL: floats is the call's own */
+} cs_scratch;
+
+/* Takes `floats` of scratch from `workspace` (growing it) when it is given
+ * and free, else from the heap; nothing is allocated for 0 floats.
+ * OUT_OF_MEMORY leaves the workspace as it was. */
+crowdsteer_status cs_scratch_take(cs_scratch *scratch, crowdsteer_workspace *workspace,
+                                  size_t floats);
+
+/* Gives the workspace back, or frees the call's own memory. */
+void cs_scratch_give_back(cs_scratch *scratch);
 
 #endif

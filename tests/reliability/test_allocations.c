@@ -6,11 +6,11 @@
  * to promise.) Once warm, grid builds (the
  * partitioned passes and the direct sort, on one thread and on teams, 2D
  * and 3D, full and positions-only), neighbour queries, steps with and
- * without neighbour behaviours, every other entry point, reorders and id
- * index builds allocate nothing, also for a smaller batch after a bigger
- * one; a grid, a step or an id index that needs more memory than it holds
- * does allocate. Needs glibc (and a dynamically linked program); skipped
- * (77) under the sanitizers, which replace the allocator themselves. */
+ * without neighbour behaviours (with a workspace), every other entry point, reorders and
+ * id index builds allocate nothing, also for a smaller batch after a bigger one; a grid,
+ * a workspace or an id index that needs more memory than it holds does allocate, and so
+ * does every neighbour step without a workspace. Needs glibc (and a dynamically linked
+ * program); skipped (77) under the sanitizers, which replace the allocator themselves. */
 #define _GNU_SOURCE /* dladdr, and glibc's allocation functions */
 #include <stdatomic.h>
 
@@ -105,6 +105,7 @@ typedef struct world {
   crowd big2d, small3d, larger2d; /* larger2d: only for the growth checks */
   float *sorted[3];               /* crowdsteer_reorder's output */
   crowdsteer_grid *grid, *positions_grid;
+  crowdsteer_workspace *workspace; /* every step's, but the growth checks' */
   crowdsteer_id_index *ids;
   uint32_t *lookup;
   float *radius, *cos_view;
@@ -185,6 +186,7 @@ static void neighbour_calls(crowd *c, int threads) {
   step.integrator = params;
   step.output = &spare;
   step.threads = threads;
+  step.workspace = w.workspace;
   CHECK_STATUS(crowdsteer_step(&c->agents, &step, 0, QUERIED), CROWDSTEER_OK);
 
   /* The crowd in cell order (the step's spare state reused): a large one
@@ -210,6 +212,7 @@ static void other_calls(int threads) {
       CHECK_STATUS(run_entry(&w.plain, &va, 0, w.plain.count), CROWDSTEER_OK);
     }
   w.mixed.step.threads = threads;
+  w.mixed.step.workspace = w.workspace;
   CHECK_STATUS(crowdsteer_step(&w.mixed.agents, &w.mixed.step, 0, w.plain.count),
                CROWDSTEER_OK);
   CHECK_STATUS(crowdsteer_id_index_build(w.ids, &w.small3d.agents), CROWDSTEER_OK);
@@ -267,6 +270,7 @@ static void world_free(void) {
   free(w.lookup);
   crowdsteer_grid_destroy(w.grid);
   crowdsteer_grid_destroy(w.positions_grid);
+  crowdsteer_workspace_destroy(w.workspace);
   crowdsteer_id_index_destroy(w.ids);
   scenario_free(&w.plain);
   scenario_free(&w.plain_out);
@@ -276,7 +280,7 @@ static void world_free(void) {
 /* A warm round allocates nothing; then each kind of growth allocates
  * (with counted 0, under valgrind, the same calls run unchecked). */
 static void check_warm_and_growth(int counted) {
-  round_of_calls(); /* warm: grids, step memory, id index, OpenMP teams */
+  round_of_calls(); /* warm: grids, workspace, id index, OpenMP teams */
   long before = atomic_load(&allocations);
   round_of_calls();
   long made = atomic_load(&allocations) - before;
@@ -311,11 +315,26 @@ static void check_warm_and_growth(int counted) {
   step.behaviours = flock;
   step.behaviour_count = 3;
   step.threads = 1;
+  step.workspace = w.workspace;
   before = atomic_load(&allocations);
   CHECK_STATUS(crowdsteer_step(&w.larger2d.agents, &step, 0, 5 * QUERIED), CROWDSTEER_OK);
   CHECK_MSG(!counted || atomic_load(&allocations) > before,
             "a step over more agents than any before allocated nothing (isa %s)",
             crowdsteer_isa_name(crowdsteer_active_isa()));
+  /* The workspace then holds enough: the same step again allocates
+   * nothing, while one without a workspace allocates for every call. */
+  before = atomic_load(&allocations);
+  CHECK_STATUS(crowdsteer_step(&w.larger2d.agents, &step, 0, 5 * QUERIED), CROWDSTEER_OK);
+  made = atomic_load(&allocations) - before;
+  CHECK_MSG(!counted || made == 0, "%ld allocations in a warm workspace's step", made);
+  step.workspace = NULL;
+  for (int call = 1; call <= 2; call++) {
+    before = atomic_load(&allocations);
+    CHECK_STATUS(crowdsteer_step(&w.larger2d.agents, &step, 0, 5 * QUERIED),
+                 CROWDSTEER_OK);
+    CHECK_MSG(!counted || atomic_load(&allocations) > before,
+              "call %d of a step without a workspace allocated nothing", call);
+  }
 }
 #endif /* COUNTING */
 
@@ -348,9 +367,11 @@ int main(void) {
      * after its own growth. */
     crowdsteer_grid_destroy(w.grid);
     crowdsteer_grid_destroy(w.positions_grid);
+    crowdsteer_workspace_destroy(w.workspace);
     crowdsteer_id_index_destroy(w.ids);
     CHECK(crowdsteer_grid_create(&w.grid) == CROWDSTEER_OK);
     CHECK(crowdsteer_grid_create(&w.positions_grid) == CROWDSTEER_OK);
+    CHECK(crowdsteer_workspace_create(&w.workspace) == CROWDSTEER_OK);
     CHECK(crowdsteer_id_index_create(&w.ids) == CROWDSTEER_OK);
     check_warm_and_growth(counted);
   }
