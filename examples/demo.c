@@ -14,6 +14,7 @@
 
 #include "crowdsteer.h"
 #include "spacing.h"
+#include "task_pool.h"
 
 #ifdef CROWDSTEER_DEMO_PICTURES
 #include "pictures.h"
@@ -80,6 +81,7 @@ typedef struct demo_options {
   int combine;    /* crowdsteer_combine */
   int snapshot;   /* enum snapshot_mode */
   int threads;    /* crowdsteer_step_desc.threads: 0 = all */
+  int tasks;      /* workers of a host task pool instead of OpenMP; 0: none */
   size_t tile;    /* crowdsteer_step_desc.tile_size: 0 = the library's */
   const char *isa_name;
   uint32_t seed;
@@ -108,6 +110,9 @@ static void print_usage(FILE *to) {
       "                    how an agent's behaviours combine (default blend;\n"
       "                    priority needs --mode step)\n"
       "  --threads N       crowdsteer_step threads, 0 = all (default 0)\n"
+      "  --tasks N         run grid builds and steps on a pthread pool of N workers\n"
+      "                    (examples/task_pool.h, an engine's job system in small)\n"
+      "                    instead of OpenMP; 0: OpenMP (default)\n"
       "  --tile N          crowdsteer_step agents per tile, 1 to 4096\n"
       "                    (default 0: the library's default)\n"
       "  --snapshot swap|copy|targets\n"
@@ -195,6 +200,10 @@ static int apply_option(const char *name, const char *value, demo_options *opts)
     if (!parse_count(value, 0, 4096, &number))
       return usage_error("--threads needs a whole number from 0 (all) to 4096", value);
     opts->threads = (int)number;
+  } else if (strcmp(name, "--tasks") == 0) {
+    if (!parse_count(value, 0, 1024, &number))
+      return usage_error("--tasks needs a whole number of workers from 0 to 1024", value);
+    opts->tasks = (int)number;
   } else if (strcmp(name, "--tile") == 0) {
     if (!parse_count(value, 0, 4096, &number))
       return usage_error("--tile needs a whole number from 1 to 4096 (0: default)",
@@ -305,8 +314,10 @@ typedef struct scenario {
   run *runs[GROUP_COUNT]; /* per behaviour, its runs of agents (separate mode) */
   size_t run_count[GROUP_COUNT];
   crowdsteer_step_behaviour behaviours[SLOT_COUNT];
-  crowdsteer_grid *grid;            /* neighbour index, rebuilt before each step */
-  crowdsteer_workspace *workspace;  /* the steps' scratch for separation */
+  crowdsteer_grid *grid;           /* neighbour index, rebuilt before each step */
+  crowdsteer_workspace *workspace; /* the steps' scratch for separation */
+  task_pool pool;                  /* with --tasks: the host's workers */
+  const crowdsteer_task_system *tasks;
   crowdsteer_neighbours neighbours; /* who separation sees */
   crowdsteer_params separation_params;
   crowdsteer_step_desc step_desc;
@@ -423,6 +434,7 @@ static void scenario_free(scenario *sc) {
     free(sc->runs[g]);
   crowdsteer_grid_destroy(sc->grid);
   crowdsteer_workspace_destroy(sc->workspace);
+  if (sc->tasks) task_pool_stop(&sc->pool);
 }
 
 /* Random numbers for the start state come from the library's own
@@ -662,6 +674,11 @@ static int describe_step(scenario *sc, const demo_options *opts) {
   d->snapshot = &sc->snapshot;
   d->tile_size = opts->tile;
   d->threads = opts->threads;
+  if (opts->tasks && opts->mode == MODE_STEP) {
+    if (task_pool_start(&sc->pool, opts->tasks) != 0) return 1;
+    sc->tasks = &sc->pool.system;
+  }
+  d->tasks = sc->tasks;
 
   return 0;
 }
@@ -828,7 +845,8 @@ static crowdsteer_status build_grid(scenario *sc) {
   const crowdsteer_grid_desc desc = {
       .cell_size = sc->opts.separation,
       .threads = sc->opts.mode == MODE_STEP ? sc->opts.threads : 1,
-      .positions_only = 1};
+      .positions_only = 1,
+      .tasks = sc->tasks};
   double start = seconds_now();
   crowdsteer_status status = crowdsteer_grid_build(sc->grid, &sc->agents, &desc);
   sc->grid_seconds += seconds_now() - start;
@@ -963,7 +981,14 @@ static void print_mode(const scenario *sc) {
                            : group_name(o->only_group),
          combines[o->combine]);
   int all = 1, used = step_threads(sc, &all);
-  if (o->mode == MODE_STEP) {
+  if (o->mode == MODE_STEP && sc->tasks) {
+    printf("mode: step (one crowdsteer_step per simulation step), tile %zu, on a host "
+           "task pool of %u workers (no OpenMP), snapshot %s\n",
+           o->tile ? o->tile : (size_t)1024, sc->tasks->worker_count,
+           o->snapshot == SNAPSHOT_SWAP   ? "none (double buffer, swapped)"
+           : o->snapshot == SNAPSHOT_COPY ? "copy of every agent"
+                                          : "copy of the target agents");
+  } else if (o->mode == MODE_STEP) {
     printf("mode: step (one crowdsteer_step per simulation step), tile %zu%s, "
            "threads %d (requested %d%s), snapshot %s\n",
            o->tile ? o->tile : (size_t)1024, o->tile ? "" : " (default)", used,

@@ -400,6 +400,40 @@ CROWDSTEER_API size_t crowdsteer_id_index_bytes(const crowdsteer_id_index *index
 CROWDSTEER_API crowdsteer_status crowdsteer_id_index_lookup(
     const crowdsteer_id_index *index, const uint32_t *ids, size_t n, uint32_t *indices);
 
+/* ---- Host task systems --------------------------------------------------
+ * An engine with its own job system can run crowdsteer's parallel work on
+ * it instead of OpenMP (the Box2D v3 style): grid builds, steps (their
+ * tiles and neighbour passes) and the neighbour behaviours' own calls take
+ * an optional crowdsteer_task_system. The results are the same bits with
+ * any task system, any worker count, OpenMP or one thread. */
+
+/** Runs items [first, last) of a task crowdsteer handed to the host, with
+ *  the context crowdsteer gave enqueue. Safe to call on any thread. */
+typedef void crowdsteer_task_fn(uint32_t first, uint32_t last, void *task_context);
+
+/** A host's job system. crowdsteer calls enqueue, then finish, from the
+ *  thread of the call it is running, and never calls a task system from
+ *  inside one of its own tasks. */
+typedef struct crowdsteer_task_system {
+  /** Must run task(first, last, task_context) so that every item of
+   *  [0, item_count) is covered exactly once, in ranges of at least
+   *  min_range items (a shorter last one allowed), on any threads (the
+   *  caller's included), in any order, at once or not. Returns a handle
+   *  for finish, or NULL after running every item itself. item_count is
+   *  at least 1. */
+  void *(*enqueue)(crowdsteer_task_fn *task, uint32_t item_count, uint32_t min_range,
+                   void *task_context, void *host_context);
+  /** Returns once every item of the task `handle` (enqueue's non-NULL
+   *  result) has run, and its memory effects are visible to the caller. */
+  void (*finish)(void *handle, void *host_context);
+  /** How many of the host's threads may run tasks, 1 to 1024 (else
+   *  PARAMETER): work that cannot be cut finer (a grid build's passes,
+   *  a neighbour pass) is cut into this many pieces, at most. */
+  uint32_t worker_count;
+  /** Passed back to enqueue and finish. */
+  void *host_context;
+} crowdsteer_task_system;
+
 /* ---- Neighbours ----------------------------------------------------------
  * Separation, cohesion and alignment see the agents within a radius. A
  * crowdsteer_grid is the index that finds them: a uniform grid of cubic
@@ -441,6 +475,9 @@ typedef struct crowdsteer_grid_desc {
    *  serves separation without a field of view only: cohesion, alignment
    *  and any field of view read velocities, and return PARAMETER on it. */
   int positions_only;
+  /** Non-NULL: the build's passes run on this task system and `threads`
+   *  is not read (NULL_POINTER if enqueue or finish is NULL). */
+  const crowdsteer_task_system *tasks;
 } crowdsteer_grid_desc;
 
 /** Makes an empty grid (no memory beyond the handle until the first build).
@@ -553,6 +590,11 @@ typedef struct crowdsteer_neighbours {
    *  one). Needs group bits (grid or `group`) when in effect. */
   uint32_t neighbour_mask;
   const uint32_t *neighbour_mask_per_agent;
+  /** Non-NULL: a behaviour's own call (crowdsteer_separation, ...) with a
+   *  grid spreads its walk over this task system (NULL_POINTER if enqueue
+   *  or finish is NULL); NULL: it runs on the caller's thread. A step
+   *  does not read it (crowdsteer_step_desc.tasks). */
+  const crowdsteer_task_system *tasks;
 } crowdsteer_neighbours;
 
 /* The neighbour behaviours below write steering like every other behaviour
@@ -749,6 +791,11 @@ typedef struct crowdsteer_step_desc {
    *  that moment does not wait and does not touch it: it allocates for
    *  the call as with NULL. Results never depend on the workspace. */
   crowdsteer_workspace *workspace;
+  /** Non-NULL: the step's tiles and neighbour passes run on this task
+   *  system and `threads` is not read (NULL_POINTER if enqueue or finish
+   *  is NULL); its workers need the stack an OpenMP worker needs. The
+   *  neighbours' own `tasks` fields are not read by a step. */
+  const crowdsteer_task_system *tasks;
 } crowdsteer_step_desc;
 
 /** Runs a mixed step on agents [begin, end). It allocates nothing (but a

@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "neighbours/step_neighbours.h"
+#include "parallel.h"
 
 enum { DEFAULT_TILE = 1024, MAX_TILE = 4096 };
 
@@ -438,55 +439,37 @@ static void run_tiles(const plan *pl, cs_job *jobs, const cs_backend *backend,
   }
 }
 
-/* How many threads work split into `units` pieces runs on: what the caller
- * asks for (0: the OpenMP default), but no more than the pieces, the OpenMP
- * thread limit and four per processor: more threads only wait, and a team
- * of tens of thousands cannot even be started (libgomp crashes). */
-int cs_team_size(int requested, size_t units) {
-#ifdef _OPENMP
-  long long size = requested ? requested : omp_get_max_threads();
-  const long long most[3] = {(long long)(units < INT_MAX ? units : INT_MAX),
-                             omp_get_thread_limit(), 4LL * omp_get_num_procs()};
-  for (int m = 0; m < 3; m++)
-    if (size > most[m]) size = most[m];
-  return size > 1 ? (int)size : 1;
-#else
-  (void)requested;
-  (void)units;
-  return 1;
-#endif
+/* What a worker's share of the tiles needs: the plan and the step's
+ * backend and range. */
+typedef struct tile_work {
+  const plan *pl;
+  const cs_backend *backend;
+  size_t begin, end;
+} tile_work;
+
+/* Tiles [first, last) on a worker: its own copy of the jobs, which a tile
+ * moves along its agents. */
+static void worker_tiles(void *context, size_t first, size_t last) {
+  const tile_work *work = context;
+  cs_job mine[work->pl->behaviour_count];
+  memcpy(mine, work->pl->behaviour, sizeof mine);
+  run_tiles(work->pl, mine, work->backend, work->begin, work->end, first, last);
 }
 
-/* Every tile of a validated plan, on the step's threads. */
-static void run_plan(plan *pl, const crowdsteer_step_desc *step,
-                     const cs_backend *backend, size_t begin, size_t end) {
+/* Every tile of a validated plan, on the step's spread. Tiles share
+ * nothing, so any assignment gives the same bits; ranges of 4 tiles taken
+ * dynamically keep a thread that shares its core with another process
+ * from holding everyone back. */
+static void run_plan(plan *pl, const cs_spread *spread, const cs_backend *backend,
+                     size_t begin, size_t end) {
   pl->fused_bits = fused_bits(pl, backend);
   const size_t tiles = (end - begin + pl->tile - 1) / pl->tile;
-#ifdef _OPENMP
-  /* threads = 1 makes no OpenMP call at all: a fiber or short-lived host
-   * thread that calls with 1 never gets OpenMP runtime state. */
-  const int threads = step->threads == 1 ? 1 : cs_team_size(step->threads, tiles);
-  if (threads > 1) {
-    /* Tiles share nothing, so any assignment gives the same bits; dynamic
-     * chunks of 4 tiles keep a thread that shares its core with another
-     * process from holding everyone back. */
-#pragma omp parallel num_threads(threads)
-    {
-      /* Workers keep whatever mode they were created in or a host set. */
-      const cs_fpenv worker = cs_fpenv_enter();
-      cs_job mine[pl->behaviour_count];
-      memcpy(mine, pl->behaviour, sizeof mine);
-#pragma omp for schedule(dynamic, 4)
-      for (size_t t = 0; t < tiles; t++)
-        run_tiles(pl, mine, backend, begin, end, t, t + 1);
-      cs_fpenv_leave(worker);
-    }
+  if (!spread->tasks && spread->threads == 1) {
+    run_tiles(pl, pl->behaviour, backend, begin, end, 0, tiles);
     return;
   }
-#else
-  (void)step;
-#endif
-  run_tiles(pl, pl->behaviour, backend, begin, end, 0, tiles);
+  tile_work work = {pl, backend, begin, end};
+  cs_spread_run(spread, tiles, 4, worker_tiles, &work);
 }
 
 static crowdsteer_status step_here(const crowdsteer_agents *agents,
@@ -508,6 +491,7 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   pl.behaviour = jobs;
   pl.neighbour = nb_jobs;
   if ((fault = make_plan(&pl, agents, step, begin, end)) != CROWDSTEER_OK) return fault;
+  if ((fault = cs_tasks_check(step->tasks)) != CROWDSTEER_OK) return fault;
   if (begin == end) return CROWDSTEER_OK;
   /* One ISA for the whole step, whatever other threads force meanwhile:
    * the neighbour pass pairs its jobs by what its backend takes. */
@@ -518,9 +502,11 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   cs_scratch scratch;
   if ((fault = cs_scratch_take(&scratch, step->workspace, floats)) != CROWDSTEER_OK)
     return fault;
+  const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;
+  const cs_spread spread = cs_spread_for(step->tasks, step->threads, tiles);
   cs_nb_step_run(agents, step, begin, end, isa, pl.behaviour, pl.neighbour,
                  scratch.floats);
-  run_plan(&pl, step, cs_backend_for(isa), begin, end);
+  run_plan(&pl, &spread, cs_backend_for(isa), begin, end);
   cs_scratch_give_back(&scratch);
   return CROWDSTEER_OK;
 }

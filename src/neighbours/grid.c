@@ -19,6 +19,7 @@
 #endif
 
 #include "neighbours/neighbours.h"
+#include "parallel.h"
 
 enum {
   MAX_BUILD_THREADS = 64,
@@ -173,17 +174,28 @@ static size_t partitions(size_t count, size_t table) {
   return parts;
 }
 
-static int build_threads(int requested, size_t count) {
+/* How many chunks a build's passes cut the batch into: the threads asked
+ * for (0: the OpenMP default) or the task system's workers, at most one
+ * per AGENTS_PER_BUILD_THREAD agents and MAX_BUILD_THREADS. A chunk's
+ * counts are its own, whichever thread runs it. */
+static int build_chunks(const crowdsteer_grid_desc *desc, size_t count) {
+  size_t chunks = 1;
+  if (desc->tasks) {
+    chunks = desc->tasks->worker_count;
+  } else if (desc->threads) {
+    chunks = (size_t)desc->threads;
+  } else {
 #ifdef _OPENMP
-  int threads = requested ? requested : omp_get_max_threads();
-#else
-  int threads = 1;
-  (void)requested;
+    chunks = (size_t)omp_get_max_threads();
+#endif
+  }
+#ifndef _OPENMP
+  if (!desc->tasks) chunks = 1;
 #endif
   const size_t useful = count / AGENTS_PER_BUILD_THREAD + 1;
-  if ((size_t)threads > useful) threads = (int)useful;
-  if (threads > MAX_BUILD_THREADS) threads = MAX_BUILD_THREADS;
-  return threads < 1 ? 1 : threads;
+  if (chunks > useful) chunks = useful;
+  if (chunks > MAX_BUILD_THREADS) chunks = MAX_BUILD_THREADS;
+  return chunks < 1 ? 1 : (int)chunks;
 }
 
 void cs_nb_keys_scalar(const crowdsteer_grid *g, const float *const pos[3], size_t first,
@@ -215,8 +227,13 @@ typedef struct build {
   const uint32_t *group;
   cs_nb_keys_fn keys;
   cs_nb_ends_fn ends;
-  int threads;
+  int threads;    /* chunks of the passes (see build_chunks) */
   int part_shift; /* a bucket's partition: bucket >> part_shift */
+  cs_spread spread;
+  /* The direct sort on chunks: chunk t owns buckets [split[t], split[t +
+   * 1]) and total[t] agents. */
+  uint32_t *split, *total;
+  size_t table;
 } build;
 
 /* Pass 1: per thread, how many agents of its chunk go to each partition. */
@@ -493,20 +510,6 @@ static void sort_pass(const build *b, int t) {
     sort_one_partition(b, p);
 }
 
-/* This thread's number in a build's team, and the team's size (0 and 1
- * without OpenMP). A team can be smaller than asked for (a build called
- * inside another parallel region, OMP_THREAD_LIMIT, OMP_DYNAMIC): the work
- * is split over the team there is, or its shares would go undone. */
-static int team_thread(int *size) {
-#ifdef _OPENMP
-  *size = omp_get_num_threads();
-  return omp_get_thread_num();
-#else
-  *size = 1;
-  return 0;
-#endif
-}
-
 /* The direct sort: a plain counting sort straight into the arrays, two
  * passes over memory instead of the partitioned three. Each key is kept
  * in the records' memory and counted into its bucket's entry; then, from
@@ -564,58 +567,63 @@ static void sort_direct(const build *b, size_t table) {
   place_all_range(b, 0, (uint32_t)table);
 }
 
-/* A team: keys by agent range; then thread t owns buckets [split[t],
+/* On chunks: keys by agent range; then chunk t owns buckets [split[t],
  * split[t + 1]), cut where the agent ranges meet (in a batch in order,
- * about as many agents each), counts its keys, and after the team's
- * totals are known, places its agents. Out of line, as sort_on_team. */
-__attribute__((noinline)) static void sort_direct_on_team(const build *b, size_t table,
-                                                          int threads) {
-  crowdsteer_grid *g = b->g;
-  const size_t n = g->count;
-  uint32_t *const keys = g->records;
-  uint32_t split[MAX_BUILD_THREADS + 1], total[MAX_BUILD_THREADS];
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#endif
-  {
-    const cs_fpenv worker = cs_fpenv_enter();
-    int team;
-    const int t = team_thread(&team);
-    size_t first, last;
-    agent_chunk(n, team, t, &first, &last);
-    b->keys(g, b->pos, first, last, keys + first);
-#ifdef _OPENMP
-#pragma omp barrier
-#pragma omp single
-#endif
-    {
-      split[0] = 0;
-      for (int u = 1; u < team; u++) {
-        const uint32_t at = keys[n * (size_t)u / (size_t)team];
-        split[u] = at > split[u - 1] ? at : split[u - 1];
-      }
-      split[team] = (uint32_t)table;
-    } /* the single's end is a barrier */
-    const uint32_t lo = split[t], hi = split[t + 1];
-    uint32_t *const bucket = g->start;
+ * about as many agents each), counts its keys, and after every chunk's
+ * total is known, places its agents. */
+static void direct_keys(void *context, size_t first, size_t last) {
+  const build *b = context;
+  for (size_t t = first; t < last; t++) {
+    size_t from, to;
+    agent_chunk(b->g->count, b->threads, (int)t, &from, &to);
+    b->keys(b->g, b->pos, from, to, b->g->records + from);
+  }
+}
+
+static void direct_count(void *context, size_t first, size_t last) {
+  const build *b = context;
+  const uint32_t *const keys = b->g->records;
+  uint32_t *const bucket = b->g->start;
+  for (size_t t = first; t < last; t++) {
+    const uint32_t lo = b->split[t], hi = b->split[t + 1];
     memset(bucket + lo, 0, (size_t)(hi - lo) * sizeof(uint32_t));
     uint32_t mine = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < b->g->count; i++)
       if (keys[i] - lo < hi - lo) {
         bucket[keys[i]]++;
         mine++;
       }
-    total[t] = mine;
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-    uint32_t before = 0;
-    for (int u = 0; u < t; u++)
-      before += total[u];
-    b->ends(bucket + lo, hi - lo, before);
-    place_all_range(b, lo, hi);
-    cs_fpenv_leave(worker);
+    b->total[t] = mine;
   }
+}
+
+static void direct_place(void *context, size_t first, size_t last) {
+  const build *b = context;
+  for (size_t t = first; t < last; t++) {
+    const uint32_t lo = b->split[t], hi = b->split[t + 1];
+    uint32_t before = 0;
+    for (size_t u = 0; u < t; u++)
+      before += b->total[u];
+    b->ends(b->g->start + lo, hi - lo, before);
+    place_all_range(b, lo, hi);
+  }
+}
+
+static void sort_direct_on_chunks(build *b, size_t table) {
+  const size_t n = b->g->count, chunks = (size_t)b->threads;
+  const uint32_t *const keys = b->g->records;
+  uint32_t split[MAX_BUILD_THREADS + 1], total[MAX_BUILD_THREADS];
+  b->split = split;
+  b->total = total;
+  cs_spread_run(&b->spread, chunks, 1, direct_keys, b);
+  split[0] = 0;
+  for (size_t u = 1; u < chunks; u++) {
+    const uint32_t at = keys[n * u / chunks];
+    split[u] = at > split[u - 1] ? at : split[u - 1];
+  }
+  split[chunks] = (uint32_t)table;
+  cs_spread_run(&b->spread, chunks, 1, direct_count, b);
+  cs_spread_run(&b->spread, chunks, 1, direct_place, b);
 }
 
 /* Test hook: 0 lets each build choose its sort, 1 forces the partitioned
@@ -646,52 +654,48 @@ static unsigned order_sampled(const build *b, size_t table) {
   return (unsigned)(close * 256 / (SAMPLES * (KEY_BLOCK - 1)));
 }
 
-/* The passes on a team of threads. Out of line: clang asks libomp for the
- * calling thread's number on entry to any function with a parallel
- * region, which gives the thread OpenMP state (reported as a leak when a
- * small host thread exits, under LeakSanitizer). */
-__attribute__((noinline)) static void sort_on_team(const build *b, int threads) {
-  build team = *b; /* its threads: the team's size (team_thread) */
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#else
-  (void)threads;
-#endif
-  {
-    /* Cells come from float arithmetic: every worker in the fixed mode. */
-    const cs_fpenv worker = cs_fpenv_enter();
-    int size;
-    const int t = team_thread(&size);
-#ifdef _OPENMP
-#pragma omp single
-#endif
-    team.threads = size; /* the single's end is a barrier */
-    count_partitions(&team, t);
-#ifdef _OPENMP
-#pragma omp barrier
-#pragma omp single
-#endif
-    place_partitions(&team); /* the single's end is a barrier */
-    partition_pass(&team, t);
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-    sort_pass(&team, t);
-    cs_fpenv_leave(worker);
-  }
+/* The partitioned passes on chunks (pass 2 on the caller's thread). */
+static void count_chunks(void *context, size_t first, size_t last) {
+  for (size_t t = first; t < last; t++)
+    count_partitions(context, (int)t);
+}
+
+static void partition_chunks(void *context, size_t first, size_t last) {
+  for (size_t t = first; t < last; t++)
+    partition_pass(context, (int)t);
+}
+
+static void sort_chunks(void *context, size_t first, size_t last) {
+  for (size_t t = first; t < last; t++)
+    sort_pass(context, (int)t);
+}
+
+static void sort_on_chunks(build *b) {
+  const size_t chunks = (size_t)b->threads;
+  cs_spread_run(&b->spread, chunks, 1, count_chunks, b);
+  place_partitions(b);
+  cs_spread_run(&b->spread, chunks, 1, partition_chunks, b);
+  cs_spread_run(&b->spread, chunks, 1, sort_chunks, b);
 }
 
 static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agents,
-                              const uint32_t *group, size_t table, int threads) {
+                              const crowdsteer_grid_desc *desc, size_t table,
+                              int threads) {
+  const uint32_t *group = desc->group;
   const cs_nb_backend *backend = cs_nb_backend_for(crowdsteer_active_isa()); /* once */
-  build b = {g,
-             {agents->px, agents->py, agents->pz},
-             {agents->vx, agents->vy, agents->vz},
-             group,
-             backend->keys,
-             backend->ends,
-             threads,
-             0};
+  build b = {
+      g,
+      {agents->px, agents->py, agents->pz},
+      {agents->vx, agents->vy, agents->vz},
+      group,
+      backend->keys,
+      backend->ends,
+      threads,
+      0,
+      cs_spread_for(desc->tasks, threads == 1 ? 1 : desc->threads, (size_t)threads),
+      NULL,
+      NULL,
+      table};
   while (((size_t)1 << b.part_shift) * g->parts < table)
     b.part_shift++;
   /* The direct sort: up to DIRECT_UP_TO agents on one thread; past it on
@@ -707,14 +711,9 @@ static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agent
   if (way == 2 ? threads == 1 : !way && (small || (threads == 1 && order >= 128))) {
     sort_direct(&b, table);
   } else if (way == 2 || (!way && order >= 240)) {
-    sort_direct_on_team(&b, table, threads);
-  } else if (threads == 1) {
-    count_partitions(&b, 0);
-    place_partitions(&b);
-    partition_pass(&b, 0);
-    sort_pass(&b, 0);
+    sort_direct_on_chunks(&b, table);
   } else {
-    sort_on_team(&b, threads);
+    sort_on_chunks(&b);
   }
   g->start[table] = (uint32_t)g->count;
 }
@@ -726,6 +725,8 @@ static crowdsteer_status check_build(const crowdsteer_agents *agents,
   if (agents->count > UINT32_MAX - 1) return CROWDSTEER_ERROR_RANGE;
   /* A normal float: the cell coordinate is x * (1 / cell_size), and that
    * reciprocal must be finite. */
+  crowdsteer_status fault;
+  if ((fault = cs_tasks_check(desc->tasks)) != CROWDSTEER_OK) return fault;
   if (!(desc->cell_size >= FLT_MIN && desc->cell_size <= FLT_MAX) || desc->threads < 0 ||
       (desc->table_size && !is_power_of_two(desc->table_size)) ||
       desc->table_size > ((size_t)1 << 31))
@@ -754,7 +755,7 @@ static crowdsteer_status grid_build_here(crowdsteer_grid *grid,
   const int dims = agents->dims;
   const size_t count = agents->count;
   const size_t table = desc->table_size ? desc->table_size : automatic_table(count, dims);
-  const int threads = build_threads(desc->threads, count);
+  const int threads = build_chunks(desc, count);
   const int with_group = desc->group != NULL, with_vel = !desc->positions_only;
   const size_t parts = partitions(count, table);
   if ((fault = reserve(grid, count, table, parts, threads, dims, with_group, with_vel)) !=
@@ -768,7 +769,7 @@ static crowdsteer_status grid_build_here(crowdsteer_grid *grid,
   grid->bucket_mask = (uint32_t)(table - 1);
   grid->scan_all = table < CS_MIN_TABLE(dims);
   grid->has_group = with_group;
-  sort_into_buckets(grid, agents, desc->group, table, threads);
+  sort_into_buckets(grid, agents, desc, table, threads);
   return CROWDSTEER_OK;
 }
 

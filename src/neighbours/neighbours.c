@@ -396,6 +396,36 @@ const cs_nb_backend *cs_nb_backend_for(crowdsteer_isa isa) {
   }
 }
 
+typedef struct pass_work {
+  const cs_nb_job *job;
+  cs_nb_kernel kernel;
+  size_t begin, end;
+  size_t parts;
+} pass_work;
+
+/* Parts [first, last) of a pass, each a contiguous run of grid slots (any
+ * cut gives the same bits: each agent's steering is its own). */
+static void pass_parts(void *context, size_t first, size_t last) {
+  const pass_work *work = context;
+  const crowdsteer_grid *g = work->job->grid;
+  cs_nb_job part = *work->job;
+  for (size_t t = first; t < last; t++) {
+    part.slot_first = g->count * t / work->parts;
+    part.slot_last = g->count * (t + 1) / work->parts;
+    work->kernel(&part, work->begin, work->end);
+  }
+}
+
+void cs_nb_pass(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, size_t end,
+                const cs_spread *spread) {
+  const size_t width = cs_spread_width(spread, job->grid->count / 1024 + 1);
+  pass_work work = {job, kernel, begin, end, width > 1 ? 4 * width : 1};
+  if (work.parts == 1)
+    kernel(job, begin, end);
+  else
+    cs_spread_run(spread, work.parts, 1, pass_parts, &work);
+}
+
 crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
                             const crowdsteer_agents *agents,
                             const crowdsteer_neighbours *nb,
@@ -414,8 +444,16 @@ crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
   job.mode =
       output.mode == CS_WRITE_ACCUMULATE ? CROWDSTEER_ACCUMULATE : CROWDSTEER_OVERWRITE;
   job.weight = output.weight;
+  if ((fault = cs_tasks_check(nb->tasks)) != CROWDSTEER_OK) return fault;
   if (begin == end) return CROWDSTEER_OK;
-  (job.grid ? cs_nb_backend_for(crowdsteer_active_isa())->kernel
-            : cs_nb_kernel_scalar)(&job, begin, end);
+  if (!job.grid) {
+    cs_nb_kernel_scalar(&job, begin, end);
+    return CROWDSTEER_OK;
+  }
+  /* Without a task system on the caller's thread only: a behaviour's own
+   * call never starts an OpenMP team. */
+  const cs_spread spread = cs_spread_for(nb->tasks, 1, 1);
+  cs_nb_pass(&job, cs_nb_backend_for(crowdsteer_active_isa())->kernel, begin, end,
+             &spread);
   return CROWDSTEER_OK;
 }

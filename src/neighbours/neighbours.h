@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "parallel.h"
 
 typedef enum cs_nb_behaviour {
   CS_NB_SEPARATION = 0,
@@ -406,6 +407,13 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
 /* A backend's neighbour kernel: steering of the agents with index in
  * [begin, end) (and selected by lane_select), written per job->mode. */
 typedef void (*cs_nb_kernel)(const cs_nb_job *job, size_t begin, size_t end);
+
+/* A grid job's steering for [begin, end) by `kernel`, its grid's slots cut
+ * into parts over the spread: one part on one thread, four per worker
+ * otherwise (taken dynamically: a worker the host keeps busy holds back
+ * one part only). */
+void cs_nb_pass(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, size_t end,
+                const cs_spread *spread);
 
 /* A backend's bucket keys for the grid build: keys[i - first] = the
  * bucket of agent i (cs_cell, cs_bucket) for i in [first, last). */

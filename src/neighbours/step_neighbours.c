@@ -14,12 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "neighbours/neighbours.h"
 #include "neighbours/step_neighbours.h"
+#include "parallel.h"
 
 static const cs_nb_behaviour kind_of[3] = {CS_NB_SEPARATION, CS_NB_COHESION,
                                            CS_NB_ALIGNMENT};
@@ -38,67 +35,40 @@ crowdsteer_status cs_nb_step_check(cs_nb_job *job, const crowdsteer_agents *agen
   return prepare(job, agents, desc, first, last, select, bit);
 }
 
-/* A thread per 1024 agents at most; threads = 1 makes no OpenMP call (as
- * in the tiles, so a small-stack host thread never gets OpenMP state). */
-static int pass_threads(int requested, size_t count) {
-  return requested == 1 ? 1 : cs_team_size(requested, count / 1024 + 1);
+/* A neighbour pass's spread: a thread per 1024 agents at most. */
+static cs_spread pass_spread(const crowdsteer_step_desc *step, size_t count) {
+  return cs_spread_for(step->tasks, step->threads, count / 1024 + 1);
 }
 
-/* Share t of `threads` of a neighbour pass: a contiguous run of grid slots. */
-static void pass_part(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, size_t end,
-                      int t, int threads) {
-  const crowdsteer_grid *g = job->grid;
-  cs_nb_job part = *job;
-  part.slot_first = g->count * (size_t)t / (size_t)threads;
-  part.slot_last = g->count * (size_t)(t + 1) / (size_t)threads;
-  kernel(&part, begin, end);
-}
+typedef struct parts_work {
+  const crowdsteer_grid *g;
+  int dims;
+  cs_nb_parts_fn fn;
+  uint32_t *parts;
+  size_t pieces;
+} parts_work;
 
-/* A job's steering for agents [begin, end), its outputs set, by the step's
- * kernel. */
-static void neighbour_pass(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin,
-                           size_t end, int threads) {
-  if (threads == 1) {
-    pass_part(job, kernel, begin, end, 0, 1);
-    return;
-  }
-#ifdef _OPENMP
-  /* Workers do not inherit the caller's floating-point mode: each sets the
-   * library's own for its share and gives its previous mode back. */
-#pragma omp parallel for schedule(static, 1) num_threads(threads)
-  for (int t = 0; t < threads; t++) {
-    const cs_fpenv worker = cs_fpenv_enter();
-    pass_part(job, kernel, begin, end, t, threads);
-    cs_fpenv_leave(worker);
-  }
-#endif
+static void parts_pieces(void *context, size_t first, size_t last) {
+  const parts_work *work = context;
+  const size_t n = work->g->count, stride = n + 16;
+  const size_t from = n * first / work->pieces, to = n * last / work->pieces;
+  for (int k = 0; k < work->dims; k++)
+    work->fn(work->g->vel[k], from, to, work->parts + (size_t)k * stride,
+             work->parts + (size_t)(work->dims + k) * stride);
 }
 
 /* Alignment's parts of a grid's velocities (cs_nb_job.vel_high) into
  * `parts`: high then low per axis, count + 16 each (zeros past the end). */
 static void velocity_parts(const crowdsteer_grid *g, int dims, cs_nb_parts_fn fn,
-                           uint32_t *parts, int threads) {
+                           uint32_t *parts, const cs_spread *spread) {
   const size_t n = g->count, stride = n + 16;
   for (int a = 0; a < 2 * dims; a++)
     memset(parts + (size_t)a * stride + n, 0, 16 * sizeof(uint32_t));
-  if (threads == 1) {
-    for (int k = 0; k < dims; k++)
-      fn(g->vel[k], 0, n, parts + (size_t)k * stride,
-         parts + (size_t)(dims + k) * stride);
-    return;
-  }
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static, 1) num_threads(threads)
-  for (int t = 0; t < threads; t++) {
-    const cs_fpenv worker = cs_fpenv_enter();
-    const size_t first = n * (size_t)t / (size_t)threads;
-    const size_t last = n * (size_t)(t + 1) / (size_t)threads;
-    for (int k = 0; k < dims; k++)
-      fn(g->vel[k], first, last, parts + (size_t)k * stride,
-         parts + (size_t)(dims + k) * stride);
-    cs_fpenv_leave(worker);
-  }
-#endif
+  parts_work work = {g, dims, fn, parts, cs_spread_width(spread, n / 1024 + 1)};
+  if (work.pieces == 1)
+    parts_pieces(&work, 0, 1);
+  else
+    cs_spread_run(spread, work.pieces, 1, parts_pieces, &work);
 }
 
 /* Whether a job walks agent by agent over velocity parts (an alignment on
@@ -170,7 +140,7 @@ void cs_nb_step_run(const crowdsteer_agents *agents, const crowdsteer_step_desc 
                     cs_nb_job *nb_jobs, float *scratch) {
   const size_t range = end - begin;
   const int dims = agents->dims;
-  const int threads = pass_threads(step->threads, range);
+  const cs_spread spread = pass_spread(step, range);
   const cs_nb_backend *backend = cs_nb_backend_for(isa);
   const cs_nb_parts_fn parts_fn = backend->velocity_parts;
   /* The step behaviour of each neighbour job. */
@@ -200,7 +170,7 @@ void cs_nb_step_run(const crowdsteer_agents *agents, const crowdsteer_step_desc 
     size_t total, at = 0;
     layout(nb_jobs, count, m, dims, range, parts_fn, &total, &at);
     uint32_t *parts = (uint32_t *)(scratch + at);
-    if (!ready) velocity_parts(g, dims, parts_fn, parts, threads);
+    if (!ready) velocity_parts(g, dims, parts_fn, parts, &spread);
     for (int k = 0; k < dims; k++) {
       job->vel_high[k] = parts + (size_t)k * (g->count + 16);
       job->vel_low[k] = parts + (size_t)(dims + k) * (g->count + 16);
@@ -223,7 +193,7 @@ void cs_nb_step_run(const crowdsteer_agents *agents, const crowdsteer_step_desc 
     }
   }
   for (size_t m = 0; m < count; m++)
-    if (!gathered[m]) neighbour_pass(&nb_jobs[m], backend->kernel, begin, end, threads);
+    if (!gathered[m]) cs_nb_pass(&nb_jobs[m], backend->kernel, begin, end, &spread);
 }
 
 /* ---- Workspaces --------------------------------------------------------- */
