@@ -22,6 +22,7 @@ The exact semantics are the C library's (docs/behaviours.md); C structs are
 classes with the same field names: Agents, Params, Target, WanderState and
 Behaviour (one entry of a step). Crowd holds a double-buffered crowd.
 """
+import operator
 from typing import Optional, Sequence
 
 import numpy as np
@@ -60,11 +61,14 @@ class Crowd:
     """
 
     def __init__(self, count: int, dims: int = 2):
+        # operator.index, as the extension's integers: NumPy integers pass,
+        # floats do not (int() would truncate 2.5 silently).
+        count, dims = operator.index(count), operator.index(dims)
         if dims not in (2, 3):
             raise ValueError("dims must be 2 or 3, not %r" % (dims,))
         if count < 0:
             raise ValueError("count must not be negative")
-        self.count, self.dims = int(count), dims
+        self.count, self.dims = count, dims
         self._buffers = [_state(self.count, dims), _state(self.count, dims)]
         self._current = 0
 
