@@ -7,6 +7,15 @@ raises TypeError or ValueError naming the argument, before anything is
 written. Every library status is an exception, a subclass of
 crowdsteer.Error. The GIL is released while the library runs.
 
+Objects hold arrays, not their memory: each call reads every array's address,
+flags and length as they are then. Integer arguments take Python or NumPy
+integers within their C field (else OverflowError naming them, never a
+wrapped value); float arguments are float32, and a nonzero number that would
+round to 0 (0 often means "the default") or past float32 raises naming the
+field. An array the call writes may not share memory with another array of
+the call (OverlapError, a ValueError). Threads may query one built Grid and
+step their own crowds over it at the same time.
+
     import numpy as np, crowdsteer as cs
     n = 4
     px, py = np.array([0, 0, 5, -3], np.float32), np.array([0, 4, -2, 1], np.float32)

@@ -700,7 +700,14 @@ static PyTypeObject Agents_Type = {
               "A batch of agents: positions and velocities as float32 arrays of one "
               "length (the count), used in place. 3D when pz and vz are given. id: "
               "stable agent ids (uint32, one per agent) for wander's random stream "
-              "and the neighbour tie-breaks; None: the index is the id.",
+              "and the neighbour tie-breaks; None: the index is the id.\n\n"
+              "It holds the arrays, not their memory: every call reads each array's "
+              "data address, flags and length as they are then, so an array resized "
+              "in place or given new memory between calls is used where it is now "
+              "(a changed length raises ValueError naming it). Every other object "
+              "holding arrays (Target, Params, WanderState, Neighbours, Behaviour) "
+              "does the same. Moving an array's memory while a call that uses it "
+              "runs in another thread is the host's error, as in C.",
     .tp_new = Agents_new,
     .tp_dealloc = (destructor)Agents_dealloc,
     .tp_getset = Agents_getset,
@@ -857,7 +864,12 @@ static PyTypeObject Params_Type = {
     .tp_doc = "Params(**fields)\n--\n\n"
               "crowdsteer_params: every field of the C struct by name (floats, 0 "
               "means the documented default) and every *_per_agent field as a "
-              "float32 array or None. Immutable; replace() makes a changed copy.",
+              "float32 array or None. Immutable; replace() makes a changed copy.\n\n"
+              "Fields are float32: a nonzero number that would round to 0 (and so "
+              "mean the default) raises ValueError, one beyond float32 "
+              "OverflowError, both naming the field; subnormal results are kept "
+              "(the library keeps denormals). 0, inf and NaN pass as given (the "
+              "library judges them).",
     .tp_new = Params_new,
     .tp_dealloc = (destructor)Params_dealloc,
     .tp_getattro = (getattrofunc)Params_getattro,
@@ -1172,7 +1184,8 @@ static PyTypeObject Wander_Type = {
     .tp_doc = "WanderState(direction, seed=0, tick=0)\n--\n\n"
               "Wander's per-agent state (crowdsteer_wander_state): direction is a tuple "
               "of float32 arrays (all zeros is a valid start), updated in place by "
-              "each wander call; seed and tick drive the random generator.",
+              "each wander call; seed and tick drive the random generator (integers "
+              "from 0 to 2**32 - 1, else OverflowError).",
     .tp_new = Wander_new,
     .tp_dealloc = (destructor)Wander_dealloc,
     .tp_getset = Wander_getset,
@@ -1390,7 +1403,12 @@ static PyTypeObject Grid_Type = {
     .tp_doc =
         "Grid()\n--\n\n"
         "A reusable neighbour index (crowdsteer_grid): build() it from the agents, "
-        "then pass it in Neighbours. Only an accelerator: the same bits as without.",
+        "then pass it in Neighbours. Only an accelerator: the same bits as without."
+        "\n\nA built grid is read-only to queries and steps, so any number of "
+        "threads may query it and step their own crowds over it at the same time "
+        "(the GIL is released; each step's scratch memory is its own). build() "
+        "needs the grid to itself: building while another thread queries or steps "
+        "over it, or querying while it is built, raises RuntimeError.",
     .tp_new = Grid_new,
     .tp_dealloc = (destructor)Grid_dealloc,
     .tp_methods = Grid_methods,
@@ -2149,7 +2167,8 @@ static PyObject *py_version_string(PyObject *self, PyObject *unused) {
   "weight_per_agent=None, begin=0, end=None)\n--\n\n" what                               \
   " Writes steering (a tuple of float32 arrays) for agents [begin, end); "               \
   "ACCUMULATE adds weight * s. Raises crowdsteer.Error subclasses for library "          \
-  "statuses; nothing is written on error."
+  "statuses, OverlapError when steering shares memory with another array of the "      \
+  "call; nothing is written on error."
 
 static PyMethodDef module_methods[] = {
     {"seek", KW(py_seek), "seek" TARGETED_DOC("Full speed towards the target.")},
@@ -2196,7 +2215,10 @@ static PyMethodDef module_methods[] = {
      "crowdsteer_step: each agent's behaviours (bit b of mask[i] selects "
      "behaviours[b]; no mask: all), blended or by priority, then integrated, in one "
      "pass. output: a second Agents buffer for the new state (else in place, with "
-     "snapshot for AGENTS targets)."},
+     "snapshot for AGENTS targets). OverlapError when what the step writes (output, "
+     "or the agents in place, and wander directions) shares memory with another "
+     "array of the step. Threads may step their own crowds over one built Grid at "
+     "the same time."},
     {"active_isa", py_active_isa, METH_NOARGS,
      "active_isa() -> str: the ISA calls run on ('avx512', ...)."},
     {"force_isa", py_force_isa, METH_O,
