@@ -134,3 +134,18 @@ def test_arrays_that_only_read_the_same_memory_are_fine():
     params = cs.Params(max_speed_per_agent=arrays["weight_per_agent"])
     cs.pursuit(agents(arrays), target, params, steering(arrays), mode=cs.ACCUMULATE,
                weight_per_agent=arrays["weight_per_agent"])
+
+
+def test_one_wander_state_in_two_behaviours_of_a_step_is_fine():
+    """Each agent updates the state through the wander behaviour it uses."""
+    arrays = fresh()
+    state = cs.WanderState(vec(arrays, "direction[0]", "direction[1]"), seed=4)
+    behaviours = [cs.Behaviour(cs.WANDER, params=cs.Params(wander_radius=1), wander=state),
+                  cs.Behaviour(cs.WANDER, params=cs.Params(wander_radius=2), wander=state)]
+    mask = (np.arange(N) % 2 + 1).astype(np.uint32)  # one of the two each
+    cs.step(agents(arrays), behaviours, mask=mask, output=agents(arrays, "output:"))
+    other = cs.WanderState(vec(fresh(), "direction[0]", "direction[1]"))
+    with pytest.raises(cs.OverlapError, match=r"behaviours\[1\]\.wander\.direction\[0\]"):
+        cs.step(agents(arrays), behaviours[:1] + [cs.Behaviour(
+            cs.WANDER, wander=cs.WanderState((state.direction[1], other.direction[1])))],
+            output=agents(arrays, "output:"))

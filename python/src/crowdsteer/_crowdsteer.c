@@ -501,6 +501,14 @@ static void span_name(const span *p, char *buf, size_t size) {
   if (p->index >= 0) snprintf(buf + n, size - (size_t)n, "[%d]", p->index);
 }
 
+/* Whether two spans are one array in one role: one WanderState in two wander
+ * behaviours of a step, each agent updating it through the one it uses. */
+static int same_role(const span *a, const span *b) {
+  return a->begin == b->begin && a->end == b->end && a->index == b->index &&
+         strcmp(a->field, b->field) == 0 && (a->sub == b->sub || (a->sub && b->sub &&
+                                                                   !strcmp(a->sub, b->sub)));
+}
+
 /* An OverlapError (a crowdsteer.Error and a ValueError) naming the first
  * written span that shares memory with a span of another argument. Spans of
  * one argument (the agents' px and vx, say) are not compared with each other. */
@@ -510,8 +518,9 @@ static int check_spans(const spans *s) {
     if (!a->written) continue;
     for (size_t r = 0; r < s->n; r++) {
       const span *b = &s->items[r];
-      if (r == w || (b->written && r < w) || (a->behaviour == b->behaviour &&
-                                              strcmp(a->field, b->field) == 0))
+      if (r == w || (b->written && r < w) ||
+          (a->behaviour == b->behaviour && strcmp(a->field, b->field) == 0) ||
+          (b->written && same_role(a, b)))
         continue;
       if (a->begin < b->end && b->begin < a->end) {
         char written[96], other[96];
