@@ -20,11 +20,12 @@ def move(a, how):
     """Gives `a` a new buffer in place, keeping its values, and frees the old."""
     before = a.ctypes.data
     if how == "resize":
-        # Growing moves the data and frees the old block (past glibc's mmap
-        # threshold, to a new mapping); shrinking back may return to the
-        # first address, so other sizes are tried until it does not.
+        # Growing moves the data and frees the old block, unless the block
+        # could grow where it is; shrinking back stays put. 32 MiB is past
+        # glibc's largest mmap threshold: a new mapping, wherever the heap
+        # stands (NumPy zero-fills it, so it is only the fallback).
         n = len(a)
-        for size in (1 << 18, 4 * n, 1 << 19, 64 * n, 1 << 20):
+        for size in (4 * n, 1 << 23):
             a.resize(size, refcheck=False)
             a.resize(n, refcheck=False)
             if a.ctypes.data != before:
