@@ -63,7 +63,7 @@ def test_accumulate_blends_and_wander_updates_its_state():
         assert np.array_equal(blended[k], f32(1 + w * alone[k]))
     state.tick += 1
     assert state.tick == 1 and state.seed == 11
-    with pytest.raises(ValueError):
+    with pytest.raises(OverflowError, match="WanderState.tick"):
         state.tick = -1
 
 

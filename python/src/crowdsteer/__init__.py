@@ -7,6 +7,15 @@ raises TypeError or ValueError naming the argument, before anything is
 written. Every library status is an exception, a subclass of
 crowdsteer.Error. The GIL is released while the library runs.
 
+Objects hold arrays, not their memory: each call reads every array's address,
+flags and length as they are then. Integer arguments take Python or NumPy
+integers within their C field (else OverflowError naming them, never a
+wrapped value); float arguments are float32, and a nonzero number that would
+round to 0 (0 often means "the default") or past float32 raises naming the
+field. An array the call writes may not share memory with another array of
+the call (OverlapError, a ValueError). Threads may query one built Grid and
+step their own crowds over it at the same time.
+
     import numpy as np, crowdsteer as cs
     n = 4
     px, py = np.array([0, 0, 5, -3], np.float32), np.array([0, 4, -2, 1], np.float32)
@@ -22,6 +31,7 @@ The exact semantics are the C library's (docs/behaviours.md); C structs are
 classes with the same field names: Agents, Params, Target, WanderState and
 Behaviour (one entry of a step). Crowd holds a double-buffered crowd.
 """
+import operator
 from typing import Optional, Sequence
 
 import numpy as np
@@ -60,11 +70,14 @@ class Crowd:
     """
 
     def __init__(self, count: int, dims: int = 2):
+        # operator.index, as the extension's integers: NumPy integers pass,
+        # floats do not (int() would truncate 2.5 silently).
+        count, dims = operator.index(count), operator.index(dims)
         if dims not in (2, 3):
             raise ValueError("dims must be 2 or 3, not %r" % (dims,))
         if count < 0:
             raise ValueError("count must not be negative")
-        self.count, self.dims = int(count), dims
+        self.count, self.dims = count, dims
         self._buffers = [_state(self.count, dims), _state(self.count, dims)]
         self._current = 0
 

@@ -9,12 +9,22 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <float.h>
+#include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "crowdsteer.h"
+
+/* CROWDSTEER_ERROR_OVERLAP = 11 (a written array overlaps one the call reads)
+ * comes with the library's overlap checks. An enum constant is invisible to
+ * #ifndef, so the binding spells the number; tests/test_arguments.py checks
+ * it against the header once the header has it. The binding's own overlap
+ * checks raise the same class. */
+enum { STATUS_OVERLAP = 11 };
 
 /* ---- tables ---------------------------------------------------------------- */
 
@@ -34,6 +44,7 @@ static const struct status_row {
     {CROWDSTEER_ERROR_OUT_OF_MEMORY, "OUT_OF_MEMORY"},
     {CROWDSTEER_ERROR_GRID, "GRID"},
     {CROWDSTEER_ERROR_ALIGNMENT, "ALIGNMENT"},
+    {(crowdsteer_status)STATUS_OVERLAP, "OVERLAP"},
 };
 enum { STATUS_ROWS = sizeof status_rows / sizeof status_rows[0] };
 
@@ -110,6 +121,12 @@ static int add_owned(PyObject *module, const char *name, PyObject *obj) {
 static PyObject *error_base;                 /* crowdsteer.Error */
 static PyObject *error_classes[STATUS_ROWS]; /* one per status_rows entry */
 
+static PyObject *overlap_class(void) {
+  for (int i = 0; i < STATUS_ROWS; i++)
+    if (status_rows[i].status == (crowdsteer_status)STATUS_OVERLAP) return error_classes[i];
+  return PyExc_ValueError;
+}
+
 /* Raises the exception of a library status; returns NULL. */
 static PyObject *raise_status(crowdsteer_status status) {
   for (int i = 0; i < STATUS_ROWS; i++)
@@ -153,7 +170,15 @@ static int add_errors(PyObject *module) {
     class_name_of(status_rows[i].c_name, short_name, sizeof short_name);
     snprintf(full_name, sizeof full_name, "crowdsteer.%s", short_name);
     const char *doc = crowdsteer_status_string(status_rows[i].status);
-    PyObject *cls = PyErr_NewExceptionWithDoc(full_name, doc, error_base, NULL);
+    /* An overlap is a bad argument that the binding finds itself too (naming
+     * the arrays), so catching ValueError catches it whichever layer saw it. */
+    PyObject *bases =
+        status_rows[i].status == (crowdsteer_status)STATUS_OVERLAP
+            ? PyTuple_Pack(2, error_base, PyExc_ValueError)
+            : Py_NewRef(error_base);
+    PyObject *cls =
+        bases ? PyErr_NewExceptionWithDoc(full_name, doc, bases, NULL) : NULL;
+    Py_XDECREF(bases);
     PyObject *code = PyLong_FromLong((long)status_rows[i].status);
     int failed = !cls || !code || PyObject_SetAttrString(cls, "status", code) < 0 ||
                  PyDict_SetItem(by_status, code, cls) < 0 ||
@@ -200,6 +225,98 @@ static rendered_name render(const arg_name *n) {
   rendered_name r = {{0}};
   render_into(n, r.text, sizeof r.text);
   return r;
+}
+
+/* ---- numbers ------------------------------------------------------------------ */
+
+/* Every integer argument goes through here: a Python int or anything with
+ * __index__ (NumPy integer scalars), never a float or a str; outside [lo, hi],
+ * the range of the C field it fills, is an OverflowError naming it. The C
+ * API takes fixed-width fields, and a wrapped value (2**64 + 3 as 3, -1 as
+ * 0xFFFFFFFF) would be a different, valid-looking request. */
+static int integer_from(PyObject *obj, const arg_name *name, long long lo, long long hi,
+                        long long *out) {
+  PyObject *index = PyNumber_Index(obj);
+  if (!index) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s must be an integer, not %.100s", render(name).text,
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+  if (v == -1 && PyErr_Occurred()) {
+    Py_DECREF(index);
+    return -1;
+  }
+  if (overflow || v < lo || v > hi) {
+    PyErr_Format(PyExc_OverflowError, "%s must be an integer from %lld to %lld, not %S",
+                 render(name).text, lo, hi, index);
+    Py_DECREF(index);
+    return -1;
+  }
+  Py_DECREF(index);
+  *out = v;
+  return 0;
+}
+
+/* integer_from for one C type: uint32_t fields, int fields (enums included:
+ * the library judges which values mean something, an unknown mode is its
+ * ParameterError) and size_t fields (counts, indices, table and tile sizes). */
+#define INTEGER_FROM(fn, type, lo, hi)                                                   \
+  static int fn(PyObject *obj, const arg_name *name, type *out) {                        \
+    long long v;                                                                         \
+    if (integer_from(obj, name, (lo), (hi), &v) < 0) return -1;                          \
+    *out = (type)v;                                                                      \
+    return 0;                                                                            \
+  }
+INTEGER_FROM(uint32_from, uint32_t, 0, UINT32_MAX)
+INTEGER_FROM(int_from, int, INT_MIN, INT_MAX)
+INTEGER_FROM(size_from, size_t, 0, PY_SSIZE_T_MAX)
+
+/* Every float argument goes through here: the C API takes float32, and a
+ * field left at 0 means its default, so a nonzero number that rounds to 0
+ * (1e-50) would silently become the default (max_speed 1) and one beyond
+ * float32 would become infinite: both are errors naming the field, for every
+ * float argument alike (one rule, whether or not 0 is a default there). NaN and
+ * infinity pass as given (the library refuses them where they are invalid).
+ * Subnormal float32 results are kept: the library computes with denormals
+ * (src/fpenv.c), so they keep their meaning. */
+static int float32_from(PyObject *obj, const arg_name *name, float *out) {
+  double d = PyFloat_AsDouble(obj);
+  if (d == -1.0 && PyErr_Occurred()) {
+    if (PyErr_ExceptionMatches(PyExc_OverflowError)) { /* an int beyond double */
+      PyErr_Clear();
+      PyErr_Format(PyExc_OverflowError, "%s = %S does not fit in float32",
+                   render(name).text, obj);
+    } else if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", render(name).text,
+                   Py_TYPE(obj)->tp_name);
+    }
+    return -1;
+  }
+  const float f = (float)d;
+  const int overflows = isinf(f) && isfinite(d), underflows = f == 0.0f && d != 0.0;
+  if (overflows || underflows) {
+    PyObject *given = PyFloat_FromDouble(d);
+    PyObject *bound = PyFloat_FromDouble(overflows ? (double)FLT_MAX : FLT_TRUE_MIN);
+    if (given && bound && overflows)
+      PyErr_Format(PyExc_OverflowError,
+                   "%s = %R does not fit in float32 (largest finite: %R)",
+                   render(name).text, given, bound);
+    else if (given && bound)
+      PyErr_Format(PyExc_ValueError,
+                   "%s = %R underflows to 0 in float32 (where 0 often means the "
+                   "default): give 0, or a magnitude of at least %R",
+                   render(name).text, given, bound);
+    Py_XDECREF(given);
+    Py_XDECREF(bound);
+    return -1;
+  }
+  *out = f;
+  return 0;
 }
 
 /* The data of `obj` if it is a 1-D, C-contiguous, aligned, native-order array of
@@ -294,29 +411,127 @@ static int vectors_from(PyObject *seq, const arg_name *arg, int dims, Py_ssize_t
   return 0;
 }
 
-/* Whether two arrays of `count` floats share memory. */
-static int overlap(const float *a, const float *b, size_t count) {
-  if (!a || !b || count == 0) return 0;
-  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b, bytes = count * sizeof(float);
-  return a0 < b0 + bytes && b0 < a0 + bytes;
+static const char *const agent_field_names[6] = {"px", "py", "pz", "vx", "vy", "vz"};
+
+static float **agents_slot(crowdsteer_agents *c, int field) {
+  float **slots[6] = {&c->px, &c->py, &c->pz, &c->vx, &c->vy, &c->vz};
+  return slots[field];
 }
 
-/* The library may not write an array it reads at the same time (its results
- * would depend on the order of its work): a ValueError when the `written`
- * arrays share memory with the agents' arrays. */
-static int check_apart(const float *const written[6], const char *what,
-                       const crowdsteer_agents *agents) {
-  const float *read[6] = {agents->px, agents->py, agents->pz,
-                          agents->vx, agents->vy, agents->vz};
-  for (int w = 0; w < 6; w++)
-    for (int r = 0; r < 6; r++)
-      if (overlap(written[w], read[r], agents->count)) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s shares memory with the agents' arrays, which this call "
-                     "reads while writing it",
-                     what);
-        return -1;
-      }
+/* ---- overlaps ------------------------------------------------------------------- */
+
+/* The library may not write an array that the same call reads or writes
+ * through another argument: its results would depend on the order of its
+ * work (tiles, threads, SIMD lanes). A call lists the memory it hands the
+ * library, each span named by where it came from (rendered only for an
+ * error), and every written span is checked against every other span of
+ * another argument before the library runs. The library checks the same
+ * (CROWDSTEER_ERROR_OVERLAP); here the error can name both arrays. */
+typedef struct span {
+  uintptr_t begin, end;  /* bytes [begin, end) */
+  int behaviour;         /* behaviours[behaviour] of a step, or -1 */
+  const char *field;     /* "steering", "target", "agents", ... */
+  const char *sub;       /* "position", "px", "max_speed_per_agent", or NULL */
+  int index;             /* [index] of a tuple of arrays, or -1 */
+  int written;
+} span;
+
+typedef struct spans {
+  span *items;
+  size_t n, capacity;
+  span local[32]; /* a behaviour call needs no more (30); a step may grow */
+} spans;
+
+static void spans_init(spans *s) {
+  s->items = s->local;
+  s->n = 0;
+  s->capacity = sizeof s->local / sizeof s->local[0];
+}
+
+static void spans_free(spans *s) {
+  if (s->items != s->local) PyMem_Free(s->items);
+  spans_init(s);
+}
+
+static int spans_add(spans *s, const void *data, size_t bytes, int behaviour,
+                     const char *field, const char *sub, int index, int written) {
+  if (!data || bytes == 0) return 0;
+  if (s->n == s->capacity) {
+    size_t capacity = 2 * s->capacity;
+    span *items = PyMem_Malloc(capacity * sizeof *items);
+    if (!items) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    memcpy(items, s->items, s->n * sizeof *items);
+    if (s->items != s->local) PyMem_Free(s->items);
+    s->items = items;
+    s->capacity = capacity;
+  }
+  s->items[s->n++] = (span){(uintptr_t)data, (uintptr_t)data + bytes, behaviour, field,
+                            sub, index, written};
+  return 0;
+}
+
+static int spans_add_vectors(spans *s, const crowdsteer_vectors *v, int dims, size_t count,
+                             int behaviour, const char *field, const char *sub,
+                             int written) {
+  const float *axes[3] = {v->x, v->y, v->z};
+  for (int k = 0; k < dims; k++)
+    if (spans_add(s, axes[k], count * sizeof(float), behaviour, field, sub, k, written) < 0)
+      return -1;
+  return 0;
+}
+
+static int spans_add_agents(spans *s, const crowdsteer_agents *a, const char *field,
+                            int written) {
+  for (int f = 0; f < 6; f++)
+    if (spans_add(s, *agents_slot((crowdsteer_agents *)a, f), a->count * sizeof(float), -1,
+                  field, agent_field_names[f], -1, written) < 0)
+      return -1;
+  return spans_add(s, a->id, a->count * sizeof(uint32_t), -1, field, "id", -1, 0);
+}
+
+static void span_name(const span *p, char *buf, size_t size) {
+  int n = 0;
+  buf[0] = '\0';
+  if (p->behaviour >= 0) n = snprintf(buf, size, "behaviours[%d].", p->behaviour);
+  n += snprintf(buf + n, size - (size_t)n, "%s%s%s", p->field, p->sub ? "." : "",
+                p->sub ? p->sub : "");
+  if (p->index >= 0) snprintf(buf + n, size - (size_t)n, "[%d]", p->index);
+}
+
+/* Whether two spans are one array in one role: one WanderState in two wander
+ * behaviours of a step, each agent updating it through the one it uses. */
+static int same_role(const span *a, const span *b) {
+  return a->begin == b->begin && a->end == b->end && a->index == b->index &&
+         strcmp(a->field, b->field) == 0 && (a->sub == b->sub || (a->sub && b->sub &&
+                                                                   !strcmp(a->sub, b->sub)));
+}
+
+/* An OverlapError (a crowdsteer.Error and a ValueError) naming the first
+ * written span that shares memory with a span of another argument. Spans of
+ * one argument (the agents' px and vx, say) are not compared with each other. */
+static int check_spans(const spans *s) {
+  for (size_t w = 0; w < s->n; w++) {
+    const span *a = &s->items[w];
+    if (!a->written) continue;
+    for (size_t r = 0; r < s->n; r++) {
+      const span *b = &s->items[r];
+      /* The address test first: it is the one that almost always decides. */
+      if (a->begin >= b->end || b->begin >= a->end || r == w || (b->written && r < w) ||
+          (a->behaviour == b->behaviour && strcmp(a->field, b->field) == 0) ||
+          (b->written && same_role(a, b)))
+        continue;
+      char written[96], other[96];
+      span_name(a, written, sizeof written);
+      span_name(b, other, sizeof other);
+      PyErr_Format(overlap_class(),
+                   "%s shares memory with %s, which this call %s while writing %s",
+                   written, other, b->written ? "also writes" : "reads", written);
+      return -1;
+    }
+  }
   return 0;
 }
 
@@ -338,44 +553,53 @@ static void release(PyObject **keep, int n) {
 
 /* ---- Agents ------------------------------------------------------------------ */
 
-static const char *const agent_field_names[6] = {"px", "py", "pz", "vx", "vy", "vz"};
 
+/* No data address is kept: NumPy lets the host move an array's memory
+ * between two calls (ndarray.resize(refcheck=False), assigning .data), so
+ * each call reads the addresses, flags and lengths again (agents_to_c). The
+ * count and dims are the Agents' own and never change. */
 typedef struct {
-  PyObject_HEAD crowdsteer_agents c;
-  PyObject *arrays[6]; /* px py pz vx vy vz; z entries NULL in 2D */
-  PyObject *id;        /* uint32 stable ids, or NULL */
+  PyObject_HEAD PyObject *arrays[6]; /* px py pz vx vy vz; z entries NULL in 2D */
+  PyObject *id;                      /* uint32 stable ids, or NULL */
+  size_t count;
+  int dims;
 } AgentsObject;
 
 static PyTypeObject Agents_Type;
 
-static float **agents_slot(crowdsteer_agents *c, int field) {
-  float **slots[6] = {&c->px, &c->py, &c->pz, &c->vx, &c->vy, &c->vz};
-  return slots[field];
-}
 
-/* Checks the agents' arrays again for a call (flags can change after
- * construction) and whether the call may write them. */
-static int agents_ready(AgentsObject *a, const char *name, enum access access) {
+/* The agents for one call, from the arrays as they are now (their flags can
+ * change after construction, their memory can move), checked for whether the
+ * call may write them. Call it after every conversion that can run Python
+ * code (__index__, __float__ of the other arguments), which could move them. */
+static int agents_to_c(AgentsObject *a, const char *name, enum access access,
+                       crowdsteer_agents *out) {
+  memset(out, 0, sizeof *out);
+  out->count = a->count;
+  out->dims = a->dims;
   for (int f = 0; f < 6; f++) {
     if (!a->arrays[f]) continue;
-    if (!float_array(a->arrays[f], NAME(NAME(NULL, name), agent_field_names[f]),
-                     (Py_ssize_t)a->c.count, access))
-      return -1;
+    float *data = float_array(a->arrays[f], NAME(NAME(NULL, name), agent_field_names[f]),
+                              (Py_ssize_t)a->count, access);
+    if (!data) return -1;
+    *agents_slot(out, f) = data;
   }
-  if (a->id && !array_data(a->id, NAME(NAME(NULL, name), "id"), NPY_UINT32,
-                           (Py_ssize_t)a->c.count, READS))
-    return -1;
+  if (a->id) {
+    out->id = array_data(a->id, NAME(NAME(NULL, name), "id"), NPY_UINT32,
+                         (Py_ssize_t)a->count, READS);
+    if (!out->id) return -1;
+  }
   return 0;
 }
 
-static AgentsObject *as_agents(PyObject *obj, const char *name, enum access access) {
+/* The Agents object itself (no arrays read yet: see agents_to_c). */
+static AgentsObject *as_agents(PyObject *obj, const char *name) {
   if (!PyObject_TypeCheck(obj, &Agents_Type)) {
     PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Agents, not %.100s", name,
                  Py_TYPE(obj)->tp_name);
     return NULL;
   }
-  AgentsObject *a = (AgentsObject *)obj;
-  return agents_ready(a, name, access) == 0 ? a : NULL;
+  return (AgentsObject *)obj;
 }
 
 static PyObject *Agents_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -411,17 +635,11 @@ static PyObject *Agents_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
   if (id && !array_data(id, NAME(NULL, "id"), NPY_UINT32, count, READS)) return NULL;
   AgentsObject *self = (AgentsObject *)type->tp_alloc(type, 0);
   if (!self) return NULL;
-  if (id) {
-    self->id = Py_NewRef(id);
-    self->c.id = (const uint32_t *)PyArray_DATA((PyArrayObject *)id);
-  }
-  self->c.count = (size_t)count;
-  self->c.dims = given[2] ? 3 : 2;
-  for (int f = 0; f < 6; f++) {
-    if (!given[f]) continue;
-    self->arrays[f] = Py_NewRef(given[f]);
-    *agents_slot(&self->c, f) = (float *)PyArray_DATA((PyArrayObject *)given[f]);
-  }
+  self->id = Py_XNewRef(id);
+  self->count = (size_t)count;
+  self->dims = given[2] ? 3 : 2;
+  for (int f = 0; f < 6; f++)
+    self->arrays[f] = Py_XNewRef(given[f]);
   return (PyObject *)self;
 }
 
@@ -443,20 +661,22 @@ static PyObject *Agents_id(AgentsObject *self, void *closure) {
 
 static PyObject *Agents_count(AgentsObject *self, void *closure) {
   (void)closure;
-  return PyLong_FromSize_t(self->c.count);
+  return PyLong_FromSize_t(self->count);
 }
 
 static PyObject *Agents_dims(AgentsObject *self, void *closure) {
   (void)closure;
-  return PyLong_FromLong(self->c.dims);
+  return PyLong_FromLong(self->dims);
 }
 
-/* The addresses handed to the library, for the zero-copy tests. */
+/* The addresses a call would hand the library now, for the zero-copy tests
+ * (0 for an absent z array). */
 static PyObject *Agents_pointers(AgentsObject *self, PyObject *unused) {
   (void)unused;
   PyObject *d = PyDict_New();
   for (int f = 0; d && f < 6; f++) {
-    PyObject *v = PyLong_FromVoidPtr(*agents_slot(&self->c, f));
+    PyObject *a = self->arrays[f];
+    PyObject *v = PyLong_FromVoidPtr(a ? PyArray_DATA((PyArrayObject *)a) : NULL);
     if (!v || PyDict_SetItemString(d, agent_field_names[f], v) < 0) Py_CLEAR(d);
     Py_XDECREF(v);
   }
@@ -488,7 +708,14 @@ static PyTypeObject Agents_Type = {
               "A batch of agents: positions and velocities as float32 arrays of one "
               "length (the count), used in place. 3D when pz and vz are given. id: "
               "stable agent ids (uint32, one per agent) for wander's random stream "
-              "and the neighbour tie-breaks; None: the index is the id.",
+              "and the neighbour tie-breaks; None: the index is the id.\n\n"
+              "It holds the arrays, not their memory: every call reads each array's "
+              "data address, flags and length as they are then, so an array resized "
+              "in place or given new memory between calls is used where it is now "
+              "(a changed length raises ValueError naming it). Every other object "
+              "holding arrays (Target, Params, WanderState, Neighbours, Behaviour) "
+              "does the same. Moving an array's memory while a call that uses it "
+              "runs in another thread is the host's error, as in C.",
     .tp_new = Agents_new,
     .tp_dealloc = (destructor)Agents_dealloc,
     .tp_getset = Agents_getset,
@@ -518,14 +745,8 @@ static int params_set(ParamsObject *p, PyObject *key, PyObject *value) {
   if (!name) return -1;
   for (int i = 0; i < PARAM_FLOATS; i++) {
     if (strcmp(name, param_float_rows[i].name) != 0) continue;
-    double v = PyFloat_AsDouble(value);
-    if (v == -1.0 && PyErr_Occurred()) {
-      PyErr_Format(PyExc_TypeError, "Params.%s must be a number, not %.100s", name,
-                   Py_TYPE(value)->tp_name);
-      return -1;
-    }
-    *param_float_slot(&p->c, i) = (float)v;
-    return 0;
+    return float32_from(value, NAME(NAME(NULL, "Params"), param_float_rows[i].name),
+                        param_float_slot(&p->c, i));
   }
   for (int i = 0; i < PARAM_ARRAYS; i++) {
     if (strcmp(name, param_array_rows[i].name) != 0) continue;
@@ -651,7 +872,12 @@ static PyTypeObject Params_Type = {
     .tp_doc = "Params(**fields)\n--\n\n"
               "crowdsteer_params: every field of the C struct by name (floats, 0 "
               "means the documented default) and every *_per_agent field as a "
-              "float32 array or None. Immutable; replace() makes a changed copy.",
+              "float32 array or None. Immutable; replace() makes a changed copy.\n\n"
+              "Fields are float32: a nonzero number that would round to 0 (and so "
+              "mean the default) raises ValueError, one beyond float32 "
+              "OverflowError, both naming the field; subnormal results are kept "
+              "(the library keeps denormals). 0, inf and NaN pass as given (the "
+              "library judges them).",
     .tp_new = Params_new,
     .tp_dealloc = (destructor)Params_dealloc,
     .tp_getattro = (getattrofunc)Params_getattro,
@@ -688,13 +914,11 @@ static int point_from(PyObject *seq, const char *name, float xyz[3]) {
   }
   xyz[2] = 0.0f;
   for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fast); k++) {
-    double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, k));
-    if (v == -1.0 && PyErr_Occurred()) {
+    if (float32_from(PySequence_Fast_GET_ITEM(fast, k), ITEM(NAME(NULL, name), k),
+                     &xyz[k]) < 0) {
       Py_DECREF(fast);
-      PyErr_Format(PyExc_TypeError, "%s[%zd] must be a number", name, k);
       return -1;
     }
-    xyz[k] = (float)v;
   }
   Py_DECREF(fast);
   return 0;
@@ -768,16 +992,14 @@ static PyObject *Target_agents(PyObject *cls, PyObject *args, PyObject *kwargs) 
 
 static PyObject *Target_agent(PyObject *cls, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"agent", NULL};
-  unsigned long agent;
+  PyObject *agent_obj;
+  uint32_t agent;
   (void)cls;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "k:Target.agent", kwlist, &agent))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:Target.agent", kwlist, &agent_obj) ||
+      uint32_from(agent_obj, NAME(NULL, "agent"), &agent) < 0)
     return NULL;
-  if (agent > UINT32_MAX) {
-    PyErr_SetString(PyExc_OverflowError, "agent must fit in 32 bits");
-    return NULL;
-  }
   TargetObject *t = target_alloc(CROWDSTEER_TARGET_AGENT);
-  if (t) t->agent = (uint32_t)agent;
+  if (t) t->agent = agent;
   return (PyObject *)t;
 }
 
@@ -885,24 +1107,26 @@ static PyTypeObject Target_Type = {
 
 /* ---- WanderState ------------------------------------------------------------- */
 
+/* The directions' addresses are read at each call (wander_to_c), into the
+ * call's own crowdsteer_wander_state: their memory can move between calls,
+ * and a struct shared by calls in several threads would be written by one
+ * while another's library call reads it. */
 typedef struct {
-  PyObject_HEAD crowdsteer_wander_state c;
-  PyObject *direction; /* tuple of 2 or 3 float32 arrays */
+  PyObject_HEAD PyObject *direction; /* tuple of 2 or 3 float32 arrays */
+  uint32_t seed, tick;
 } WanderObject;
 
 static PyTypeObject Wander_Type;
 
 static PyObject *Wander_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"direction", "seed", "tick", NULL};
-  PyObject *direction;
-  unsigned long seed = 0, tick = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|kk:WanderState", kwlist, &direction,
-                                   &seed, &tick))
+  PyObject *direction, *seed_obj = NULL, *tick_obj = NULL;
+  uint32_t seed = 0, tick = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO:WanderState", kwlist, &direction,
+                                   &seed_obj, &tick_obj) ||
+      (seed_obj && uint32_from(seed_obj, NAME(NULL, "seed"), &seed) < 0) ||
+      (tick_obj && uint32_from(tick_obj, NAME(NULL, "tick"), &tick) < 0))
     return NULL;
-  if (seed > UINT32_MAX || tick > UINT32_MAX) {
-    PyErr_SetString(PyExc_OverflowError, "seed and tick must fit in 32 bits");
-    return NULL;
-  }
   PyObject *axes = array_tuple(direction, "direction");
   if (!axes) return NULL;
   WanderObject *self = (WanderObject *)type->tp_alloc(type, 0);
@@ -911,8 +1135,8 @@ static PyObject *Wander_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     return NULL;
   }
   self->direction = axes;
-  self->c.seed = (uint32_t)seed;
-  self->c.tick = (uint32_t)tick;
+  self->seed = seed;
+  self->tick = tick;
   return (PyObject *)self;
 }
 
@@ -923,35 +1147,34 @@ static void Wander_dealloc(WanderObject *self) {
 
 static PyObject *Wander_get(WanderObject *self, void *closure) {
   if ((intptr_t)closure == 0) return Py_NewRef(self->direction);
-  return PyLong_FromUnsignedLong((intptr_t)closure == 1 ? self->c.seed : self->c.tick);
+  return PyLong_FromUnsignedLong((intptr_t)closure == 1 ? self->seed : self->tick);
 }
 
 static int Wander_set(WanderObject *self, PyObject *value, void *closure) {
-  unsigned long v = value ? PyLong_AsUnsignedLong(value) : (unsigned long)-1;
-  if (!value || (v == (unsigned long)-1 && PyErr_Occurred()) || v > UINT32_MAX) {
-    if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_OverflowError)) {
-      PyErr_Clear();
-      PyErr_SetString(PyExc_ValueError, "seed and tick are integers from 0 to 2**32 - 1");
-    }
+  const char *name = (intptr_t)closure == 1 ? "seed" : "tick";
+  if (!value) {
+    PyErr_Format(PyExc_TypeError, "WanderState.%s cannot be deleted", name);
     return -1;
   }
-  *((intptr_t)closure == 1 ? &self->c.seed : &self->c.tick) = (uint32_t)v;
-  return 0;
+  return uint32_from(value, NAME(NAME(NULL, "WanderState"), name),
+                     (intptr_t)closure == 1 ? &self->seed : &self->tick);
 }
 
-/* The state for a call: the direction arrays checked and pointed to. */
-static crowdsteer_wander_state *wander_to_c(PyObject *obj, const arg_name *name, int dims,
-                                            Py_ssize_t count) {
+/* The state for a call, into the call's own struct: the direction arrays
+ * checked and pointed to as they are now. */
+static int wander_to_c(PyObject *obj, const arg_name *name, int dims, Py_ssize_t count,
+                       crowdsteer_wander_state *out) {
+  memset(out, 0, sizeof *out);
   if (!PyObject_TypeCheck(obj, &Wander_Type)) {
     PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.WanderState, not %.100s",
                  render(name).text, Py_TYPE(obj)->tp_name);
-    return NULL;
+    return -1;
   }
   WanderObject *w = (WanderObject *)obj;
-  if (vectors_from(w->direction, NAME(name, "direction"), dims, count, WRITES,
-                   &w->c.direction, NULL) < 0)
-    return NULL;
-  return &w->c;
+  out->seed = w->seed;
+  out->tick = w->tick;
+  return vectors_from(w->direction, NAME(name, "direction"), dims, count, WRITES,
+                      &out->direction, NULL);
 }
 
 static PyGetSetDef Wander_getset[] = {
@@ -969,7 +1192,8 @@ static PyTypeObject Wander_Type = {
     .tp_doc = "WanderState(direction, seed=0, tick=0)\n--\n\n"
               "Wander's per-agent state (crowdsteer_wander_state): direction is a tuple "
               "of float32 arrays (all zeros is a valid start), updated in place by "
-              "each wander call; seed and tick drive the random generator.",
+              "each wander call; seed and tick drive the random generator (integers "
+              "from 0 to 2**32 - 1, else OverflowError).",
     .tp_new = Wander_new,
     .tp_dealloc = (destructor)Wander_dealloc,
     .tp_getset = Wander_getset,
@@ -990,12 +1214,14 @@ static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwa
   static char *kwlist[] = {"kind",   "target",           "params",     "wander",
                            "weight", "weight_per_agent", "neighbours", NULL};
   int kind;
-  PyObject *target = Py_None, *params = Py_None, *wander = Py_None, *weights = Py_None,
-           *neighbours = Py_None;
+  PyObject *kind_obj, *target = Py_None, *params = Py_None, *wander = Py_None,
+                      *weight_obj = NULL, *weights = Py_None, *neighbours = Py_None;
   float weight = 1.0f;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "i|OOOfOO:Behaviour", kwlist, &kind,
-                                   &target, &params, &wander, &weight, &weights,
-                                   &neighbours))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOOOOO:Behaviour", kwlist, &kind_obj,
+                                   &target, &params, &wander, &weight_obj, &weights,
+                                   &neighbours) ||
+      int_from(kind_obj, NAME(NULL, "kind"), &kind) < 0 ||
+      (weight_obj && float32_from(weight_obj, NAME(NULL, "weight"), &weight) < 0))
     return NULL;
   BehaviourObject *self = (BehaviourObject *)type->tp_alloc(type, 0);
   if (!self) return NULL;
@@ -1098,26 +1324,25 @@ static void grid_unclaim(GridObject *g, int build) {
 static PyObject *Grid_build(GridObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"agents",  "cell_size",      "table_size", "group",
                            "threads", "positions_only", NULL};
-  PyObject *agents_obj, *group = Py_None;
+  PyObject *agents_obj, *cell_size, *table_size = NULL, *group = Py_None, *threads = NULL;
   crowdsteer_grid_desc desc = {0};
-  Py_ssize_t table_size = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Of|$nOip:build", kwlist, &agents_obj,
-                                   &desc.cell_size, &table_size, &group, &desc.threads,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$OOOp:build", kwlist, &agents_obj,
+                                   &cell_size, &table_size, &group, &threads,
                                    &desc.positions_only))
     return NULL;
-  AgentsObject *a = as_agents(agents_obj, "agents", READS);
-  if (!a) return NULL;
-  if (table_size < 0) {
-    PyErr_SetString(PyExc_ValueError, "table_size must not be negative");
+  AgentsObject *a = as_agents(agents_obj, "agents");
+  crowdsteer_agents agents;
+  if (!a || float32_from(cell_size, NAME(NULL, "cell_size"), &desc.cell_size) < 0 ||
+      (table_size && size_from(table_size, NAME(NULL, "table_size"), &desc.table_size) < 0) ||
+      (threads && int_from(threads, NAME(NULL, "threads"), &desc.threads) < 0) ||
+      agents_to_c(a, "agents", READS, &agents) < 0)
     return NULL;
-  }
   int failed = 0;
-  desc.table_size = (size_t)table_size;
   desc.group = optional_array(group, NAME(NULL, "group"), NPY_UINT32,
-                              (Py_ssize_t)a->c.count, &failed);
+                              (Py_ssize_t)agents.count, &failed);
   if (failed || grid_claim(self, 1) < 0) return NULL;
   PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
-  crowdsteer_status status = crowdsteer_grid_build(self->grid, &a->c, &desc);
+  crowdsteer_status status = crowdsteer_grid_build(self->grid, &agents, &desc);
   PyEval_RestoreThread(unlocked);
   grid_unclaim(self, 1);
   if (status != CROWDSTEER_OK) return raise_status(status);
@@ -1186,7 +1411,12 @@ static PyTypeObject Grid_Type = {
     .tp_doc =
         "Grid()\n--\n\n"
         "A reusable neighbour index (crowdsteer_grid): build() it from the agents, "
-        "then pass it in Neighbours. Only an accelerator: the same bits as without.",
+        "then pass it in Neighbours. Only an accelerator: the same bits as without."
+        "\n\nA built grid is read-only to queries and steps, so any number of "
+        "threads may query it and step their own crowds over it at the same time "
+        "(the GIL is released; each step's scratch memory is its own). build() "
+        "needs the grid to itself: building while another thread queries or steps "
+        "over it, or querying while it is built, raises RuntimeError.",
     .tp_new = Grid_new,
     .tp_dealloc = (destructor)Grid_dealloc,
     .tp_methods = Grid_methods,
@@ -1213,11 +1443,17 @@ static PyObject *Neighbours_new(PyTypeObject *type, PyObject *args, PyObject *kw
                            "neighbour_mask_per_agent",
                            NULL};
   PyObject *o[5] = {Py_None, Py_None, Py_None, Py_None, Py_None};
+  PyObject *radius = NULL, *cos_fov = NULL, *max_neighbours = NULL, *mask = NULL;
   crowdsteer_neighbours c = {0};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOfOpfOIIO:Neighbours", kwlist, &o[0],
-                                   &o[1], &c.radius, &o[2], &c.field_of_view,
-                                   &c.cos_field_of_view, &o[3], &c.max_neighbours,
-                                   &c.neighbour_mask, &o[4]))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOpOOOOO:Neighbours", kwlist, &o[0],
+                                   &o[1], &radius, &o[2], &c.field_of_view, &cos_fov,
+                                   &o[3], &max_neighbours, &mask, &o[4]) ||
+      (radius && float32_from(radius, NAME(NULL, "radius"), &c.radius) < 0) ||
+      (cos_fov &&
+       float32_from(cos_fov, NAME(NULL, "cos_field_of_view"), &c.cos_field_of_view) < 0) ||
+      (max_neighbours &&
+       uint32_from(max_neighbours, NAME(NULL, "max_neighbours"), &c.max_neighbours) < 0) ||
+      (mask && uint32_from(mask, NAME(NULL, "neighbour_mask"), &c.neighbour_mask) < 0))
     return NULL;
   if (o[0] != Py_None && !PyObject_TypeCheck(o[0], &Grid_Type)) {
     PyErr_SetString(PyExc_TypeError, "grid must be a crowdsteer.Grid or None");
@@ -1316,98 +1552,133 @@ static PyTypeObject Neighbours_Type = {
 
 /* ---- calls ------------------------------------------------------------------------- */
 
-/* [begin, end) from Python ints (end None: the count); negative is a ValueError. */
-static int range_from(Py_ssize_t begin, PyObject *end_obj, size_t count,
+/* Each call converts its numbers first and reads its arrays last: a number's
+ * __index__ or __float__ can run Python code, which could move an array's
+ * memory between the check and the library call. */
+
+/* [begin, end) (end None: the count). */
+static int range_from(PyObject *begin_obj, PyObject *end_obj, size_t count,
                       size_t *begin_out, size_t *end_out) {
-  Py_ssize_t end = (Py_ssize_t)count;
-  if (end_obj && end_obj != Py_None) {
-    end = PyLong_AsSsize_t(end_obj);
-    if (end == -1 && PyErr_Occurred()) return -1;
-  }
-  if (begin < 0 || end < 0) {
-    PyErr_SetString(PyExc_ValueError, "begin and end must not be negative");
+  *begin_out = 0;
+  *end_out = count;
+  if (begin_obj && size_from(begin_obj, NAME(NULL, "begin"), begin_out) < 0) return -1;
+  if (end_obj && end_obj != Py_None && size_from(end_obj, NAME(NULL, "end"), end_out) < 0)
     return -1;
-  }
-  *begin_out = (size_t)begin;
-  *end_out = (size_t)end;
   return 0;
 }
 
-/* The output of a behaviour call: steering arrays, mode and weights. */
-static int output_from(PyObject *steering, int mode, float weight, PyObject *weights,
-                       const crowdsteer_agents *agents, crowdsteer_output *out,
-                       PyObject *keep[3]) {
-  const Py_ssize_t count = (Py_ssize_t)agents->count;
-  memset(out, 0, sizeof *out);
-  if (vectors_from(steering, NAME(NULL, "steering"), agents->dims, count, WRITES,
-                   &out->steering, keep) < 0)
-    return -1;
-  const float *written[6] = {out->steering.x, out->steering.y, out->steering.z};
-  if (check_apart(written, "steering", agents) < 0) {
-    release(keep, 3);
-    return -1;
-  }
-  out->mode = (crowdsteer_write_mode)mode;
-  out->weight = weight;
-  int failed = 0;
-  out->weight_per_agent = optional_array(weights, NAME(NULL, "weight_per_agent"),
-                                         NPY_FLOAT32, count, &failed);
-  if (failed)
-    release(keep, 3);
-  else
-    remember_written(out->steering.x, out->steering.y, out->steering.z);
-  return failed ? -1 : 0;
+static int spans_add_params(spans *s, const crowdsteer_params *p, size_t count,
+                            int behaviour, const char *field) {
+  for (int i = 0; i < PARAM_ARRAYS; i++)
+    if (spans_add(s, *param_array_slot((crowdsteer_params *)p, i), count * sizeof(float),
+                  behaviour, field, param_array_rows[i].name, -1, 0) < 0)
+      return -1;
+  return 0;
+}
+
+static int spans_add_target(spans *s, const crowdsteer_target *t, int dims, size_t count,
+                            int behaviour) {
+  if (t->kind == CROWDSTEER_TARGET_AGENTS)
+    return spans_add(s, t->index, count * sizeof(uint32_t), behaviour, "target", "index",
+                     -1, 0);
+  if (t->kind != CROWDSTEER_TARGET_ARRAYS) return 0;
+  return spans_add_vectors(s, &t->position, dims, count, behaviour, "target", "position",
+                           0) < 0 ||
+                 spans_add_vectors(s, &t->velocity, dims, count, behaviour, "target",
+                                   "velocity", 0) < 0
+             ? -1
+             : 0;
+}
+
+/* A grid's own copy of the group bits is used, not `group`: only the arrays
+ * the library reads are listed. */
+static int spans_add_neighbours(spans *s, const crowdsteer_neighbours *nb, size_t count,
+                                int behaviour, const char *field) {
+  const size_t bytes = count * sizeof(float); /* uint32 and float32 alike */
+  return (!nb->grid &&
+          spans_add(s, nb->group, bytes, behaviour, field, "group", -1, 0) < 0) ||
+                 spans_add(s, nb->radius_per_agent, bytes, behaviour, field,
+                           "radius_per_agent", -1, 0) < 0 ||
+                 spans_add(s, nb->cos_field_of_view_per_agent, bytes, behaviour, field,
+                           "cos_field_of_view_per_agent", -1, 0) < 0 ||
+                 spans_add(s, nb->neighbour_mask_per_agent, bytes, behaviour, field,
+                           "neighbour_mask_per_agent", -1, 0) < 0
+             ? -1
+             : 0;
 }
 
 /* A behaviour call from Python: agents, what the behaviour steers by (a
  * Target, a WanderState or Neighbours), params, steering and the output
  * options. One parser and one runner serve every behaviour. */
 typedef struct behaviour_call {
-  PyObject *agents, *subject, *params, *steering, *weights, *end;
-  int mode;
-  float weight;
-  Py_ssize_t begin;
+  PyObject *agents, *subject, *params, *steering, *mode, *weight, *weights, *begin, *end;
   /* Filled by prepare_call: */
   AgentsObject *a;
+  crowdsteer_agents agents_c;
   crowdsteer_params c_params;
   crowdsteer_output out;
   PyObject *keep[3];
   size_t b, e;
+  spans memory; /* every array the call hands the library; last (see prepare_call) */
 } behaviour_call;
 
 /* Parses (agents, <subject>, params, steering, *, mode, weight,
- * weight_per_agent, begin, end) and checks everything but the subject. */
+ * weight_per_agent, begin, end) and checks everything but the subject, whose
+ * arrays the caller adds to c->memory before check_spans. */
 static int prepare_call(behaviour_call *c, PyObject *args, PyObject *kwargs,
                         char **kwlist, const char *format) {
-  memset(c, 0, sizeof *c);
+  /* Not the spans' local storage: zeroing it would cost more than the checks. */
+  memset(c, 0, offsetof(behaviour_call, memory));
+  spans_init(&c->memory);
   c->weights = c->end = Py_None;
-  c->mode = CROWDSTEER_OVERWRITE;
-  c->weight = 1.0f;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &c->agents, &c->subject,
                                    &c->params, &c->steering, &c->mode, &c->weight,
                                    &c->weights, &c->begin, &c->end))
     return -1;
-  c->a = as_agents(c->agents, "agents", READS);
-  if (!c->a) return -1;
-  const Py_ssize_t count = (Py_ssize_t)c->a->c.count;
-  if (params_to_c(c->params, NAME(NULL, "params"), count, &c->c_params) < 0 ||
-      range_from(c->begin, c->end, c->a->c.count, &c->b, &c->e) < 0 ||
-      output_from(c->steering, c->mode, c->weight, c->weights, &c->a->c, &c->out,
-                  c->keep) < 0)
+  int mode = CROWDSTEER_OVERWRITE;
+  c->out.weight = 1.0f;
+  c->a = as_agents(c->agents, "agents");
+  if (!c->a || (c->mode && int_from(c->mode, NAME(NULL, "mode"), &mode) < 0) ||
+      (c->weight && float32_from(c->weight, NAME(NULL, "weight"), &c->out.weight) < 0) ||
+      range_from(c->begin, c->end, c->a->count, &c->b, &c->e) < 0)
     return -1;
+  c->out.mode = (crowdsteer_write_mode)mode;
+  const size_t count = c->a->count;
+  int failed = 0;
+  if (agents_to_c(c->a, "agents", READS, &c->agents_c) < 0 ||
+      params_to_c(c->params, NAME(NULL, "params"), (Py_ssize_t)count, &c->c_params) < 0 ||
+      vectors_from(c->steering, NAME(NULL, "steering"), c->a->dims, (Py_ssize_t)count,
+                   WRITES, &c->out.steering, c->keep) < 0)
+    return -1;
+  c->out.weight_per_agent = optional_array(c->weights, NAME(NULL, "weight_per_agent"),
+                                           NPY_FLOAT32, (Py_ssize_t)count, &failed);
+  if (failed || spans_add_agents(&c->memory, &c->agents_c, "agents", 0) < 0 ||
+      spans_add_params(&c->memory, &c->c_params, count, -1, "params") < 0 ||
+      spans_add(&c->memory, c->out.weight_per_agent, count * sizeof(float), -1,
+                "weight_per_agent", NULL, -1, 0) < 0 ||
+      spans_add_vectors(&c->memory, &c->out.steering, c->a->dims, count, -1, "steering",
+                        NULL, 1) < 0)
+    return -1;
+  remember_written(c->out.steering.x, c->out.steering.y, c->out.steering.z);
   return 0;
+}
+
+/* Releases what prepare_call holds. */
+static void end_call(behaviour_call *c) {
+  release(c->keep, 3);
+  spans_free(&c->memory);
 }
 
 /* The library's status of a prepared call, as None or an exception. */
 static PyObject *finish_call(behaviour_call *c, crowdsteer_status status) {
-  release(c->keep, 3);
+  end_call(c);
   if (status != CROWDSTEER_OK) return raise_status(status);
   Py_RETURN_NONE;
 }
 
-/* A prepared call that fails before reaching the library. */
+/* A call that fails before reaching the library. */
 static PyObject *abandon_call(behaviour_call *c) {
-  release(c->keep, 3);
+  end_call(c);
   return NULL;
 }
 
@@ -1425,12 +1696,14 @@ static PyObject *call_targeted(targeted_fn fn, int needs_velocity, PyObject *arg
                                PyObject *kwargs, const char *format) {
   behaviour_call c;
   crowdsteer_target target;
-  if (prepare_call(&c, args, kwargs, targeted_kwlist, format) < 0) return NULL;
-  if (target_to_c(c.subject, NAME(NULL, "target"), c.a->c.dims, (Py_ssize_t)c.a->c.count,
-                  needs_velocity, &target) < 0)
+  if (prepare_call(&c, args, kwargs, targeted_kwlist, format) < 0 ||
+      target_to_c(c.subject, NAME(NULL, "target"), c.a->dims, (Py_ssize_t)c.a->count,
+                  needs_velocity, &target) < 0 ||
+      spans_add_target(&c.memory, &target, c.a->dims, c.a->count, -1) < 0 ||
+      check_spans(&c.memory) < 0)
     return abandon_call(&c);
   PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
-  crowdsteer_status status = fn(&c.a->c, &target, &c.c_params, &c.out, c.b, c.e);
+  crowdsteer_status status = fn(&c.agents_c, &target, &c.c_params, &c.out, c.b, c.e);
   PyEval_RestoreThread(unlocked);
   return finish_call(&c, status);
 }
@@ -1439,7 +1712,7 @@ static PyObject *call_targeted(targeted_fn fn, int needs_velocity, PyObject *arg
   static PyObject *py_##name(PyObject *self, PyObject *args, PyObject *kwargs) {         \
     (void)self;                                                                          \
     return call_targeted(crowdsteer_##name, needs_velocity, args, kwargs,                \
-                         "OOOO|$ifOnO:" #name);                                          \
+                         "OOOO|$OOOOO:" #name);                                          \
   }
 TARGETED(seek, 0)
 TARGETED(flee, 0)
@@ -1453,14 +1726,18 @@ static PyObject *py_wander(PyObject *self, PyObject *args, PyObject *kwargs) {
                            "mode",   "weight", "weight_per_agent", "begin",
                            "end",    NULL};
   behaviour_call c;
+  crowdsteer_wander_state state;
   (void)self;
-  if (prepare_call(&c, args, kwargs, kwlist, "OOOO|$ifOnO:wander") < 0) return NULL;
-  crowdsteer_wander_state *state =
-      wander_to_c(c.subject, NAME(NULL, "state"), c.a->c.dims, (Py_ssize_t)c.a->c.count);
-  if (!state) return abandon_call(&c);
+  if (prepare_call(&c, args, kwargs, kwlist, "OOOO|$OOOOO:wander") < 0 ||
+      wander_to_c(c.subject, NAME(NULL, "state"), c.a->dims, (Py_ssize_t)c.a->count,
+                  &state) < 0 ||
+      spans_add_vectors(&c.memory, &state.direction, c.a->dims, c.a->count, -1, "state",
+                        "direction", 1) < 0 ||
+      check_spans(&c.memory) < 0)
+    return abandon_call(&c);
   PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
   crowdsteer_status status =
-      crowdsteer_wander(&c.a->c, state, &c.c_params, &c.out, c.b, c.e);
+      crowdsteer_wander(&c.agents_c, &state, &c.c_params, &c.out, c.b, c.e);
   PyEval_RestoreThread(unlocked);
   return finish_call(&c, status);
 }
@@ -1478,13 +1755,14 @@ static PyObject *call_neighbour(neighbour_fn fn, PyObject *args, PyObject *kwarg
   behaviour_call c;
   crowdsteer_neighbours nb;
   GridObject *grid;
-  if (prepare_call(&c, args, kwargs, kwlist, format) < 0) return NULL;
-  if (neighbours_to_c(c.subject, NAME(NULL, "neighbours"), (Py_ssize_t)c.a->c.count, &nb,
+  if (prepare_call(&c, args, kwargs, kwlist, format) < 0 ||
+      neighbours_to_c(c.subject, NAME(NULL, "neighbours"), (Py_ssize_t)c.a->count, &nb,
                       &grid) < 0 ||
-      (grid && grid_claim(grid, 0) < 0))
+      spans_add_neighbours(&c.memory, &nb, c.a->count, -1, "neighbours") < 0 ||
+      check_spans(&c.memory) < 0 || (grid && grid_claim(grid, 0) < 0))
     return abandon_call(&c);
   PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
-  crowdsteer_status status = fn(&c.a->c, &nb, &c.c_params, &c.out, c.b, c.e);
+  crowdsteer_status status = fn(&c.agents_c, &nb, &c.c_params, &c.out, c.b, c.e);
   PyEval_RestoreThread(unlocked);
   if (grid) grid_unclaim(grid, 0);
   return finish_call(&c, status);
@@ -1493,7 +1771,7 @@ static PyObject *call_neighbour(neighbour_fn fn, PyObject *args, PyObject *kwarg
 #define NEIGHBOUR(name)                                                                  \
   static PyObject *py_##name(PyObject *self, PyObject *args, PyObject *kwargs) {         \
     (void)self;                                                                          \
-    return call_neighbour(crowdsteer_##name, args, kwargs, "OOOO|$ifOnO:" #name);        \
+    return call_neighbour(crowdsteer_##name, args, kwargs, "OOOO|$OOOOO:" #name);        \
   }
 NEIGHBOUR(separation)
 NEIGHBOUR(cohesion)
@@ -1501,45 +1779,52 @@ NEIGHBOUR(alignment)
 
 static PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"agents", "steering", "params", "begin", "end", NULL};
-  PyObject *agents_obj, *steering, *params_obj = Py_None, *end_obj = Py_None;
-  Py_ssize_t begin = 0;
+  PyObject *agents_obj, *steering, *params_obj = Py_None, *begin_obj = NULL,
+                                   *end_obj = Py_None;
   (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O$nO:integrate", kwlist, &agents_obj,
-                                   &steering, &params_obj, &begin, &end_obj))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O$OO:integrate", kwlist, &agents_obj,
+                                   &steering, &params_obj, &begin_obj, &end_obj))
     return NULL;
-  AgentsObject *a = as_agents(agents_obj, "agents", WRITES);
-  if (!a) return NULL;
-  const Py_ssize_t count = (Py_ssize_t)a->c.count;
+  AgentsObject *a = as_agents(agents_obj, "agents");
+  size_t b, e;
+  if (!a || range_from(begin_obj, end_obj, a->count, &b, &e) < 0) return NULL;
+  const Py_ssize_t count = (Py_ssize_t)a->count;
+  crowdsteer_agents agents;
   crowdsteer_vectors s;
   crowdsteer_params params;
   PyObject *keep[3] = {NULL};
-  size_t b, e;
-  if (params_to_c(params_obj, NAME(NULL, "params"), count, &params) < 0 ||
-      range_from(begin, end_obj, a->c.count, &b, &e) < 0 ||
-      vectors_from(steering, NAME(NULL, "steering"), a->c.dims, count, READS, &s, keep) <
-          0)
-    return NULL;
-  const float *read[6] = {s.x, s.y, s.z};
-  if (check_apart(read, "steering", &a->c) < 0) {
+  spans memory;
+  spans_init(&memory);
+  int ok = agents_to_c(a, "agents", WRITES, &agents) == 0 &&
+           params_to_c(params_obj, NAME(NULL, "params"), count, &params) == 0 &&
+           vectors_from(steering, NAME(NULL, "steering"), a->dims, count, READS, &s,
+                        keep) == 0 &&
+           spans_add_agents(&memory, &agents, "agents", 1) == 0 &&
+           spans_add_params(&memory, &params, a->count, -1, "params") == 0 &&
+           spans_add_vectors(&memory, &s, a->dims, a->count, -1, "steering", NULL, 0) ==
+               0 &&
+           check_spans(&memory) == 0;
+  spans_free(&memory);
+  if (!ok) {
     release(keep, 3);
     return NULL;
   }
-  remember_written(a->c.px, a->c.py, a->c.pz);
-  last_written[3] = a->c.vx, last_written[4] = a->c.vy, last_written[5] = a->c.vz;
+  remember_written(agents.px, agents.py, agents.pz);
+  last_written[3] = agents.vx, last_written[4] = agents.vy, last_written[5] = agents.vz;
   crowdsteer_status status;
   PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
-  status = crowdsteer_integrate(&a->c, &s, &params, b, e);
+  status = crowdsteer_integrate(&agents, &s, &params, b, e);
   PyEval_RestoreThread(unlocked);
   release(keep, 3);
   if (status != CROWDSTEER_OK) return raise_status(status);
   Py_RETURN_NONE;
 }
 
-/* One Behaviour into its C struct; `name` is "behaviours[i]". */
-/* One step entry in C: the behaviour, and the Neighbours struct it points to
- * with the Grid the step must claim (neighbour behaviours only). */
+/* One step entry in C: its neighbours and wander state, which the
+ * crowdsteer_step_behaviour points to, and the Grid the step must claim. */
 typedef struct step_entry {
   crowdsteer_neighbours neighbours;
+  crowdsteer_wander_state wander;
   GridObject *grid;
 } step_entry;
 
@@ -1548,8 +1833,12 @@ static int is_neighbour_behaviour(int kind) {
          kind == CROWDSTEER_ALIGNMENT;
 }
 
-static int behaviour_to_c(PyObject *obj, const arg_name *name, int dims, Py_ssize_t count,
-                          crowdsteer_step_behaviour *out, step_entry *entry) {
+/* One Behaviour into its C struct, its arrays listed in `memory` as
+ * behaviours[i]'s. */
+static int behaviour_to_c(PyObject *obj, Py_ssize_t i, int dims, size_t count,
+                          crowdsteer_step_behaviour *out, step_entry *entry,
+                          spans *memory) {
+  const arg_name *name = ITEM(NAME(NULL, "behaviours"), i);
   memset(out, 0, sizeof *out);
   if (!PyObject_TypeCheck(obj, &Behaviour_Type)) {
     PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Behaviour, not %.100s",
@@ -1559,82 +1848,128 @@ static int behaviour_to_c(PyObject *obj, const arg_name *name, int dims, Py_ssiz
   BehaviourObject *b = (BehaviourObject *)obj;
   out->behaviour = (crowdsteer_behaviour)b->kind;
   out->weight = b->weight;
-  if (params_to_c(b->params, NAME(name, "params"), count, &out->params) < 0) return -1;
   int failed = 0;
-  out->weight_per_agent = optional_array(
-      b->weight_per_agent, NAME(name, "weight_per_agent"), NPY_FLOAT32, count, &failed);
-  if (failed) return -1;
+  if (params_to_c(b->params, NAME(name, "params"), (Py_ssize_t)count, &out->params) < 0)
+    return -1;
+  out->weight_per_agent =
+      optional_array(b->weight_per_agent, NAME(name, "weight_per_agent"), NPY_FLOAT32,
+                     (Py_ssize_t)count, &failed);
+  if (failed || spans_add_params(memory, &out->params, count, (int)i, "params") < 0 ||
+      spans_add(memory, out->weight_per_agent, count * sizeof(float), (int)i,
+                "weight_per_agent", NULL, -1, 0) < 0)
+    return -1;
   if (b->kind == CROWDSTEER_WANDER) {
-    out->wander = wander_to_c(b->wander, NAME(name, "wander"), dims, count);
-    return out->wander ? 0 : -1;
+    out->wander = &entry->wander;
+    return wander_to_c(b->wander, NAME(name, "wander"), dims, (Py_ssize_t)count,
+                       &entry->wander) < 0 ||
+                   spans_add_vectors(memory, &entry->wander.direction, dims, count,
+                                     (int)i, "wander", "direction", 1) < 0
+               ? -1
+               : 0;
   }
   if (is_neighbour_behaviour(b->kind)) {
-    if (neighbours_to_c(b->neighbours, NAME(name, "neighbours"), count,
-                        &entry->neighbours, &entry->grid) < 0)
-      return -1;
     out->neighbours = &entry->neighbours;
-    return 0;
+    return neighbours_to_c(b->neighbours, NAME(name, "neighbours"), (Py_ssize_t)count,
+                           &entry->neighbours, &entry->grid) < 0 ||
+                   spans_add_neighbours(memory, &entry->neighbours, count, (int)i,
+                                        "neighbours") < 0
+               ? -1
+               : 0;
   }
   if (b->target == Py_None) return 0; /* the zeroed target: the origin */
-  return target_to_c(b->target, NAME(name, "target"), dims, count,
+  return target_to_c(b->target, NAME(name, "target"), dims, (Py_ssize_t)count,
                      b->kind == CROWDSTEER_PURSUIT || b->kind == CROWDSTEER_EVADE,
-                     &out->target);
+                     &out->target) < 0 ||
+                 spans_add_target(memory, &out->target, dims, count, (int)i) < 0
+             ? -1
+             : 0;
 }
 
 /* The step's optional second buffer (output or snapshot): same count and dims. */
 static int second_buffer(PyObject *obj, const char *name, const AgentsObject *agents,
-                         enum access access, const crowdsteer_agents **out) {
-  *out = NULL;
+                         enum access access, crowdsteer_agents *c) {
   if (obj == Py_None) return 0;
-  AgentsObject *s = as_agents(obj, name, access);
+  AgentsObject *s = as_agents(obj, name);
   if (!s) return -1;
-  if (s->c.count != agents->c.count || s->c.dims != agents->c.dims) {
+  if (s->count != agents->count || s->dims != agents->dims) {
     PyErr_Format(PyExc_ValueError, "%s must have the agents' count and dims (%zu, %d)",
-                 name, agents->c.count, agents->c.dims);
+                 name, agents->count, agents->dims);
     return -1;
   }
-  const float *second[6] = {s->c.px, s->c.py, s->c.pz, s->c.vx, s->c.vy, s->c.vz};
-  if (check_apart(second, name, &agents->c) < 0) return -1;
-  *out = &s->c;
-  return 0;
+  return agents_to_c(s, name, access, c);
 }
 
 typedef struct step_args {
-  PyObject *agents, *behaviours, *integrator, *mask, *output, *snapshot, *end;
-  int combine, threads;
-  float priority_threshold;
-  Py_ssize_t tile_size, begin;
+  PyObject *agents, *behaviours, *integrator, *mask, *output, *snapshot;
+  PyObject *combine, *priority_threshold, *tile_size, *threads, *begin, *end;
 } step_args;
 
-static int step_desc_from(const step_args *in, AgentsObject *a, PyObject *list,
-                          crowdsteer_step_behaviour *behaviours, step_entry *entries,
-                          crowdsteer_step_desc *d) {
-  const Py_ssize_t count = (Py_ssize_t)a->c.count, n = PyTuple_GET_SIZE(list);
-  for (Py_ssize_t i = 0; i < n; i++) {
-    if (behaviour_to_c(PyTuple_GET_ITEM(list, i), ITEM(NAME(NULL, "behaviours"), i),
-                       a->c.dims, count, &behaviours[i], &entries[i]) < 0)
-      return -1;
-  }
-  if (in->tile_size < 0) {
-    PyErr_SetString(PyExc_ValueError, "tile_size must not be negative");
-    return -1;
-  }
-  int failed = 0;
+/* The step's numbers, converted before any array is read. */
+static int step_numbers(const step_args *in, size_t count, crowdsteer_step_desc *d,
+                        size_t *b, size_t *e) {
+  int combine = CROWDSTEER_BLEND;
   memset(d, 0, sizeof *d);
+  if ((in->combine && int_from(in->combine, NAME(NULL, "combine"), &combine) < 0) ||
+      (in->priority_threshold &&
+       float32_from(in->priority_threshold, NAME(NULL, "priority_threshold"),
+                    &d->priority_threshold) < 0) ||
+      (in->tile_size && size_from(in->tile_size, NAME(NULL, "tile_size"), &d->tile_size) < 0) ||
+      (in->threads && int_from(in->threads, NAME(NULL, "threads"), &d->threads) < 0) ||
+      range_from(in->begin, in->end, count, b, e) < 0)
+    return -1;
+  d->combine = (crowdsteer_combine)combine;
+  return 0;
+}
+
+/* The step's arrays: the agents, every behaviour's, the mask, the integrator's
+ * and the second buffers, read now and checked for overlaps. */
+static int step_arrays(const step_args *in, AgentsObject *a, PyObject *list,
+                       crowdsteer_step_behaviour *behaviours, step_entry *entries,
+                       crowdsteer_agents *agents, crowdsteer_agents second[2],
+                       crowdsteer_step_desc *d) {
+  const size_t count = a->count;
+  const Py_ssize_t n = PyTuple_GET_SIZE(list);
+  const int in_place = in->output == Py_None;
+  int failed = 0;
+  spans memory;
+  spans_init(&memory);
+  /* In place (no output) the step writes the agents; otherwise only reads them. */
+  if (agents_to_c(a, "agents", in_place ? WRITES : READS, agents) < 0 ||
+      spans_add_agents(&memory, agents, "agents", in_place) < 0)
+    goto fail;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (behaviour_to_c(PyTuple_GET_ITEM(list, i), i, a->dims, count, &behaviours[i],
+                       &entries[i], &memory) < 0)
+      goto fail;
   d->behaviours = behaviours;
   d->behaviour_count = (size_t)n;
-  d->combine = (crowdsteer_combine)in->combine;
-  d->priority_threshold = in->priority_threshold;
   d->behaviour_mask =
-      optional_array(in->mask, NAME(NULL, "mask"), NPY_UINT32, count, &failed);
-  d->tile_size = (size_t)in->tile_size;
-  d->threads = in->threads;
+      optional_array(in->mask, NAME(NULL, "mask"), NPY_UINT32, (Py_ssize_t)count, &failed);
   if (failed ||
-      params_to_c(in->integrator, NAME(NULL, "integrator"), count, &d->integrator) < 0 ||
-      second_buffer(in->output, "output", a, WRITES, &d->output) < 0 ||
-      second_buffer(in->snapshot, "snapshot", a, READS, &d->snapshot) < 0)
-    return -1;
+      spans_add(&memory, d->behaviour_mask, count * sizeof(uint32_t), -1, "mask", NULL, -1,
+                0) < 0 ||
+      params_to_c(in->integrator, NAME(NULL, "integrator"), (Py_ssize_t)count,
+                  &d->integrator) < 0 ||
+      spans_add_params(&memory, &d->integrator, count, -1, "integrator") < 0 ||
+      second_buffer(in->output, "output", a, WRITES, &second[0]) < 0 ||
+      second_buffer(in->snapshot, "snapshot", a, READS, &second[1]) < 0)
+    goto fail;
+  if (!in_place) {
+    d->output = &second[0];
+    if (spans_add_agents(&memory, &second[0], "output", 1) < 0) goto fail;
+  }
+  if (in->snapshot != Py_None) {
+    d->snapshot = &second[1];
+    /* Listed even when an output makes the step ignore it: a snapshot that
+     * shares memory with what the step writes is a mistake either way. */
+    if (spans_add_agents(&memory, &second[1], "snapshot", 0) < 0) goto fail;
+  }
+  if (check_spans(&memory) < 0) goto fail;
+  spans_free(&memory);
   return 0;
+fail:
+  spans_free(&memory);
+  return -1;
 }
 
 /* How long the library's crowdsteer_step took in the last step call, for
@@ -1658,17 +1993,19 @@ static PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
                   .end = Py_None};
   (void)self;
   if (!PyArg_ParseTupleAndKeywords(
-          args, kwargs, "OO|$OifOOOninO:step", kwlist, &in.agents, &in.behaviours,
+          args, kwargs, "OO|$OOOOOOOOOO:step", kwlist, &in.agents, &in.behaviours,
           &in.integrator, &in.combine, &in.priority_threshold, &in.mask, &in.output,
           &in.snapshot, &in.tile_size, &in.threads, &in.begin, &in.end))
     return NULL;
-  /* In place (no output) the step writes the agents; otherwise only reads them. */
-  AgentsObject *a = as_agents(in.agents, "agents", in.output == Py_None ? WRITES : READS);
+  AgentsObject *a = as_agents(in.agents, "agents");
   if (!a) return NULL;
   if (!PyTuple_Check(in.behaviours) && !PyList_Check(in.behaviours)) {
     PyErr_SetString(PyExc_TypeError, "behaviours must be a list of crowdsteer.Behaviour");
     return NULL;
   }
+  crowdsteer_step_desc desc;
+  size_t b, e;
+  if (step_numbers(&in, a->count, &desc, &b, &e) < 0) return NULL;
   /* A tuple copy keeps every Behaviour (immutable, holding its objects) alive
    * while the GIL is released. */
   PyObject *list = PySequence_Tuple(in.behaviours);
@@ -1677,13 +2014,11 @@ static PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
   crowdsteer_step_behaviour *behaviours =
       PyMem_Calloc(n ? (size_t)n : 1, sizeof *behaviours);
   step_entry *entries = PyMem_Calloc(n ? (size_t)n : 1, sizeof *entries);
-  crowdsteer_step_desc desc;
-  size_t b, e;
+  crowdsteer_agents agents, second[2];
   crowdsteer_status status = CROWDSTEER_OK;
   Py_ssize_t claimed = 0;
   int ok = behaviours && entries &&
-           step_desc_from(&in, a, list, behaviours, entries, &desc) == 0 &&
-           range_from(in.begin, in.end, a->c.count, &b, &e) == 0;
+           step_arrays(&in, a, list, behaviours, entries, &agents, second, &desc) == 0;
   if (!behaviours || !entries) PyErr_NoMemory();
   for (; ok && claimed < n; claimed++)
     if (entries[claimed].grid && grid_claim(entries[claimed].grid, 0) < 0) ok = 0;
@@ -1691,7 +2026,7 @@ static PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
     PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
     struct timespec start, stop;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    status = crowdsteer_step(&a->c, &desc, b, e);
+    status = crowdsteer_step(&agents, &desc, b, e);
     clock_gettime(CLOCK_MONOTONIC, &stop);
     PyEval_RestoreThread(unlocked);
     last_step_seconds = (double)(stop.tv_sec - start.tv_sec) +
@@ -1721,13 +2056,14 @@ static int isa_from(PyObject *obj, crowdsteer_isa *isa) {
     }
     return 0;
   }
-  long v = PyLong_AsLong(obj);
-  if (v == -1 && PyErr_Occurred()) {
+  if (!PyIndex_Check(obj)) {
     PyErr_Format(PyExc_TypeError,
                  "isa must be a name (str) or an ISA_* number, not %.100s",
                  Py_TYPE(obj)->tp_name);
     return -1;
   }
+  int v;
+  if (int_from(obj, NAME(NULL, "isa"), &v) < 0) return -1;
   *isa = (crowdsteer_isa)v;
   return 0;
 }
@@ -1770,8 +2106,8 @@ static PyObject *py_isa_supported(PyObject *self, PyObject *arg) {
 
 static PyObject *py_isa_name(PyObject *self, PyObject *arg) {
   (void)self;
-  long v = PyLong_AsLong(arg);
-  if (v == -1 && PyErr_Occurred()) return NULL;
+  int v;
+  if (int_from(arg, NAME(NULL, "isa"), &v) < 0) return NULL;
   return PyUnicode_FromString(crowdsteer_isa_name((crowdsteer_isa)v));
 }
 
@@ -1787,21 +2123,21 @@ static PyObject *py_isa_from_name(PyObject *self, PyObject *arg) {
 }
 
 static PyObject *py_random(PyObject *self, PyObject *args) {
-  unsigned long seed, agent, tick, axis;
+  static const char *const names[4] = {"seed", "agent_index", "tick", "axis"};
+  PyObject *given[4];
+  uint32_t v[4];
   (void)self;
-  if (!PyArg_ParseTuple(args, "kkkk:random", &seed, &agent, &tick, &axis)) return NULL;
-  if (seed > UINT32_MAX || agent > UINT32_MAX || tick > UINT32_MAX || axis > UINT32_MAX) {
-    PyErr_SetString(PyExc_OverflowError, "random's arguments must fit in 32 bits");
+  if (!PyArg_ParseTuple(args, "OOOO:random", &given[0], &given[1], &given[2], &given[3]))
     return NULL;
-  }
-  return PyFloat_FromDouble(
-      crowdsteer_random((uint32_t)seed, (uint32_t)agent, (uint32_t)tick, (uint32_t)axis));
+  for (int i = 0; i < 4; i++)
+    if (uint32_from(given[i], NAME(NULL, names[i]), &v[i]) < 0) return NULL;
+  return PyFloat_FromDouble(crowdsteer_random(v[0], v[1], v[2], v[3]));
 }
 
 static PyObject *py_status_string(PyObject *self, PyObject *arg) {
   (void)self;
-  long v = PyLong_AsLong(arg);
-  if (v == -1 && PyErr_Occurred()) return NULL;
+  int v;
+  if (int_from(arg, NAME(NULL, "status"), &v) < 0) return NULL;
   return PyUnicode_FromString(crowdsteer_status_string((crowdsteer_status)v));
 }
 
@@ -1840,7 +2176,8 @@ static PyObject *py_version_string(PyObject *self, PyObject *unused) {
   "weight_per_agent=None, begin=0, end=None)\n--\n\n" what                               \
   " Writes steering (a tuple of float32 arrays) for agents [begin, end); "               \
   "ACCUMULATE adds weight * s. Raises crowdsteer.Error subclasses for library "          \
-  "statuses; nothing is written on error."
+  "statuses, OverlapError when steering shares memory with another array of the "      \
+  "call; nothing is written on error."
 
 static PyMethodDef module_methods[] = {
     {"seek", KW(py_seek), "seek" TARGETED_DOC("Full speed towards the target.")},
@@ -1887,7 +2224,10 @@ static PyMethodDef module_methods[] = {
      "crowdsteer_step: each agent's behaviours (bit b of mask[i] selects "
      "behaviours[b]; no mask: all), blended or by priority, then integrated, in one "
      "pass. output: a second Agents buffer for the new state (else in place, with "
-     "snapshot for AGENTS targets)."},
+     "snapshot for AGENTS targets). OverlapError when what the step writes (output, "
+     "or the agents in place, and wander directions) shares memory with another "
+     "array of the step. Threads may step their own crowds over one built Grid at "
+     "the same time."},
     {"active_isa", py_active_isa, METH_NOARGS,
      "active_isa() -> str: the ISA calls run on ('avx512', ...)."},
     {"force_isa", py_force_isa, METH_O,
