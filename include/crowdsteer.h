@@ -105,7 +105,11 @@ typedef enum crowdsteer_status {
   CROWDSTEER_ERROR_GRID = 9,
   /** An array the call uses (a float array, target indices, a behaviour
    *  mask) is not aligned to 4 bytes. */
-  CROWDSTEER_ERROR_ALIGNMENT = 10
+  CROWDSTEER_ERROR_ALIGNMENT = 10,
+  /** An array the call writes shares memory with another array the call
+   *  reads or writes, within the elements the call touches (see "Memory
+   *  overlap" below); nothing is written. */
+  CROWDSTEER_ERROR_OVERLAP = 11
 } crowdsteer_status;
 
 /** A short English sentence for a status; never NULL (unknown values get a
