@@ -333,13 +333,27 @@ static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t
   int moved;
   uintptr_t to;
   if (overlap_of(c, w, &moved, &to)) {
-    float **slots[VECTOR_FIELDS] = {
-        &agents.px,        &agents.py,        &agents.pz,        &agents.vx,
-        &agents.vy,        &agents.vz,        NULL,              NULL,
-        NULL,              NULL,              NULL,              NULL,
-        &out.steering.x,   &out.steering.y,   &out.steering.z,   &state.direction.x,
-        &state.direction.y, &state.direction.z, NULL,            NULL,
-        NULL};
+    float **slots[VECTOR_FIELDS] = {&agents.px,
+                                    &agents.py,
+                                    &agents.pz,
+                                    &agents.vx,
+                                    &agents.vy,
+                                    &agents.vz,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    &out.steering.x,
+                                    &out.steering.y,
+                                    &out.steering.z,
+                                    &state.direction.x,
+                                    &state.direction.y,
+                                    &state.direction.z,
+                                    NULL,
+                                    NULL,
+                                    NULL};
     *slots[moved] = (float *)to;
   }
   const crowdsteer_agents *a = is_null(c, N_AGENTS) ? NULL : &agents;
@@ -514,8 +528,8 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
 
 /* ---- overlapping arrays ------------------------------------------------------*/
 
-void cs_fuzz_add_extent(cs_fuzz_extent *e, int *n, int id, const void *array,
-                        int written, size_t first, size_t last) {
+void cs_fuzz_add_extent(cs_fuzz_extent *e, int *n, int id, const void *array, int written,
+                        size_t first, size_t last) {
   const uintptr_t base = (uintptr_t)array;
   if (!array || first >= last) return;
   cs_fuzz_extent *x = &e[*n];

@@ -73,8 +73,8 @@ typedef struct cs_fuzz_extent {
   size_t first[3], last[3];
 } cs_fuzz_extent;
 /* Adds [first, last) of `array` (nothing for NULL or an empty interval). */
-void cs_fuzz_add_extent(cs_fuzz_extent *e, int *n, int id, const void *array,
-                        int written, size_t first, size_t last);
+void cs_fuzz_add_extent(cs_fuzz_extent *e, int *n, int id, const void *array, int written,
+                        size_t first, size_t last);
 /* Picks (from the three bytes) a written array of e and another array of e,
  * and a shift such that the written array moved to start `shift` elements
  * from the other one's start meets what that one touches, while its

@@ -642,7 +642,6 @@ static const crowdsteer_agents *make_buffer(crowdsteer_agents *dst, int form, in
   return dst;
 }
 
-
 /* ---- overlapping arrays -------------------------------------------------------
  * The elements of each array the step touches, written from docs/guarantees.md
  * ("Memory"), not from src/step.c: the new state (the agents in place, else
@@ -1171,7 +1170,8 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required,
     int gathered = 0;
     for (int b = 0; b < c->arrays_for; b++)
       gathered |= targeted_kind(c->b[b].kind) &&
-                  c->b[b].target_kind == CROWDSTEER_TARGET_AGENTS && any_selected(c, w, b);
+                  c->b[b].target_kind == CROWDSTEER_TARGET_AGENTS &&
+                  any_selected(c, w, b);
     unsigned f = buffer_faults(ag, v.step.snapshot, nonempty,
                                gathered ? ERR(CROWDSTEER_ERROR_OVERLAP) : 0u);
     if (snapshot_needed & 1)

@@ -435,19 +435,6 @@ crowdsteer_status cs_prepare_integrator(cs_integrator *job,
 
 /* ---- overlap ---------------------------------------------------------------- */
 
-void cs_spans_add(cs_spans *spans, const void *array, size_t first, size_t last,
-                  int written) {
-  if (!array || first >= last || spans->n == CS_SPANS_MAX) return;
-  const uintptr_t base = (uintptr_t)array;
-  const int s = spans->n++;
-  spans->lo[s] = base + first * sizeof(float);
-  /* A span that would wrap the address space reaches its top instead: an
-   * array that long cannot exist, and the compare stays exact below it. */
-  const uintptr_t hi = base + last * sizeof(float);
-  spans->hi[s] = hi > spans->lo[s] ? hi : UINTPTR_MAX;
-  if (written) spans->written |= UINT64_C(1) << s;
-}
-
 void cs_spans_add_vectors(cs_spans *spans, const crowdsteer_vectors *v, int dims,
                           size_t first, size_t last, int written) {
   cs_spans_add(spans, v->x, first, last, written);
@@ -463,16 +450,19 @@ void cs_spans_add_state(cs_spans *spans, const crowdsteer_agents *state, int dim
   cs_spans_add_vectors(spans, &v, dims, first, last, written);
 }
 
-int cs_spans_clash(const cs_spans *a, const cs_spans *b) {
-  for (int i = 0; i < a->n; i++) {
-    const int a_written = (int)((a->written >> i) & 1u);
-    for (int j = 0; j < b->n; j++) {
-      if (a == b && i == j) continue;
-      if (!a_written && !((b->written >> j) & 1u)) continue;
-      if (a->lo[i] < b->hi[j] && b->lo[j] < a->hi[i]) return 1;
-    }
+/* Whether a written span of w meets any other span of o. */
+static int written_meets(const cs_spans *w, const cs_spans *o) {
+  for (uint64_t left = w->written; left; left &= left - 1u) {
+    const int i = __builtin_ctzll(left);
+    const uintptr_t lo = w->lo[i], hi = w->hi[i];
+    for (int j = 0; j < o->n; j++)
+      if (o->lo[j] < hi && lo < o->hi[j] && (w != o || i != j)) return 1;
   }
   return 0;
+}
+
+int cs_spans_clash(const cs_spans *a, const cs_spans *b) {
+  return written_meets(a, b) || (a != b && written_meets(b, a));
 }
 
 void cs_behaviour_spans(cs_spans *spans, crowdsteer_behaviour behaviour,
@@ -535,22 +525,20 @@ void cs_behaviour_spans(cs_spans *spans, crowdsteer_behaviour behaviour,
  * valid: its spans, the agents' own state at their own index (a neighbour
  * behaviour reads the grid's copy, or without one every agent:
  * cs_behaviour_spans) and the output (its weights in accumulate mode). */
-static crowdsteer_status behaviour_call_apart(const crowdsteer_agents *agents,
-                                              crowdsteer_behaviour behaviour,
-                                              const crowdsteer_target *target,
-                                              const crowdsteer_wander_state *wander,
-                                              const crowdsteer_neighbours *nb,
-                                              const crowdsteer_params *params,
-                                              const crowdsteer_output *out,
-                                              size_t begin, size_t end) {
+static crowdsteer_status
+behaviour_call_apart(const crowdsteer_agents *agents, crowdsteer_behaviour behaviour,
+                     const crowdsteer_target *target,
+                     const crowdsteer_wander_state *wander,
+                     const crowdsteer_neighbours *nb, const crowdsteer_params *params,
+                     const crowdsteer_output *out, size_t begin, size_t end) {
   cs_spans spans;
   spans.n = 0;
   spans.written = 0;
   const int dims = agents->dims;
   if (!(cs_behaviour_row_of(behaviour)->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
     cs_spans_add_state(&spans, agents, dims, begin, end, 0);
-  cs_behaviour_spans(&spans, behaviour, agents, target, wander, nb, params, agents, agents,
-                     begin, end);
+  cs_behaviour_spans(&spans, behaviour, agents, target, wander, nb, params, agents,
+                     agents, begin, end);
   cs_spans_add_vectors(&spans, &out->steering, dims, begin, end, 1);
   if (out->mode == CROWDSTEER_ACCUMULATE)
     cs_spans_add(&spans, out->weight_per_agent, begin, end, 0);

@@ -297,8 +297,18 @@ typedef struct cs_spans {
   uint64_t written; /* bit s: span s is written */
   int n;
 } cs_spans;
-void cs_spans_add(cs_spans *spans, const void *array, size_t first, size_t last,
-                  int written);
+static inline void cs_spans_add(cs_spans *spans, const void *array, size_t first,
+                                size_t last, int written) {
+  if (!array || first >= last || spans->n == CS_SPANS_MAX) return;
+  const uintptr_t base = (uintptr_t)array;
+  const int s = spans->n++;
+  spans->lo[s] = base + first * sizeof(float);
+  /* A span that would wrap the address space reaches its top instead: an
+   * array that long cannot exist, and the compare stays exact below it. */
+  const uintptr_t hi = base + last * sizeof(float);
+  spans->hi[s] = hi > spans->lo[s] ? hi : UINTPTR_MAX;
+  if (written) spans->written |= UINT64_C(1) << s;
+}
 /* The dims axes of a vector array (z ignored in 2D). */
 void cs_spans_add_vectors(cs_spans *spans, const crowdsteer_vectors *v, int dims,
                           size_t first, size_t last, int written);

@@ -251,8 +251,8 @@ static void behaviour_spans(cs_spans *spans, const crowdsteer_agents *agents,
   spans->written = 0;
   cs_behaviour_spans(spans, desc->behaviour, agents, &desc->target, desc->wander,
                      desc->neighbours, &desc->params,
-                     step->output ? agents : step->snapshot,
-                     step->output ? agents : NULL, begin, end);
+                     step->output ? agents : step->snapshot, step->output ? agents : NULL,
+                     begin, end);
   cs_spans_add(spans, desc->weight_per_agent, begin, end, 0);
 }
 
@@ -277,8 +277,7 @@ check_apart(const plan *pl, const crowdsteer_agents *agents,
     for (size_t c = 0; !clash && mine.written && c < pl->behaviour_count; c++) {
       if (c == b) continue;
       behaviour_spans(&theirs, agents, step, c, begin, end);
-      clash = cs_spans_clash(&mine, &theirs) &&
-              selected(pl->mask, 1u << c, begin, end);
+      clash = cs_spans_clash(&mine, &theirs) && selected(pl->mask, 1u << c, begin, end);
     }
     if (clash && selected(pl->mask, 1u << b, begin, end)) return CROWDSTEER_ERROR_OVERLAP;
   }

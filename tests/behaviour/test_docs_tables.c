@@ -18,15 +18,24 @@ typedef struct field {
   int integrator;
 } field;
 
-static const field fields[] = {
-    {"max_speed", CS_USES_MAX_SPEED, 1},     {"time_to_target", CS_USES_TIME_TO_TARGET, 0},
-    {"target_radius", CS_USES_ARRIVE_RADII, 0}, {"slowing_radius", CS_USES_ARRIVE_RADII, 0},
-    {"panic_radius", CS_USES_PANIC_RADIUS, 0}, {"danger_radius", CS_USES_LEAVE_RADII, 0},
-    {"escape_radius", CS_USES_LEAVE_RADII, 0}, {"max_prediction", CS_USES_PREDICTION, 0},
-    {"wander_radius", CS_USES_WANDER, 0},      {"wander_distance", CS_USES_WANDER, 0},
-    {"jitter", CS_USES_WANDER, 0},             {"max_force", 0, 1},
-    {"mass", 0, 1},                            {"dt", 0, 1}};
-enum { FIELDS = sizeof fields / sizeof fields[0], INTEGRATOR = CROWDSTEER_BEHAVIOUR_COUNT };
+static const field fields[] = {{"max_speed", CS_USES_MAX_SPEED, 1},
+                               {"time_to_target", CS_USES_TIME_TO_TARGET, 0},
+                               {"target_radius", CS_USES_ARRIVE_RADII, 0},
+                               {"slowing_radius", CS_USES_ARRIVE_RADII, 0},
+                               {"panic_radius", CS_USES_PANIC_RADIUS, 0},
+                               {"danger_radius", CS_USES_LEAVE_RADII, 0},
+                               {"escape_radius", CS_USES_LEAVE_RADII, 0},
+                               {"max_prediction", CS_USES_PREDICTION, 0},
+                               {"wander_radius", CS_USES_WANDER, 0},
+                               {"wander_distance", CS_USES_WANDER, 0},
+                               {"jitter", CS_USES_WANDER, 0},
+                               {"max_force", 0, 1},
+                               {"mass", 0, 1},
+                               {"dt", 0, 1}};
+enum {
+  FIELDS = sizeof fields / sizeof fields[0],
+  INTEGRATOR = CROWDSTEER_BEHAVIOUR_COUNT
+};
 
 static int field_of(const char *name, size_t length) {
   for (int f = 0; f < FIELDS; f++)
@@ -46,7 +55,8 @@ static unsigned long readers_of(int f) {
 static int behaviour_of(const char *word) {
   for (int b = 0; b < CROWDSTEER_BEHAVIOUR_COUNT; b++)
     if (strcmp(word, crowdsteer_behaviour_name((crowdsteer_behaviour)b)) == 0) return b;
-  if (strcmp(word, "integrator") == 0 || strcmp(word, "integrate") == 0) return INTEGRATOR;
+  if (strcmp(word, "integrator") == 0 || strcmp(word, "integrate") == 0)
+    return INTEGRATOR;
   return -1;
 }
 
@@ -193,7 +203,8 @@ static void check_document(const char *name, int want_per_behaviour) {
       for (int c = 1; c < n; c++)
         if (strcmp(cells[c], "used by") == 0) used_by = c;
       per_behaviour = n == 3 && strcmp(cells[0], "behaviour") == 0 &&
-                      strcmp(cells[1], "inputs") == 0 && strcmp(cells[2], "parameters") == 0;
+                      strcmp(cells[1], "inputs") == 0 &&
+                      strcmp(cells[2], "parameters") == 0;
       seen.per_field += used_by >= 0;
       seen.per_behaviour += per_behaviour;
       if (used_by < 0 && !per_behaviour) used_by = -2; /* another table: skip it */

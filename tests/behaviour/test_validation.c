@@ -514,7 +514,6 @@ static void test_null_structs_empty_range(void) {
   }
 }
 
-
 /* ---- overlap ------------------------------------------------------------------
  * Every array of a call in one pool, OV_SLOT elements apart; one written
  * array is then moved to sit `shift` elements from another one's start, and
@@ -527,10 +526,25 @@ static void test_null_structs_empty_range(void) {
 enum { OV_SLOT = 48, OV_AGENT = 0 };
 
 typedef enum ov_role {
-  OV_P, OV_V = OV_P + 3, OV_TP = OV_V + 3, OV_TV = OV_TP + 3, OV_OUT = OV_TV + 3,
-  OV_WANDER = OV_OUT + 3, OV_INDEX = OV_WANDER + 3, OV_IDS, OV_WEIGHT,
-  OV_MAX_SPEED, OV_TTT, OV_RADII, OV_PANIC, OV_LEAVE_RADII, OV_PREDICTION,
-  OV_WANDER_RADIUS, OV_MAX_FORCE, OV_MASS, OV_ROLES
+  OV_P,
+  OV_V = OV_P + 3,
+  OV_TP = OV_V + 3,
+  OV_TV = OV_TP + 3,
+  OV_OUT = OV_TV + 3,
+  OV_WANDER = OV_OUT + 3,
+  OV_INDEX = OV_WANDER + 3,
+  OV_IDS,
+  OV_WEIGHT,
+  OV_MAX_SPEED,
+  OV_TTT,
+  OV_RADII,
+  OV_PANIC,
+  OV_LEAVE_RADII,
+  OV_PREDICTION,
+  OV_WANDER_RADIUS,
+  OV_MAX_FORCE,
+  OV_MASS,
+  OV_ROLES
 } ov_role;
 
 static float ov_pool[(OV_ROLES + 2) * OV_SLOT];
@@ -608,9 +622,10 @@ static void ov_call(bh_call *c, int dims, crowdsteer_target_kind kind, int accum
   for (int r = 0; r < OV_ROLES; r++)
     a[r] = r == moved ? ov_at(r, onto, shift) : ov_at(r, -1, 0);
   memset(c, 0, sizeof *c);
-  crowdsteer_agents agents = {COUNT, dims, a[OV_P], a[OV_P + 1], a[OV_P + 2],
-                              a[OV_V], a[OV_V + 1], a[OV_V + 2],
-                              (const uint32_t *)(void *)a[OV_IDS]};
+  crowdsteer_agents agents = {
+      COUNT,       dims,        a[OV_P],
+      a[OV_P + 1], a[OV_P + 2], a[OV_V],
+      a[OV_V + 1], a[OV_V + 2], (const uint32_t *)(void *)a[OV_IDS]};
   c->agents = agents;
   c->target.kind = kind;
   c->target.agent = OV_AGENT;
@@ -678,8 +693,9 @@ static void test_overlaps(void) {
                 CHECK_MSG(got == (meet ? CROWDSTEER_ERROR_OVERLAP : CROWDSTEER_OK),
                           "%s %dD, target kind %d, %s: array %d moved %d elements "
                           "onto array %d: %d (%s)",
-                          entry_name(e), dims, kind, accumulate ? "accumulate" : "overwrite",
-                          moved, shifts[s], onto, (int)got, crowdsteer_status_string(got));
+                          entry_name(e), dims, kind,
+                          accumulate ? "accumulate" : "overwrite", moved, shifts[s], onto,
+                          (int)got, crowdsteer_status_string(got));
                 if (got == CROWDSTEER_ERROR_OVERLAP)
                   CHECK_MSG(memcmp(before, ov_pool, sizeof before) == 0,
                             "%s: a refused overlap wrote", entry_name(e));
@@ -716,7 +732,8 @@ static void test_adjacent_is_legal(void) {
   crowdsteer_params params;
   memset(&params, 0, sizeof params);
   params.max_speed_per_agent = shared; /* read at [6, 12) */
-  o.steering = (crowdsteer_vectors){shared, block + 7 * COUNT, NULL}; /* written at [0, 6) */
+  o.steering =
+      (crowdsteer_vectors){shared, block + 7 * COUNT, NULL}; /* written at [0, 6) */
   CHECK_STATUS(crowdsteer_seek(&agents, &target, &params, &o, 6, COUNT),
                CROWDSTEER_ERROR_OVERLAP);
   o.steering.x = shared - 6 + 0; /* x[6..12) = shared[0..6) */

@@ -685,7 +685,6 @@ static void test_sorts(void) {
   }
 }
 
-
 /* ---- overlap ------------------------------------------------------------------
  * The output moved onto every other array of a neighbour call, either side
  * of the edges of what the two touch (docs/guarantees.md, "Memory", written
@@ -697,8 +696,18 @@ static void test_sorts(void) {
 enum { OV_COUNT = 12, OV_BEGIN = 2, OV_END = 10, OV_SLOT = 48 };
 
 typedef enum nb_role {
-  OV_P, OV_V = OV_P + 3, OV_OUT = OV_V + 3, OV_IDS = OV_OUT + 3, OV_GROUP, OV_RADIUS,
-  OV_COS, OV_MASK, OV_MAX_SPEED, OV_TTT, OV_WEIGHT, OV_ROLES
+  OV_P,
+  OV_V = OV_P + 3,
+  OV_OUT = OV_V + 3,
+  OV_IDS = OV_OUT + 3,
+  OV_GROUP,
+  OV_RADIUS,
+  OV_COS,
+  OV_MASK,
+  OV_MAX_SPEED,
+  OV_TTT,
+  OV_WEIGHT,
+  OV_ROLES
 } nb_role;
 
 static float ov_pool[(OV_ROLES + 2) * OV_SLOT];
@@ -712,15 +721,24 @@ static void ov_touched(int behaviour, int dims, int with_grid, int fov, int accu
   *written = r >= OV_OUT && r < OV_IDS;
   if (r < OV_IDS && r % 3 >= dims) return;
   int whole = 0, own = 0;
-  if (r < OV_OUT) whole = !with_grid;
-  else if (r < OV_IDS) own = 1;
-  else if (r == OV_IDS) whole = 1;
-  else if (r == OV_GROUP) whole = !with_grid;
-  else if (r == OV_RADIUS || r == OV_MASK) own = 1;
-  else if (r == OV_COS) own = fov;
-  else if (r == OV_MAX_SPEED) own = behaviour != NB_ALIGNMENT;
-  else if (r == OV_TTT) own = behaviour != NB_SEPARATION;
-  else if (r == OV_WEIGHT) own = accumulate;
+  if (r < OV_OUT)
+    whole = !with_grid;
+  else if (r < OV_IDS)
+    own = 1;
+  else if (r == OV_IDS)
+    whole = 1;
+  else if (r == OV_GROUP)
+    whole = !with_grid;
+  else if (r == OV_RADIUS || r == OV_MASK)
+    own = 1;
+  else if (r == OV_COS)
+    own = fov;
+  else if (r == OV_MAX_SPEED)
+    own = behaviour != NB_ALIGNMENT;
+  else if (r == OV_TTT)
+    own = behaviour != NB_SEPARATION;
+  else if (r == OV_WEIGHT)
+    own = accumulate;
   if (whole) *first = 0, *last = OV_COUNT;
   if (own) *first = OV_BEGIN, *last = OV_END;
 }
@@ -755,11 +773,10 @@ static void test_overlaps(void) {
                   memset(&w, 0, sizeof w);
                   w.count = OV_COUNT;
                   w.dims = dims;
-                  w.agents = (crowdsteer_agents){OV_COUNT,     dims,
-                                                 a[OV_P],      a[OV_P + 1],
-                                                 a[OV_P + 2],  a[OV_V],
-                                                 a[OV_V + 1],  a[OV_V + 2],
-                                                 (const uint32_t *)(void *)a[OV_IDS]};
+                  w.agents = (crowdsteer_agents){
+                      OV_COUNT,    dims,        a[OV_P],
+                      a[OV_P + 1], a[OV_P + 2], a[OV_V],
+                      a[OV_V + 1], a[OV_V + 2], (const uint32_t *)(void *)a[OV_IDS]};
                   crowdsteer_neighbours nb;
                   memset(&nb, 0, sizeof nb);
                   nb.radius_per_agent = a[OV_RADIUS];
@@ -773,7 +790,8 @@ static void test_overlaps(void) {
                     crowdsteer_grid_desc desc = {0};
                     desc.cell_size = 4.0f;
                     desc.group = nb.group;
-                    CHECK_STATUS(crowdsteer_grid_build(g, &w.agents, &desc), CROWDSTEER_OK);
+                    CHECK_STATUS(crowdsteer_grid_build(g, &w.agents, &desc),
+                                 CROWDSTEER_OK);
                     nb.grid = g;
                   }
                   crowdsteer_params params;
@@ -782,29 +800,33 @@ static void test_overlaps(void) {
                   params.time_to_target_per_agent = a[OV_TTT];
                   crowdsteer_output out;
                   memset(&out, 0, sizeof out);
-                  out.steering = (crowdsteer_vectors){a[OV_OUT], a[OV_OUT + 1], a[OV_OUT + 2]};
+                  out.steering =
+                      (crowdsteer_vectors){a[OV_OUT], a[OV_OUT + 1], a[OV_OUT + 2]};
                   out.mode = accumulate ? CROWDSTEER_ACCUMULATE : CROWDSTEER_OVERWRITE;
                   out.weight_per_agent = a[OV_WEIGHT];
                   long wf, wl, rf, rl;
                   int written;
-                  ov_touched(b, dims, with_grid, fov, accumulate, moved, &wf, &wl, &written);
-                  ov_touched(b, dims, with_grid, fov, accumulate, onto, &rf, &rl, &written);
+                  ov_touched(b, dims, with_grid, fov, accumulate, moved, &wf, &wl,
+                             &written);
+                  ov_touched(b, dims, with_grid, fov, accumulate, onto, &rf, &rl,
+                             &written);
                   const int meet = rf < rl && wf + shifts[s] < rl && rf < wl + shifts[s];
                   memcpy(before, ov_pool, sizeof before);
                   const crowdsteer_status got =
                       nb_call(b, &w, &nb, &params, &out, OV_BEGIN, OV_END);
                   CHECK_MSG(got == (meet ? CROWDSTEER_ERROR_OVERLAP : CROWDSTEER_OK),
                             "%s %dD%s%s%s: output %d moved %d onto array %d: %d (%s)",
-                            nb_name(b), dims, with_grid ? ", grid" : "", fov ? ", view" : "",
-                            accumulate ? ", accumulate" : "", moved, shifts[s], onto,
-                            (int)got, crowdsteer_status_string(got));
+                            nb_name(b), dims, with_grid ? ", grid" : "",
+                            fov ? ", view" : "", accumulate ? ", accumulate" : "", moved,
+                            shifts[s], onto, (int)got, crowdsteer_status_string(got));
                   if (got == CROWDSTEER_ERROR_OVERLAP)
                     CHECK_MSG(memcmp(before, ov_pool, sizeof before) == 0,
                               "%s: a refused overlap wrote", nb_name(b));
                   refused += meet;
                   allowed += !meet;
                 }
-  CHECK_MSG(refused > 1000 && allowed > 1000, "refused %zu, allowed %zu", refused, allowed);
+  CHECK_MSG(refused > 1000 && allowed > 1000, "refused %zu, allowed %zu", refused,
+            allowed);
   crowdsteer_grid_destroy(g);
 }
 

@@ -7,7 +7,15 @@
 enum { COUNT = 12, BEGIN = 2, END = 10, SLOT = 48, TARGET_AGENT = 0 };
 
 /* The behaviours of the step, by their bit in the mask. */
-enum { SEEK_ARRAYS, PURSUIT_AGENTS, WANDER_ONE, FLEE_AGENT, WANDER_TWO, SEPARATION, KINDS };
+enum {
+  SEEK_ARRAYS,
+  PURSUIT_AGENTS,
+  WANDER_ONE,
+  FLEE_AGENT,
+  WANDER_TWO,
+  SEPARATION,
+  KINDS
+};
 
 /* Every array of the step: agents, output and snapshot state (positions then
  * velocities, 3 axes each), then the step's and the behaviours' arrays. */
@@ -66,11 +74,12 @@ static extent touched(const layout *l, int r) {
   extent e = {0, 0, {0, 0, 0}, {0, 0, 0}};
   const unsigned used = used_kinds(l);
   if (r < MASK && r % 3 >= l->dims) return e; /* z in 2D */
-  if (r < OUTPUT) { /* the agents */
+  if (r < OUTPUT) {                           /* the agents */
     add(&e, BEGIN, END);
     e.written = l->in_place;
     if (!l->in_place && (used & (1u << PURSUIT_AGENTS))) add(&e, 0, COUNT);
-    if (!l->in_place && (used & (1u << FLEE_AGENT))) add(&e, TARGET_AGENT, TARGET_AGENT + 1);
+    if (!l->in_place && (used & (1u << FLEE_AGENT)))
+      add(&e, TARGET_AGENT, TARGET_AGENT + 1);
   } else if (r < SNAPSHOT) {
     if (!l->in_place) add(&e, BEGIN, END), e.written = 1;
   } else if (r < TARGET_POSITION) {
@@ -92,7 +101,8 @@ static extent touched(const layout *l, int r) {
 static int meet(const extent *moved, const extent *onto, long shift) {
   for (int i = 0; i < moved->n; i++)
     for (int j = 0; j < onto->n; j++)
-      if (moved->first[i] + shift < onto->last[j] && onto->first[j] < moved->last[i] + shift)
+      if (moved->first[i] + shift < onto->last[j] &&
+          onto->first[j] < moved->last[i] + shift)
         return 1;
   return 0;
 }
@@ -207,11 +217,12 @@ static void check_overlaps(crowdsteer_grid *grid) {
               fill(&l);
               memcpy(before, pool, sizeof before);
               const crowdsteer_status got = run(&l, grid, BEGIN, END, TARGET_AGENT);
-              CHECK_MSG(got == (expect_overlap ? CROWDSTEER_ERROR_OVERLAP : CROWDSTEER_OK),
+              CHECK_MSG(got ==
+                            (expect_overlap ? CROWDSTEER_ERROR_OVERLAP : CROWDSTEER_OK),
                         "%dD %s%s: array %d moved %d onto array %d: %d (%s)", l.dims,
                         l.in_place ? "in place" : "out of place",
-                        l.unselected ? ", second wander unselected" : "", l.moved, l.shift,
-                        l.onto, (int)got, crowdsteer_status_string(got));
+                        l.unselected ? ", second wander unselected" : "", l.moved,
+                        l.shift, l.onto, (int)got, crowdsteer_status_string(got));
               if (got == CROWDSTEER_ERROR_OVERLAP)
                 CHECK_MSG(memcmp(before, pool, sizeof before) == 0,
                           "a refused step wrote (array %d onto %d)", l.moved, l.onto);
@@ -247,7 +258,8 @@ static void check_named_cases(crowdsteer_grid *grid) {
   /* Steering y three elements before seek's top speeds: agents [2, 10)
    * write them at [-1, 7), which they also read; agents [0, 3) at [-3, 0). */
   out.steering = (crowdsteer_vectors){slot_of(OUTPUT), slot_of(SEEK_MAX_SPEED) - 3, NULL};
-  CHECK_STATUS(crowdsteer_run(&agents, &seek, &out, BEGIN, END), CROWDSTEER_ERROR_OVERLAP);
+  CHECK_STATUS(crowdsteer_run(&agents, &seek, &out, BEGIN, END),
+               CROWDSTEER_ERROR_OVERLAP);
   CHECK_STATUS(crowdsteer_run(&agents, &seek, &out, 0, 3), CROWDSTEER_OK);
 }
 
