@@ -498,7 +498,8 @@ void cs_behaviour_spans(cs_spans *spans, crowdsteer_behaviour behaviour,
       /* Positions and velocities both: the velocity is what pursuit and
        * evade predict with and what every other kind steers against. */
       if (point && target->agent < count)
-        cs_spans_add_state(spans, point, dims, target->agent, target->agent + 1u, 0);
+        cs_spans_add_state(spans, point, dims, target->agent, (size_t)target->agent + 1,
+                           0);
       break;
     }
   }
