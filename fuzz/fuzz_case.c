@@ -240,6 +240,10 @@ typedef struct fuzz_case {
   int misalign_field; /* -1, a field, or F_COUNT for the indices */
   unsigned misalign_bytes;
   int id_mode; /* agents' ids: enum id_mode */
+  /* One written array moved onto another array the call touches, where
+   * they meet (overlap_of; the bytes pick which pair and where). */
+  int overlap;
+  uint8_t overlap_bytes[3];
 } fuzz_case;
 
 /* No ids (the index is the id), distinct ids, shared ids, or distinct ids
@@ -276,6 +280,8 @@ static crowdsteer_vectors vectors_of(const fuzz_case *c, const world *w, int fir
                           call_array(c, w, first + 2)};
   return v;
 }
+
+static int overlap_of(const fuzz_case *c, const world *w, int *field, uintptr_t *to);
 
 /* Runs the case's entry point on `w` over [begin, end) on the active ISA. */
 static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t end) {
@@ -324,6 +330,32 @@ static crowdsteer_status call(const fuzz_case *c, world *w, size_t begin, size_t
   crowdsteer_wander_state state = {vectors_of(c, w, F_WX), c->seed, c->tick};
   crowdsteer_vectors steering = vectors_of(c, w, F_SX);
 
+  int moved;
+  uintptr_t to;
+  if (overlap_of(c, w, &moved, &to)) {
+    float **slots[VECTOR_FIELDS] = {&agents.px,
+                                    &agents.py,
+                                    &agents.pz,
+                                    &agents.vx,
+                                    &agents.vy,
+                                    &agents.vz,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    &out.steering.x,
+                                    &out.steering.y,
+                                    &out.steering.z,
+                                    &state.direction.x,
+                                    &state.direction.y,
+                                    &state.direction.z,
+                                    NULL,
+                                    NULL,
+                                    NULL};
+    *slots[moved] = (float *)to;
+  }
   const crowdsteer_agents *a = is_null(c, N_AGENTS) ? NULL : &agents;
   const crowdsteer_target *t = is_null(c, N_TARGET) ? NULL : &target;
   const crowdsteer_params *p = is_null(c, N_PARAMS) ? NULL : &params;
@@ -488,6 +520,65 @@ static void decode_case(reader *r, fuzz_case *c, world *w, int *isa) {
   for (size_t i = 0; i < c->count; i++)
     w->id[i] = c->id_mode == IDS_SHARED ? (uint32_t)(i % 3u)
                                         : (uint32_t)i * 0x9E3779B1u ^ c->seed;
+  /* Later again, for the same reason: an overlap in one case in eight. */
+  c->overlap = rd_u8(r) % 8 == 0;
+  for (int b = 0; b < 3; b++)
+    c->overlap_bytes[b] = rd_u8(r);
+}
+
+/* ---- overlapping arrays ------------------------------------------------------*/
+
+void cs_fuzz_add_extent(cs_fuzz_extent *e, int *n, int id, const void *array, int written,
+                        size_t first, size_t last) {
+  const uintptr_t base = (uintptr_t)array;
+  if (!array || first >= last) return;
+  cs_fuzz_extent *x = &e[*n];
+  for (int j = 0; j < *n; j++) /* another interval of an array listed already */
+    if (e[j].base == base && e[j].written == written && e[j].n < 3) x = &e[j];
+  if (x == &e[*n]) {
+    memset(x, 0, sizeof *x);
+    x->id = id;
+    x->base = base;
+    x->written = written;
+    (*n)++;
+  }
+  x->first[x->n] = first;
+  x->last[x->n] = last;
+  x->n++;
+}
+
+/* Whether [begin, end) of a written array starting `shift` elements from
+ * o's start lands on an element o touches. */
+static int meets(const cs_fuzz_extent *o, size_t begin, size_t end, long shift) {
+  for (int j = 0; j < o->n; j++)
+    if ((long)begin + shift < (long)o->last[j] && (long)o->first[j] < (long)end + shift)
+      return 1;
+  return 0;
+}
+
+int cs_fuzz_pick_overlap(const cs_fuzz_extent *e, int n, size_t begin, size_t end,
+                         size_t count, const uint8_t bytes[3], int *moved_id,
+                         uintptr_t *moved_to) {
+  int written = 0;
+  for (int j = 0; j < n; j++)
+    written += e[j].written;
+  if (!written || n < 2 || begin >= end || end > count) return 0;
+  int pick = bytes[0] % written, w = 0;
+  for (; w < n; w++)
+    if (e[w].written && pick-- == 0) break;
+  const cs_fuzz_extent *o = &e[(w + 1 + bytes[1] % (n - 1)) % n];
+  const long lo = -(long)begin, hi = (long)(count - end);
+  long matches = 0;
+  for (long s = lo; s <= hi; s++)
+    matches += meets(o, begin, end, s);
+  long chosen = matches ? bytes[2] % matches : -1;
+  for (long s = lo; s <= hi && chosen >= 0; s++) {
+    if (!meets(o, begin, end, s) || chosen-- != 0) continue;
+    *moved_id = e[w].id;
+    *moved_to = o->base + (uintptr_t)(s * (long)sizeof(float));
+    return 1;
+  }
+  return 0;
 }
 
 /* ---- the oracle: which statuses docs/behaviours.md §9 allows ------------- */
@@ -564,6 +655,52 @@ static int uses_array(const fuzz_case *c, int field) {
   case F_MAX_PREDICTION: return e == CROWDSTEER_PURSUIT || e == CROWDSTEER_EVADE;
   default: return e == CROWDSTEER_WANDER; /* wander_radius, wander_distance, jitter */
   }
+}
+
+/* The arrays of the call and the elements it touches of each (ids: the
+ * agents' ids F_COUNT + 1, the indices F_COUNT, else the field), from
+ * docs/guarantees.md: every array at the agent's own index over [begin,
+ * end), the agents' state also over the whole batch for AGENTS targets and
+ * at the one index of an AGENT target; the output, wander state and the
+ * integrator's agents written. */
+static int call_extents(const fuzz_case *c, const world *w, cs_fuzz_extent *e) {
+  int n = 0;
+  const size_t B = c->begin, E = c->end, N = c->count;
+  const int integrate = c->entry == E_INTEGRATE;
+  const int target = targeted(c->entry) && !is_null(c, N_TARGET);
+  for (int f = 0; f < VECTOR_FIELDS; f++) {
+    if (f % 3 >= c->dims || is_null(c, N_ARRAY0 + f) || f == c->misalign_field) continue;
+    if (f > F_VZ) {
+      const int written = (f >= F_OX && f <= F_OZ) || (f >= F_WX && f <= F_WZ);
+      if (uses_array(c, f)) cs_fuzz_add_extent(e, &n, f, w->f[f], written, B, E);
+      continue;
+    }
+    cs_fuzz_add_extent(e, &n, f, w->f[f], integrate, B, E);
+    if (target && c->target_kind == CROWDSTEER_TARGET_AGENTS && !is_null(c, N_INDEX))
+      cs_fuzz_add_extent(e, &n, f, w->f[f], 0, 0, N);
+    if (target && c->target_kind == CROWDSTEER_TARGET_AGENT && c->agent < N)
+      cs_fuzz_add_extent(e, &n, f, w->f[f], 0, c->agent, c->agent + 1u);
+  }
+  for (int f = F_FIRST_PARAM; f < F_COUNT; f++)
+    if (f != c->misalign_field && uses_array(c, f))
+      cs_fuzz_add_extent(e, &n, f, w->f[f], 0, B, E);
+  if (c->misalign_field != F_COUNT && uses_array(c, F_COUNT))
+    cs_fuzz_add_extent(e, &n, F_COUNT, w->index, 0, B, E);
+  if (c->entry == CROWDSTEER_WANDER &&
+      (c->id_mode == IDS_DISTINCT || c->id_mode == IDS_SHARED))
+    cs_fuzz_add_extent(e, &n, F_COUNT + 1, w->id, 0, B, E);
+  return n;
+}
+
+/* Whether the case moves a written array (*field) onto another where the
+ * two meet, and where to (*to); the call must then fail. */
+static int overlap_of(const fuzz_case *c, const world *w, int *field, uintptr_t *to) {
+  if (!c->overlap || is_null(c, N_AGENTS) || c->entry >= E_ISA) return 0;
+  if ((c->dims != 2 && c->dims != 3) || c->begin >= c->end || c->end > c->count) return 0;
+  cs_fuzz_extent e[F_COUNT + 8];
+  const int n = call_extents(c, w, e);
+  return cs_fuzz_pick_overlap(e, n, c->begin, c->end, c->count, c->overlap_bytes, field,
+                              to);
 }
 
 /* The output's faults (every entry point but the integrator's). */
@@ -715,6 +852,12 @@ static void expected_errors(const fuzz_case *c, const world *w, unsigned *requir
     const int use = uses_array(c, c->misalign_field);
     if (use == 1) req |= ERR(CROWDSTEER_ERROR_ALIGNMENT);
     if (use == 2) opt |= ERR(CROWDSTEER_ERROR_ALIGNMENT);
+  }
+  int moved;
+  uintptr_t to;
+  if (overlap_of(c, w, &moved, &to)) {
+    req |= ERR(CROWDSTEER_ERROR_OVERLAP);
+    cs_fuzz_counters.overlaps++;
   }
   *required = req;
   *optional = opt;

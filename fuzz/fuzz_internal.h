@@ -64,6 +64,27 @@ void cs_fuzz_set_host_mode(int mode);
 /* This thread's mode bits (MXCSR without flags, FPCR, or the rounding). */
 unsigned long long cs_fuzz_host_mode(void);
 
+/* Overlap cases. The elements of one array a call touches, from
+ * docs/guarantees.md ("Memory"): up to three intervals of element indices,
+ * and whether the call writes them; `id` is the caller's name for the array. */
+typedef struct cs_fuzz_extent {
+  int id, written, n;
+  uintptr_t base;
+  size_t first[3], last[3];
+} cs_fuzz_extent;
+/* Adds [first, last) of `array` (nothing for NULL or an empty interval). */
+void cs_fuzz_add_extent(cs_fuzz_extent *e, int *n, int id, const void *array, int written,
+                        size_t first, size_t last);
+/* Picks (from the three bytes) a written array of e and another array of e,
+ * and a shift such that the written array moved to start `shift` elements
+ * from the other one's start meets what that one touches, while its
+ * [begin, end) stays inside the other's `count` elements (so the call's
+ * accesses stay in bounds whatever it does). Returns 0 when no such pair
+ * exists; else the written array's id, the address to move it to. */
+int cs_fuzz_pick_overlap(const cs_fuzz_extent *e, int n, size_t begin, size_t end,
+                         size_t count, const uint8_t bytes[3], int *moved_id,
+                         uintptr_t *moved_to);
+
 /* One crowdsteer_step case from the reader (fuzz_step.c); same return value
  * and isa_override as cs_fuzz_one. */
 int cs_fuzz_step(reader *r, int isa_override);

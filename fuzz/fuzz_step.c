@@ -188,6 +188,10 @@ typedef struct scase {
    * small stack, and the mask moved off its alignment by this many bytes. */
   int host_mode, small_stack;
   unsigned misalign_mask;
+  /* One written array moved onto another array the step touches, where
+   * they meet (alias_on; the bytes pick which pair and where). */
+  int alias_on;
+  uint8_t alias_written, alias_other, alias_shift;
   crowdsteer_params integ;
   uint32_t integ_per_agent;
   bcase b[MAXB + 1];
@@ -567,6 +571,10 @@ static void decode_host(reader *r, scase *c) {
 #endif
   uint8_t moved = rd_u8(r);
   c->misalign_mask = moved % 8 == 0 ? 1u + moved / 8u % 3u : 0u;
+  c->alias_on = rd_u8(r) % 8 == 0;
+  c->alias_written = rd_u8(r);
+  c->alias_other = rd_u8(r);
+  c->alias_shift = rd_u8(r);
 }
 
 static void decode_step(reader *r, scase *c, sworld *w) {
@@ -589,6 +597,7 @@ typedef struct call_view {
   crowdsteer_step_behaviour desc[MAXB + 1];
   crowdsteer_step_behaviour *descs; /* exactly c->descs of them, on the heap */
   crowdsteer_step_desc step;
+  int aliased; /* a written array was moved onto another one (apply_alias) */
 } call_view;
 
 static crowdsteer_agents state_of(size_t count, int dims, float *const a[6]) {
@@ -631,6 +640,140 @@ static const crowdsteer_agents *make_buffer(crowdsteer_agents *dst, int form, in
   default: break;
   }
   return dst;
+}
+
+/* ---- overlapping arrays -------------------------------------------------------
+ * The elements of each array the step touches, written from docs/guarantees.md
+ * ("Memory"), not from src/step.c: the new state (the agents in place, else
+ * the output) is written over [begin, end) and so is the wander state of a
+ * wander behaviour some agent of the range selects; out of place the agents
+ * are read over [begin, end), over the whole batch when a selected behaviour
+ * gathers agent targets and at its index for a selected AGENT target; in
+ * place the snapshot is read over the whole batch when a selected behaviour
+ * gathers; the mask, the integrator's per-agent arrays and every array of a
+ * selected behaviour are read over [begin, end). */
+enum { MAX_EXTENTS = 6 * 3 + 3 + 1 + MAXB * (3 * 3 + P_COUNT + 2) };
+
+static int any_selected(const scase *c, const sworld *w, int b) {
+  for (size_t i = c->begin; in_range(c) && i < c->end; i++)
+    if (selected(c, w, i, b)) return 1;
+  return 0;
+}
+
+/* Whether behaviour kind k reads per-agent parameter p. */
+static int reads_param(int k, int p) {
+  if (k == CROWDSTEER_WANDER)
+    return p == P_WANDER_RADIUS || p == P_WANDER_DISTANCE || p == P_JITTER;
+  switch (p) {
+  case P_MAX_SPEED:
+  case P_TIME_TO_TARGET: return 1;
+  case P_TARGET_RADIUS:
+  case P_SLOWING_RADIUS: return k == CROWDSTEER_ARRIVE;
+  case P_PANIC_RADIUS: return k == CROWDSTEER_FLEE || k == CROWDSTEER_EVADE;
+  case P_DANGER_RADIUS:
+  case P_ESCAPE_RADIUS: return k == CROWDSTEER_LEAVE;
+  case P_MAX_PREDICTION: return with_velocity(k);
+  default: return 0;
+  }
+}
+
+/* The step's arrays and what it touches of each; slots[id] is where the
+ * view holds written array `id`, to move it. */
+typedef struct extent_list {
+  cs_fuzz_extent e[MAX_EXTENTS];
+  float **slots[MAX_EXTENTS];
+  int n, written;
+} extent_list;
+
+static void add_extent(extent_list *l, float **slot, const void *array, int written,
+                       size_t first, size_t last) {
+  int id = -1;
+  if (written) {
+    id = l->written;
+    l->slots[l->written++] = slot;
+  }
+  cs_fuzz_add_extent(l->e, &l->n, id, array, written, first, last);
+}
+
+static void list_extents(const scase *c, const sworld *w, call_view *v, extent_list *l) {
+  l->n = l->written = 0;
+  const size_t B = c->begin, E = c->end, N = c->count;
+  const int in_place = !v->step.output;
+  int gather = 0;
+  for (int b = 0; b < c->arrays_for; b++)
+    gather |= gathers(c, w, b) && any_selected(c, w, b);
+  float **agent[6] = {&v->agents.px, &v->agents.py, &v->agents.pz,
+                      &v->agents.vx, &v->agents.vy, &v->agents.vz};
+  float **output[6] = {&v->output.px, &v->output.py, &v->output.pz,
+                       &v->output.vx, &v->output.vy, &v->output.vz};
+  const float *snap[6] = {v->step.snapshot ? v->step.snapshot->px : NULL,
+                          v->step.snapshot ? v->step.snapshot->py : NULL,
+                          v->step.snapshot ? v->step.snapshot->pz : NULL,
+                          v->step.snapshot ? v->step.snapshot->vx : NULL,
+                          v->step.snapshot ? v->step.snapshot->vy : NULL,
+                          v->step.snapshot ? v->step.snapshot->vz : NULL};
+  for (int a = 0; a < 6; a++) {
+    if (a % 3 >= c->dims) continue;
+    if (in_place) {
+      add_extent(l, agent[a], *agent[a], 1, B, E);
+      if (gather) add_extent(l, NULL, snap[a], 0, 0, N);
+      continue;
+    }
+    add_extent(l, output[a], *output[a], 1, B, E);
+    add_extent(l, NULL, *agent[a], 0, B, E);
+    if (gather) add_extent(l, NULL, *agent[a], 0, 0, N);
+    for (int b = 0; b < c->arrays_for; b++)
+      if (single_target(c, b) && any_selected(c, w, b) && c->b[b].agent < N)
+        add_extent(l, NULL, *agent[a], 0, c->b[b].agent, c->b[b].agent + 1u);
+  }
+  add_extent(l, NULL, v->step.behaviour_mask, 0, B, E);
+  add_extent(l, NULL, v->step.integrator.max_speed_per_agent, 0, B, E);
+  add_extent(l, NULL, v->step.integrator.max_force_per_agent, 0, B, E);
+  add_extent(l, NULL, v->step.integrator.mass_per_agent, 0, B, E);
+  for (int b = 0; b < c->arrays_for; b++) {
+    const int k = c->b[b].kind;
+    if (!valid_kind(k) || !any_selected(c, w, b)) continue;
+    const crowdsteer_step_behaviour *d = &v->desc[b];
+    if (k == CROWDSTEER_WANDER && d->wander) {
+      float **wd[3] = {&v->wander[b].direction.x, &v->wander[b].direction.y,
+                       &v->wander[b].direction.z};
+      for (int a = 0; a < c->dims; a++)
+        add_extent(l, wd[a], *wd[a], 1, B, E);
+    }
+    if (targeted_kind(k) && d->target.kind == CROWDSTEER_TARGET_ARRAYS) {
+      const float *tp[3] = {d->target.position.x, d->target.position.y,
+                            d->target.position.z};
+      const float *tv[3] = {d->target.velocity.x, d->target.velocity.y,
+                            d->target.velocity.z};
+      for (int a = 0; a < c->dims; a++) {
+        add_extent(l, NULL, tp[a], 0, B, E);
+        if (with_velocity(k)) add_extent(l, NULL, tv[a], 0, B, E);
+      }
+    }
+    if (targeted_kind(k) && d->target.kind == CROWDSTEER_TARGET_AGENTS)
+      add_extent(l, NULL, d->target.index, 0, B, E);
+    for (int p = 0; p < P_COUNT; p++)
+      if (reads_param(k, p)) add_extent(l, NULL, w->b[b].param[p], 0, B, E);
+    add_extent(l, NULL, d->weight_per_agent, 0, B, E);
+  }
+}
+
+/* Moves the written array the case picks onto another array where the two
+ * meet (cs_fuzz_pick_overlap): the step must then refuse it. A case with no
+ * such pair is left as it is. */
+static void apply_alias(const scase *c, const sworld *w, call_view *v) {
+  v->aliased = 0;
+  if (!c->alias_on || !in_range(c) || c->begin == c->end) return;
+  if (c->dims != 2 && c->dims != 3) return;
+  extent_list l;
+  list_extents(c, w, v, &l);
+  const uint8_t bytes[3] = {c->alias_written, c->alias_other, c->alias_shift};
+  int moved;
+  uintptr_t to;
+  if (!cs_fuzz_pick_overlap(l.e, l.n, c->begin, c->end, c->count, bytes, &moved, &to))
+    return;
+  *l.slots[moved] = (float *)to;
+  v->aliased = 1;
 }
 
 static void build_view(const scase *c, sworld *w, call_view *v, size_t tile,
@@ -691,6 +834,7 @@ static void build_view(const scase *c, sworld *w, call_view *v, size_t tile,
   s->snapshot = snap;
   s->tile_size = tile;
   s->threads = threads;
+  apply_alias(c, w, v);
 }
 
 /* ---- memory guard -------------------------------------------------------------
@@ -832,9 +976,11 @@ static int vectors_null(const float *const a[3], int dims) {
 }
 
 /* A second state buffer's faults: same count and dims, arrays present, none
- * of them one of the agents' arrays. */
+ * of them one of the agents' arrays where the step touches both (`shared`:
+ * OVERLAP then, else 0). */
 static unsigned buffer_faults(const crowdsteer_agents *agents,
-                              const crowdsteer_agents *buf, int nonempty) {
+                              const crowdsteer_agents *buf, int nonempty,
+                              unsigned shared) {
   unsigned f = 0;
   if (!buf) return ERR(CROWDSTEER_ERROR_NULL_POINTER);
   if (buf->dims != agents->dims) f |= ERR(CROWDSTEER_ERROR_DIMS);
@@ -847,8 +993,7 @@ static unsigned buffer_faults(const crowdsteer_agents *agents,
     if (a % 3 >= agents->dims) continue;
     if (!theirs[a]) f |= ERR(CROWDSTEER_ERROR_NULL_POINTER);
     for (int o = 0; o < 6; o++)
-      if (o % 3 < agents->dims && theirs[a] && theirs[a] == mine[o])
-        f |= ERR(CROWDSTEER_ERROR_PARAMETER);
+      if (o % 3 < agents->dims && theirs[a] && theirs[a] == mine[o]) f |= shared;
   }
   return f;
 }
@@ -1005,7 +1150,13 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required,
       param_ok(c, w, -1, ip->dt, NULL, 1.0f, nonneg_finite);
   if (!ok) req |= ERR(CROWDSTEER_ERROR_PARAMETER);
 
-  if (v.step.output) req |= buffer_faults(ag, v.step.output, nonempty);
+  if (v.step.output)
+    req |= buffer_faults(ag, v.step.output, nonempty, ERR(CROWDSTEER_ERROR_OVERLAP));
+  /* A written array moved onto another where they meet. */
+  if (v.aliased) {
+    req |= ERR(CROWDSTEER_ERROR_OVERLAP);
+    cs_fuzz_counters.steps_overlapping++;
+  }
 
   /* The behaviours the step would read (all when the count is too large:
    * any of their faults may be the one reported). */
@@ -1014,7 +1165,15 @@ static void expected_errors(const scase *c, sworld *w, unsigned *required,
     behaviour_errors(c, w, &v, b, &req, &opt, &snapshot_needed);
   /* In place, AGENTS targets read the snapshot, which must then be valid. */
   if (!v.step.output && snapshot_needed) {
-    unsigned f = buffer_faults(ag, v.step.snapshot, nonempty);
+    /* Read over the whole batch while the agents are written, when some
+     * agent selects a behaviour that gathers through it. */
+    int gathered = 0;
+    for (int b = 0; b < c->arrays_for; b++)
+      gathered |= targeted_kind(c->b[b].kind) &&
+                  c->b[b].target_kind == CROWDSTEER_TARGET_AGENTS &&
+                  any_selected(c, w, b);
+    unsigned f = buffer_faults(ag, v.step.snapshot, nonempty,
+                               gathered ? ERR(CROWDSTEER_ERROR_OVERLAP) : 0u);
     if (snapshot_needed & 1)
       req |= f;
     else

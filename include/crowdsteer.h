@@ -106,7 +106,11 @@ typedef enum crowdsteer_status {
   CROWDSTEER_ERROR_GRID = 9,
   /** An array the call uses (a float array, target indices, a behaviour
    *  mask) is not aligned to 4 bytes. */
-  CROWDSTEER_ERROR_ALIGNMENT = 10
+  CROWDSTEER_ERROR_ALIGNMENT = 10,
+  /** An array the call writes shares memory with another array the call
+   *  reads or writes, within the elements the call touches (see "Memory
+   *  overlap" below); nothing is written. */
+  CROWDSTEER_ERROR_OVERLAP = 11
 } crowdsteer_status;
 
 /** A short English sentence for a status; never NULL (unknown values get a
@@ -259,7 +263,8 @@ typedef enum crowdsteer_write_mode {
 
 /**
  * Where a behaviour writes its steering vectors. The output arrays must not
- * overlap any array the call reads (other than themselves in accumulate mode).
+ * overlap any array the call reads (other than themselves in accumulate
+ * mode) or each other: CROWDSTEER_ERROR_OVERLAP (see "Memory overlap").
  */
 typedef struct crowdsteer_output {
   crowdsteer_vectors steering;
@@ -283,6 +288,30 @@ typedef struct crowdsteer_wander_state {
   uint32_t seed;
   uint32_t tick;
 } crowdsteer_wander_state;
+
+/* ---- Memory overlap --------------------------------------------------------
+ * Every entry point that writes caller arrays (the behaviours, crowdsteer_run,
+ * crowdsteer_integrate, crowdsteer_step) returns CROWDSTEER_ERROR_OVERLAP,
+ * writing nothing, when an array it writes shares a byte with another array
+ * it reads or writes, counting only the elements the call touches:
+ *   - an array read or written at the agent's own index (positions and
+ *     velocities, target arrays and indices, per-agent parameters and
+ *     weights, output, wander state, integrator steering, a step's mask and
+ *     new state, ids for wander): elements [begin, end);
+ *   - the agents' state an AGENTS target gathers (the agents, or an in-place
+ *     step's snapshot), ids and group bits of the neighbour behaviours, and
+ *     without a grid the agents' state a neighbour behaviour reads: [0, count);
+ *   - an AGENT target: that agent's position and velocity;
+ *   - with a grid, the neighbour behaviours read none of the agents' state.
+ * An array written in place (accumulated steering, wander state, the
+ * integrator's agents, an in-place step's agents) may meet itself; read-only
+ * arrays may overlap each other; a step's behaviour that no agent of the
+ * range selects touches none of its arrays. So two arrays cut end to end
+ * from one allocation, or two disjoint ranges of one array for two calls,
+ * are fine. What cannot be checked: the arrays' lengths (an array shorter
+ * than the elements a call touches is the caller's bug, as is memory
+ * another thread writes during the call). crowdsteer_reorder reports its
+ * own overlap as PARAMETER. */
 
 /** Seek: s = (normalize(t - p) * max_speed - v) / time_to_target. */
 CROWDSTEER_API crowdsteer_status crowdsteer_seek(const crowdsteer_agents *agents,
@@ -344,7 +373,8 @@ CROWDSTEER_API crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agen
  * Integrator, in place on the agents' velocities and positions:
  *   f = truncate(s, max_force); a = f / mass;
  *   v = truncate(v + a * dt, max_speed); p = p + v * dt.
- * `steering` must not overlap the agent arrays.
+ * `steering` and the per-agent parameters must not overlap the agent arrays
+ * (OVERLAP), nor the agent arrays each other.
  */
 CROWDSTEER_API crowdsteer_status crowdsteer_integrate(const crowdsteer_agents *agents,
                                                       const crowdsteer_vectors *steering,
@@ -540,8 +570,9 @@ CROWDSTEER_API const uint32_t *crowdsteer_grid_order(const crowdsteer_grid *grid
  * (floats, ids, group bits, target indices), copied bit for bit; none of
  * the three needs any alignment. With crowdsteer_grid_order's array it puts
  * a batch in cell order. count 0 returns OK and touches nothing; otherwise
- * NULL_POINTER for a NULL pointer, PARAMETER if out overlaps in or order,
- * RANGE if an entry of order is >= count. On error nothing is written.
+ * NULL_POINTER for a NULL pointer, PARAMETER (not OVERLAP) if out overlaps
+ * in or order, RANGE if an entry of order is >= count. On error nothing is
+ * written.
  */
 CROWDSTEER_API crowdsteer_status crowdsteer_reorder(void *out, const void *in,
                                                     const uint32_t *order, size_t count);
@@ -762,14 +793,15 @@ typedef struct crowdsteer_step_desc {
   crowdsteer_params integrator;
   /** Where the new state goes. NULL: in place, into `agents`. Otherwise a
    *  second state buffer of the same count and dims, not overlapping
-   *  `agents`, which the step only reads then: swap the two buffers after
-   *  each step (classic double buffering). Only the range is written. */
+   *  `agents` (OVERLAP), which the step only reads then: swap the two
+   *  buffers after each step (classic double buffering). Only the range is
+   *  written. */
   const crowdsteer_agents *output;
   /** In place only (output NULL): the agents' state as it was before the
    *  step, for AGENTS targets (not AGENT ones), so an agent sees its target's old state
    *  whatever order tiles run in. Same count and dims as the agents, arrays
-   *  not overlapping them (a copy made before the step; copying only the
-   *  agents that are targets is enough). Required when any behaviour has an
+   *  not overlapping them (OVERLAP; a copy made before the step; copying
+   *  only the agents that are targets is enough). Required when any behaviour has an
    *  AGENTS target and the step is in place; ignored otherwise (an
    *  out-of-place step reads targets from `agents`). */
   const crowdsteer_agents *snapshot;
@@ -817,8 +849,9 @@ typedef struct crowdsteer_step_desc {
  *  wander state) must be readable over [begin, end), but the values of the
  *  agents the behaviour does not select are never validated and never
  *  change any result (wander neither reads nor writes their state, and no
- *  target is gathered through their indices). When the input has several
- *  faults, the status of any one of them may be returned. */
+ *  target is gathered through their indices); and that no array it writes
+ *  overlaps another it touches ("Memory overlap"). When the input has
+ *  several faults, the status of any one of them may be returned. */
 CROWDSTEER_API crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents,
                                                  const crowdsteer_step_desc *step,
                                                  size_t begin, size_t end);

@@ -433,6 +433,119 @@ crowdsteer_status cs_prepare_integrator(cs_integrator *job,
   return non_negative_finite(job->dt) ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
 }
 
+/* ---- overlap ---------------------------------------------------------------- */
+
+void cs_spans_add_vectors(cs_spans *spans, const crowdsteer_vectors *v, int dims,
+                          size_t first, size_t last, int written) {
+  cs_spans_add(spans, v->x, first, last, written);
+  cs_spans_add(spans, v->y, first, last, written);
+  if (dims == 3) cs_spans_add(spans, v->z, first, last, written);
+}
+
+void cs_spans_add_state(cs_spans *spans, const crowdsteer_agents *state, int dims,
+                        size_t first, size_t last, int written) {
+  const crowdsteer_vectors p = {state->px, state->py, state->pz};
+  const crowdsteer_vectors v = {state->vx, state->vy, state->vz};
+  cs_spans_add_vectors(spans, &p, dims, first, last, written);
+  cs_spans_add_vectors(spans, &v, dims, first, last, written);
+}
+
+/* Whether a written span of w meets any other span of o. */
+static int written_meets(const cs_spans *w, const cs_spans *o) {
+  for (uint64_t left = w->written; left; left &= left - 1u) {
+    const int i = __builtin_ctzll(left);
+    const uintptr_t lo = w->lo[i], hi = w->hi[i];
+    for (int j = 0; j < o->n; j++)
+      if (o->lo[j] < hi && lo < o->hi[j] && (w != o || i != j)) return 1;
+  }
+  return 0;
+}
+
+int cs_spans_clash(const cs_spans *a, const cs_spans *b) {
+  return written_meets(a, b) || (a != b && written_meets(b, a));
+}
+
+void cs_behaviour_spans(cs_spans *spans, crowdsteer_behaviour behaviour,
+                        const crowdsteer_agents *agents, const crowdsteer_target *target,
+                        const crowdsteer_wander_state *wander,
+                        const crowdsteer_neighbours *nb, const crowdsteer_params *params,
+                        const crowdsteer_agents *gather, const crowdsteer_agents *point,
+                        size_t begin, size_t end) {
+  const cs_behaviour_row *row = cs_behaviour_row_of(behaviour);
+  const int dims = agents->dims;
+  const size_t count = agents->count;
+  if (!row) return;
+  for (int s = 0; params && s < BEHAVIOUR_PARAMS; s++) {
+    const param_spec *spec = &behaviour_params[s];
+    const float *per_agent;
+    if (!(row->params & spec->used_by)) continue;
+    memcpy(&per_agent, (const char *)params + spec->per_agent, sizeof per_agent);
+    cs_spans_add(spans, per_agent, begin, end, 0);
+  }
+  const int velocity = (row->inputs & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0;
+  if ((row->inputs & CROWDSTEER_INPUT_TARGET) && target) {
+    switch (target->kind) {
+    case CROWDSTEER_TARGET_POINT: break;
+    case CROWDSTEER_TARGET_ARRAYS:
+      cs_spans_add_vectors(spans, &target->position, dims, begin, end, 0);
+      if (velocity) cs_spans_add_vectors(spans, &target->velocity, dims, begin, end, 0);
+      break;
+    case CROWDSTEER_TARGET_AGENTS:
+      cs_spans_add(spans, target->index, begin, end, 0);
+      if (gather) cs_spans_add_state(spans, gather, dims, 0, count, 0);
+      break;
+    case CROWDSTEER_TARGET_AGENT:
+      /* Positions and velocities both: the velocity is what pursuit and
+       * evade predict with and what every other kind steers against. */
+      if (point && target->agent < count)
+        cs_spans_add_state(spans, point, dims, target->agent, (size_t)target->agent + 1,
+                           0);
+      break;
+    }
+  }
+  if ((row->inputs & CROWDSTEER_INPUT_WANDER) && wander) {
+    cs_spans_add_vectors(spans, &wander->direction, dims, begin, end, 1);
+    cs_spans_add(spans, agents->id, begin, end, 0);
+  }
+  if ((row->inputs & CROWDSTEER_INPUT_NEIGHBOURS) && nb) {
+    cs_spans_add(spans, nb->radius_per_agent, begin, end, 0);
+    if (nb->field_of_view)
+      cs_spans_add(spans, nb->cos_field_of_view_per_agent, begin, end, 0);
+    cs_spans_add(spans, nb->neighbour_mask_per_agent, begin, end, 0);
+    /* Every agent is a candidate neighbour: ids break ties among them. */
+    cs_spans_add(spans, agents->id, 0, count, 0);
+    if (!nb->grid) {
+      if (nb->neighbour_mask_per_agent || nb->neighbour_mask)
+        cs_spans_add(spans, nb->group, 0, count, 0);
+      cs_spans_add_state(spans, agents, dims, 0, count, 0);
+    }
+  }
+}
+
+/* The overlap check of a single behaviour call whose every other input is
+ * valid: its spans, the agents' own state at their own index (a neighbour
+ * behaviour reads the grid's copy, or without one every agent:
+ * cs_behaviour_spans) and the output (its weights in accumulate mode). */
+static crowdsteer_status
+behaviour_call_apart(const crowdsteer_agents *agents, crowdsteer_behaviour behaviour,
+                     const crowdsteer_target *target,
+                     const crowdsteer_wander_state *wander,
+                     const crowdsteer_neighbours *nb, const crowdsteer_params *params,
+                     const crowdsteer_output *out, size_t begin, size_t end) {
+  cs_spans spans;
+  spans.n = 0;
+  spans.written = 0;
+  const int dims = agents->dims;
+  if (!(cs_behaviour_row_of(behaviour)->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
+    cs_spans_add_state(&spans, agents, dims, begin, end, 0);
+  cs_behaviour_spans(&spans, behaviour, agents, target, wander, nb, params, agents,
+                     agents, begin, end);
+  cs_spans_add_vectors(&spans, &out->steering, dims, begin, end, 1);
+  if (out->mode == CROWDSTEER_ACCUMULATE)
+    cs_spans_add(&spans, out->weight_per_agent, begin, end, 0);
+  return cs_spans_clash(&spans, &spans) ? CROWDSTEER_ERROR_OVERLAP : CROWDSTEER_OK;
+}
+
 /* What one single-behaviour call is given: the named entry points fill in
  * their behaviour's inputs, crowdsteer_run takes them from its description. */
 typedef struct call {
@@ -449,8 +562,17 @@ static crowdsteer_status run_here(const cs_backend *backend,
                                   size_t end) {
   crowdsteer_status fault;
   const cs_behaviour_row *row = cs_behaviour_row_of(c->behaviour);
-  if (row && (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
+  if (row && (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS)) {
+    /* The neighbour machinery validates and runs in one call, so the overlap
+     * check comes first, on a call whose shape is sound (otherwise
+     * cs_nb_run reports the fault); it reads only pointers. */
+    if (agents && (agents->dims == 2 || agents->dims == 3) && begin < end &&
+        end <= agents->count && c->neighbours && out &&
+        (fault = behaviour_call_apart(agents, c->behaviour, NULL, NULL, c->neighbours,
+                                      c->params, out, begin, end)) != CROWDSTEER_OK)
+      return fault;
     return cs_nb_run(c->behaviour, agents, c->neighbours, c->params, out, begin, end);
+  }
   cs_job job;
   memset(&job, 0, sizeof job);
   if ((fault = cs_prepare_behaviour(&job.in, c->behaviour, agents, c->target, c->wander,
@@ -459,8 +581,11 @@ static crowdsteer_status run_here(const cs_backend *backend,
   if ((fault = cs_prepare_output(&job.policy, job.in.dims, out, begin, end)) !=
       CROWDSTEER_OK)
     return fault;
-  if (begin < end)
-    backend->run(backend->behaviour[c->behaviour][job.in.dims - 2], &job, begin, end);
+  if (begin == end) return CROWDSTEER_OK;
+  if ((fault = behaviour_call_apart(agents, c->behaviour, c->target, c->wander, NULL,
+                                    c->params, out, begin, end)) != CROWDSTEER_OK)
+    return fault;
+  backend->run(backend->behaviour[c->behaviour][job.in.dims - 2], &job, begin, end);
   return CROWDSTEER_OK;
 }
 
@@ -493,9 +618,19 @@ static crowdsteer_status integrate_here(const cs_backend *backend,
     return fault;
   if (!steering) return CROWDSTEER_ERROR_NULL_POINTER;
   copy_axes(job.steering, steering, job.dims);
-  if ((begin < end) && (fault = vectors_usable(job.steering, job.dims)) != CROWDSTEER_OK)
-    return fault;
-  if (begin < end) backend->integrate(&job, begin, end);
+  if (begin == end) return CROWDSTEER_OK;
+  if ((fault = vectors_usable(job.steering, job.dims)) != CROWDSTEER_OK) return fault;
+  /* Positions and velocities are updated in place; everything else is read. */
+  cs_spans spans;
+  spans.n = 0;
+  spans.written = 0;
+  cs_spans_add_state(&spans, agents, job.dims, begin, end, 1);
+  cs_spans_add_vectors(&spans, steering, job.dims, begin, end, 0);
+  cs_spans_add(&spans, job.max_speed.array, begin, end, 0);
+  cs_spans_add(&spans, job.max_force.array, begin, end, 0);
+  cs_spans_add(&spans, job.mass.array, begin, end, 0);
+  if (cs_spans_clash(&spans, &spans)) return CROWDSTEER_ERROR_OVERLAP;
+  backend->integrate(&job, begin, end);
   return CROWDSTEER_OK;
 }
 

@@ -283,6 +283,56 @@ crowdsteer_status cs_prepare_integrator(cs_integrator *job,
 crowdsteer_status cs_prepare_output(cs_policy *policy, int dims,
                                     const crowdsteer_output *out, size_t begin,
                                     size_t end);
+/* The memory a call may touch, for CROWDSTEER_ERROR_OVERLAP: per array, the
+ * bytes of its elements [first, last) (every element is 4 bytes), and
+ * whether the call writes them. An array written in place (accumulated
+ * steering, wander state, an in-place step's agents) is one span: it may
+ * meet itself, nothing else may meet a written span, and read-only spans
+ * may overlap each other. NULL arrays and empty extents touch nothing and
+ * are left out. At most CS_SPANS_MAX spans: one behaviour call adds 42 at
+ * most (cs_behaviour_spans and its caller), a step's own arrays 22. */
+enum { CS_SPANS_MAX = 48 };
+typedef struct cs_spans {
+  uintptr_t lo[CS_SPANS_MAX], hi[CS_SPANS_MAX];
+  uint64_t written; /* bit s: span s is written */
+  int n;
+} cs_spans;
+static inline void cs_spans_add(cs_spans *spans, const void *array, size_t first,
+                                size_t last, int written) {
+  if (!array || first >= last || spans->n == CS_SPANS_MAX) return;
+  const uintptr_t base = (uintptr_t)array;
+  const int s = spans->n++;
+  spans->lo[s] = base + first * sizeof(float);
+  /* A span that would wrap the address space reaches its top instead: an
+   * array that long cannot exist, and the compare stays exact below it. */
+  const uintptr_t hi = base + last * sizeof(float);
+  spans->hi[s] = hi > spans->lo[s] ? hi : UINTPTR_MAX;
+  if (written) spans->written |= UINT64_C(1) << s;
+}
+/* The dims axes of a vector array (z ignored in 2D). */
+void cs_spans_add_vectors(cs_spans *spans, const crowdsteer_vectors *v, int dims,
+                          size_t first, size_t last, int written);
+/* The positions and velocities of a state buffer over [first, last). */
+void cs_spans_add_state(cs_spans *spans, const crowdsteer_agents *state, int dims,
+                        size_t first, size_t last, int written);
+/* Whether a written span of either set meets a span of the other (a and b
+ * may be the same set: a span is then not compared with itself). */
+int cs_spans_clash(const cs_spans *a, const cs_spans *b);
+/* The arrays behaviour `behaviour` reads or writes over [begin, end) other
+ * than the agents' own state at their own index and its output: target
+ * arrays and indices, the agent state agent targets are read from (AGENTS
+ * from `gather` over the whole batch, AGENT from `point` at its one index;
+ * either NULL: not a separate array), per-agent parameters, wander state
+ * (written) and ids, the neighbour description's per-agent arrays (and,
+ * without a grid, its group bits and the agents' state over the whole
+ * batch). Reads only pointers, never an element. */
+void cs_behaviour_spans(cs_spans *spans, crowdsteer_behaviour behaviour,
+                        const crowdsteer_agents *agents, const crowdsteer_target *target,
+                        const crowdsteer_wander_state *wander,
+                        const crowdsteer_neighbours *nb, const crowdsteer_params *params,
+                        const crowdsteer_agents *gather, const crowdsteer_agents *point,
+                        size_t begin, size_t end);
+
 /* Whether an array is aligned to 4 bytes, as every float (and uint32_t)
  * array a call uses must be: it is read and written as such. */
 int cs_aligned(const void *array);

@@ -13,6 +13,8 @@ const char *crowdsteer_status_string(crowdsteer_status status) {
   case CROWDSTEER_ERROR_AGENT_INDEX: return "a target agent index is not below count";
   case CROWDSTEER_ERROR_ALIGNMENT:
     return "an array the call uses is not aligned to 4 bytes";
+  case CROWDSTEER_ERROR_OVERLAP:
+    return "an array the call writes overlaps another array it reads or writes";
   case CROWDSTEER_ERROR_UNKNOWN_ISA: return "unknown instruction set";
   case CROWDSTEER_ERROR_UNSUPPORTED_ISA:
     return "instruction set not compiled in or not supported by this CPU";

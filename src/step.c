@@ -49,8 +49,8 @@ typedef struct plan {
   size_t tile;
 } plan;
 
-/* A second state buffer (snapshot or output): same shape as the agents,
- * every array present, and not the agents' own arrays. */
+/* A second state buffer (snapshot or output): same shape as the agents and
+ * every array present (sharing memory with the agents: check_apart). */
 static crowdsteer_status check_state_buffer(const crowdsteer_agents *agents,
                                             const crowdsteer_agents *buffer, size_t begin,
                                             size_t end) {
@@ -58,19 +58,12 @@ static crowdsteer_status check_state_buffer(const crowdsteer_agents *agents,
   if (buffer->dims != agents->dims) return CROWDSTEER_ERROR_DIMS;
   if (buffer->count != agents->count) return CROWDSTEER_ERROR_RANGE;
   if (begin == end) return CROWDSTEER_OK;
-  const float *const mine[6] = {agents->px, agents->py, agents->pz,
-                                agents->vx, agents->vy, agents->vz};
   const float *const theirs[6] = {buffer->px, buffer->py, buffer->pz,
                                   buffer->vx, buffer->vy, buffer->vz};
   for (int a = 0; a < 6; a++) {
     if (agents->dims == 2 && (a == 2 || a == 5)) continue;
     if (!theirs[a]) return CROWDSTEER_ERROR_NULL_POINTER;
     if (!cs_aligned(theirs[a])) return CROWDSTEER_ERROR_ALIGNMENT;
-    /* Sharing arrays would make results depend on tile order. Identical
-     * pointers are the overlap that is cheap to detect. */
-    for (int b = 0; b < 6; b++)
-      if (!(agents->dims == 2 && (b == 2 || b == 5)) && theirs[a] == mine[b])
-        return CROWDSTEER_ERROR_PARAMETER;
   }
   return CROWDSTEER_OK;
 }
@@ -183,6 +176,12 @@ static crowdsteer_status resolve_behaviour(cs_job *job, cs_nb_job *nb_job,
   if (st != CROWDSTEER_OK && !selected(step->behaviour_mask, bit, begin, end))
     st = cs_resolve_behaviour(&job->in, desc->behaviour, agents, &desc->target,
                               desc->wander, &desc->params, begin, begin);
+  /* An AGENT target's one index is checked whatever the masks select (the
+   * empty range just resolved does not look at it). */
+  const cs_behaviour_row *row = cs_behaviour_row_of(desc->behaviour);
+  if (st == CROWDSTEER_OK && begin < end && (row->inputs & CROWDSTEER_INPUT_TARGET) &&
+      desc->target.kind == CROWDSTEER_TARGET_AGENT && desc->target.agent >= agents->count)
+    st = CROWDSTEER_ERROR_AGENT_INDEX;
   return st;
 }
 
@@ -221,6 +220,68 @@ static crowdsteer_status share_step_inputs(cs_job *job, const plan *pl,
   if (!desc->weight_per_agent &&
       !(policy->weight.value >= -FLT_MAX && policy->weight.value <= FLT_MAX))
     return CROWDSTEER_ERROR_PARAMETER;
+  return CROWDSTEER_OK;
+}
+
+/* The arrays of the step itself: the new state (written; in place it is
+ * the agents, read at the same index), an out-of-place step's agents (read
+ * at their own index), the behaviour mask and the integrator's per-agent
+ * parameters. */
+static void step_spans(cs_spans *spans, const plan *pl, const crowdsteer_agents *agents,
+                       const crowdsteer_step_desc *step, size_t begin, size_t end) {
+  const int dims = agents->dims;
+  spans->n = 0;
+  spans->written = 0;
+  cs_spans_add_state(spans, step->output ? step->output : agents, dims, begin, end, 1);
+  if (step->output) cs_spans_add_state(spans, agents, dims, begin, end, 0);
+  cs_spans_add(spans, step->behaviour_mask, begin, end, 0);
+  cs_spans_add(spans, pl->integrator.max_speed.array, begin, end, 0);
+  cs_spans_add(spans, pl->integrator.max_force.array, begin, end, 0);
+  cs_spans_add(spans, pl->integrator.mass.array, begin, end, 0);
+}
+
+/* Behaviour b's own arrays over [begin, end), its weights included. Agent
+ * targets are read from the agents out of place and, in place, AGENTS
+ * targets from the snapshot; an in-place AGENT target is the agents' own
+ * state read before the tiles, which the step's spans hold. */
+static void behaviour_spans(cs_spans *spans, const crowdsteer_agents *agents,
+                            const crowdsteer_step_desc *step, size_t b, size_t begin,
+                            size_t end) {
+  const crowdsteer_step_behaviour *desc = &step->behaviours[b];
+  spans->n = 0;
+  spans->written = 0;
+  cs_behaviour_spans(spans, desc->behaviour, agents, &desc->target, desc->wander,
+                     desc->neighbours, &desc->params,
+                     step->output ? agents : step->snapshot, step->output ? agents : NULL,
+                     begin, end);
+  cs_spans_add(spans, desc->weight_per_agent, begin, end, 0);
+}
+
+/* No array the step writes (the new state, wander states) shares memory with
+ * another it reads or writes (CROWDSTEER_ERROR_OVERLAP). A behaviour that no
+ * agent of the range selects touches none of its arrays, so a clash of its
+ * arrays does not count; the mask is read only once a clash is found. Kept
+ * out of make_plan's frame: its spans are not on the stack while the step
+ * runs. */
+static __attribute__((noinline)) crowdsteer_status
+check_apart(const plan *pl, const crowdsteer_agents *agents,
+            const crowdsteer_step_desc *step, size_t begin, size_t end) {
+  if (begin == end) return CROWDSTEER_OK;
+  cs_spans whole, mine, theirs;
+  step_spans(&whole, pl, agents, step, begin, end);
+  if (cs_spans_clash(&whole, &whole)) return CROWDSTEER_ERROR_OVERLAP;
+  for (size_t b = 0; b < pl->behaviour_count; b++) {
+    behaviour_spans(&mine, agents, step, b, begin, end);
+    int clash = cs_spans_clash(&mine, &mine) || cs_spans_clash(&mine, &whole);
+    /* Another behaviour's arrays only meet b's written ones (its wander
+     * state): each pair is seen from the behaviour that writes. */
+    for (size_t c = 0; !clash && mine.written && c < pl->behaviour_count; c++) {
+      if (c == b) continue;
+      behaviour_spans(&theirs, agents, step, c, begin, end);
+      clash = cs_spans_clash(&mine, &theirs) && selected(pl->mask, 1u << c, begin, end);
+    }
+    if (clash && selected(pl->mask, 1u << b, begin, end)) return CROWDSTEER_ERROR_OVERLAP;
+  }
   return CROWDSTEER_OK;
 }
 
@@ -268,7 +329,8 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
                                    end)) != CROWDSTEER_OK)
       return fault;
   }
-  return check_agent_data(out, step, begin, end);
+  if ((fault = check_agent_data(out, step, begin, end)) != CROWDSTEER_OK) return fault;
+  return check_apart(out, agents, step, begin, end);
 }
 
 /* Asks for elements [first, last) of an array to be brought into the cache,

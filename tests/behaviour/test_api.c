@@ -3,7 +3,7 @@
 #include "../common/small_world.h"
 
 static void test_status_strings(void) {
-  enum { CODES = 11 };
+  enum { CODES = CROWDSTEER_ERROR_OVERLAP + 1 };
   const char *s[CODES];
   for (int i = 0; i < CODES; i++) {
     s[i] = crowdsteer_status_string((crowdsteer_status)i);
@@ -14,7 +14,7 @@ static void test_status_strings(void) {
       CHECK_MSG(!s[i] || !s[j] || strcmp(s[i], s[j]) != 0,
                 "statuses %d and %d share the string \"%s\"", i, j, s[i]);
   /* unknown values still get a usable string, not one of a real code */
-  static const int unknown[] = {11, 99, -1};
+  static const int unknown[] = {CODES, 99, -1};
   for (size_t u = 0; u < sizeof unknown / sizeof unknown[0]; u++) {
     const char *x = crowdsteer_status_string((crowdsteer_status)unknown[u]);
     CHECK_MSG(x != NULL && x[0] != '\0', "status %d has no string", unknown[u]);

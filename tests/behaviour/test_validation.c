@@ -514,6 +514,240 @@ static void test_null_structs_empty_range(void) {
   }
 }
 
+/* ---- overlap ------------------------------------------------------------------
+ * Every array of a call in one pool, OV_SLOT elements apart; one written
+ * array is then moved to sit `shift` elements from another one's start, and
+ * the call must return OVERLAP (nothing written) exactly when the elements
+ * the two touch meet, OK otherwise. What each touches is docs/guarantees.md
+ * ("Memory"), written out here on its own: [BEGIN, END) at the agent's own
+ * index, the whole batch where agent targets are gathered, the one agent of
+ * an AGENT target; nothing for an array the call does not use. */
+
+enum { OV_SLOT = 48, OV_AGENT = 0 };
+
+typedef enum ov_role {
+  OV_P,
+  OV_V = OV_P + 3,
+  OV_TP = OV_V + 3,
+  OV_TV = OV_TP + 3,
+  OV_OUT = OV_TV + 3,
+  OV_WANDER = OV_OUT + 3,
+  OV_INDEX = OV_WANDER + 3,
+  OV_IDS,
+  OV_WEIGHT,
+  OV_MAX_SPEED,
+  OV_TTT,
+  OV_RADII,
+  OV_PANIC,
+  OV_LEAVE_RADII,
+  OV_PREDICTION,
+  OV_WANDER_RADIUS,
+  OV_MAX_FORCE,
+  OV_MASS,
+  OV_ROLES
+} ov_role;
+
+static float ov_pool[(OV_ROLES + 2) * OV_SLOT];
+
+static float *ov_at(int role, int shift_from_role, int shift) {
+  const int slot = shift_from_role >= 0 ? shift_from_role : role;
+  return ov_pool + (size_t)(slot + 1) * OV_SLOT + shift;
+}
+
+/* The element intervals of `role` a call touches (at most two), 0 when
+ * it does not use it. */
+typedef struct ov_extent {
+  int n;
+  size_t first[2], last[2];
+  int written;
+} ov_extent;
+
+static ov_extent ov_touched(int entry, int dims, crowdsteer_target_kind kind,
+                            int accumulate, int role) {
+  ov_extent e = {0, {0, 0}, {0, 0}, 0};
+  const int integrate = entry == INTEGRATE, wander = entry == WANDER;
+  const int pv = entry == PURSUIT || entry == EVADE;
+  const int axis = role < OV_INDEX ? role % 3 : 0;
+  if (role < OV_INDEX && axis >= dims) return e; /* z in 2D */
+  int own = 0;
+  switch (role < OV_INDEX ? role - axis : role) {
+  case OV_P:
+  case OV_V:
+    own = 1;
+    e.written = integrate;
+    if (!integrate && !wander && kind == CROWDSTEER_TARGET_AGENTS) {
+      e.n = 1, e.first[0] = 0, e.last[0] = COUNT;
+      return e;
+    }
+    if (!integrate && !wander && kind == CROWDSTEER_TARGET_AGENT)
+      e.n = 1, e.first[0] = OV_AGENT, e.last[0] = OV_AGENT + 1;
+    break;
+  case OV_TP: own = !integrate && !wander && kind == CROWDSTEER_TARGET_ARRAYS; break;
+  case OV_TV: own = pv && kind == CROWDSTEER_TARGET_ARRAYS; break;
+  case OV_OUT: own = 1, e.written = !integrate; break; /* integrate: its steering */
+  case OV_WANDER: own = wander, e.written = 1; break;
+  case OV_INDEX: own = !integrate && !wander && kind == CROWDSTEER_TARGET_AGENTS; break;
+  case OV_IDS: own = wander; break;
+  case OV_WEIGHT: own = !integrate && accumulate; break;
+  case OV_MAX_SPEED: own = !wander; break;
+  case OV_TTT: own = !integrate && !wander; break;
+  case OV_RADII: own = entry == ARRIVE; break;
+  case OV_PANIC: own = entry == FLEE || entry == EVADE; break;
+  case OV_LEAVE_RADII: own = entry == LEAVE; break;
+  case OV_PREDICTION: own = pv; break;
+  case OV_WANDER_RADIUS: own = wander; break;
+  case OV_MAX_FORCE:
+  case OV_MASS: own = integrate; break;
+  default: break;
+  }
+  if (own) {
+    e.first[e.n] = BEGIN, e.last[e.n] = END;
+    e.n++;
+  }
+  return e;
+}
+
+/* A call with every array at its own slot, or `moved` at `shift` elements
+ * from the start of `onto`'s slot. */
+static void ov_call(bh_call *c, int dims, crowdsteer_target_kind kind, int accumulate,
+                    int moved, int onto, int shift) {
+  for (size_t i = 0; i < sizeof ov_pool / sizeof ov_pool[0]; i++)
+    ov_pool[i] = 0.5f + 0.125f * (float)(i % 13);
+  for (int i = 0; i < COUNT; i++) {
+    const uint32_t index = (uint32_t)((i * 5 + 1) % COUNT), id = (uint32_t)(i + 100);
+    memcpy(ov_at(OV_INDEX, -1, i), &index, sizeof index);
+    memcpy(ov_at(OV_IDS, -1, i), &id, sizeof id);
+  }
+  float *a[OV_ROLES];
+  for (int r = 0; r < OV_ROLES; r++)
+    a[r] = r == moved ? ov_at(r, onto, shift) : ov_at(r, -1, 0);
+  memset(c, 0, sizeof *c);
+  crowdsteer_agents agents = {
+      COUNT,       dims,        a[OV_P],
+      a[OV_P + 1], a[OV_P + 2], a[OV_V],
+      a[OV_V + 1], a[OV_V + 2], (const uint32_t *)(void *)a[OV_IDS]};
+  c->agents = agents;
+  c->target.kind = kind;
+  c->target.agent = OV_AGENT;
+  c->target.position = (crowdsteer_vectors){a[OV_TP], a[OV_TP + 1], a[OV_TP + 2]};
+  c->target.velocity = (crowdsteer_vectors){a[OV_TV], a[OV_TV + 1], a[OV_TV + 2]};
+  c->target.index = (const uint32_t *)(void *)a[OV_INDEX];
+  c->out.steering = (crowdsteer_vectors){a[OV_OUT], a[OV_OUT + 1], a[OV_OUT + 2]};
+  c->out.mode = accumulate ? CROWDSTEER_ACCUMULATE : CROWDSTEER_OVERWRITE;
+  c->out.weight_per_agent = a[OV_WEIGHT];
+  c->wander.direction =
+      (crowdsteer_vectors){a[OV_WANDER], a[OV_WANDER + 1], a[OV_WANDER + 2]};
+  c->steering = c->out.steering;
+  crowdsteer_params *p = &c->params;
+  p->max_speed_per_agent = a[OV_MAX_SPEED];
+  p->time_to_target_per_agent = a[OV_TTT];
+  p->target_radius_per_agent = a[OV_RADII];
+  p->slowing_radius_per_agent = a[OV_RADII];
+  p->panic_radius_per_agent = a[OV_PANIC];
+  p->danger_radius_per_agent = a[OV_LEAVE_RADII];
+  p->escape_radius_per_agent = a[OV_LEAVE_RADII];
+  p->max_prediction_per_agent = a[OV_PREDICTION];
+  p->wander_radius_per_agent = a[OV_WANDER_RADIUS];
+  p->max_force_per_agent = a[OV_MAX_FORCE];
+  p->mass_per_agent = a[OV_MASS];
+  c->agents_ptr = &c->agents;
+  c->target_ptr = &c->target;
+  c->params_ptr = &c->params;
+  c->out_ptr = &c->out;
+  c->wander_ptr = &c->wander;
+  c->steering_ptr = &c->steering;
+}
+
+static int ov_meet(const ov_extent *moved, const ov_extent *onto, int shift) {
+  for (int i = 0; i < moved->n; i++)
+    for (int j = 0; j < onto->n; j++) {
+      const long lo = (long)moved->first[i] + shift, hi = (long)moved->last[i] + shift;
+      if (lo < (long)onto->last[j] && (long)onto->first[j] < hi) return 1;
+    }
+  return 0;
+}
+
+static void test_overlaps(void) {
+  static const int shifts[] = {-12, -10, -9, -8, -7, -2, -1, 0, 1, 7, 8, 9, 10, 12};
+  static float before[sizeof ov_pool / sizeof ov_pool[0]];
+  size_t refused = 0, allowed = 0;
+  for (int e = 0; e < ENTRY_COUNT; e++)
+    for (int dims = 2; dims <= 3; dims++)
+      for (int kind = 0; kind < 4; kind++)
+        for (int accumulate = 0; accumulate < 2; accumulate++) {
+          if ((e == WANDER || e == INTEGRATE) && kind > 0) continue;
+          if (e == INTEGRATE && accumulate) continue;
+          const crowdsteer_target_kind k = (crowdsteer_target_kind)kind;
+          for (int moved = 0; moved < OV_ROLES; moved++) {
+            const ov_extent w = ov_touched(e, dims, k, accumulate, moved);
+            if (!w.written || !w.n) continue;
+            for (int onto = 0; onto < OV_ROLES; onto++) {
+              if (onto == moved) continue;
+              const ov_extent r = ov_touched(e, dims, k, accumulate, onto);
+              for (size_t s = 0; s < sizeof shifts / sizeof shifts[0]; s++) {
+                bh_call c;
+                ov_call(&c, dims, k, accumulate, moved, onto, shifts[s]);
+                memcpy(before, ov_pool, sizeof before);
+                const int meet = r.n && ov_meet(&w, &r, shifts[s]);
+                const crowdsteer_status got = bh_run((bh_entry)e, &c, BEGIN, END);
+                CHECK_MSG(got == (meet ? CROWDSTEER_ERROR_OVERLAP : CROWDSTEER_OK),
+                          "%s %dD, target kind %d, %s: array %d moved %d elements "
+                          "onto array %d: %d (%s)",
+                          entry_name(e), dims, kind,
+                          accumulate ? "accumulate" : "overwrite", moved, shifts[s], onto,
+                          (int)got, crowdsteer_status_string(got));
+                if (got == CROWDSTEER_ERROR_OVERLAP)
+                  CHECK_MSG(memcmp(before, ov_pool, sizeof before) == 0,
+                            "%s: a refused overlap wrote", entry_name(e));
+                refused += meet;
+                allowed += !meet;
+              }
+            }
+          }
+        }
+  /* Both answers are exercised (a layout generator that never overlaps would
+   * pass anything). */
+  CHECK_MSG(refused > 1000 && allowed > 1000, "refused %zu, allowed %zu", refused,
+            allowed);
+}
+
+/* Two arrays cut from one allocation end to end, and two ranges of one
+ * array used by two calls, are not overlaps. */
+static void test_adjacent_is_legal(void) {
+  static float block[9 * COUNT];
+  float *p[2] = {block, block + COUNT}, *v[2] = {block + 2 * COUNT, block + 3 * COUNT};
+  float *out[2] = {block + 4 * COUNT, block + 5 * COUNT};
+  const crowdsteer_agents agents = {COUNT, 2, p[0], p[1], NULL, v[0], v[1], NULL, NULL};
+  crowdsteer_target target;
+  memset(&target, 0, sizeof target);
+  crowdsteer_output o;
+  memset(&o, 0, sizeof o);
+  o.steering = (crowdsteer_vectors){out[0], out[1], NULL};
+  CHECK_STATUS(crowdsteer_seek(&agents, &target, NULL, &o, 0, COUNT), CROWDSTEER_OK);
+  /* Steering for agents [0, 6) in the first half of an array whose second
+   * half holds their top speeds, for a call over that range only. */
+  float *shared = block + 6 * COUNT;
+  for (int i = 0; i < COUNT; i++)
+    shared[i] = 2.0f;
+  crowdsteer_params params;
+  memset(&params, 0, sizeof params);
+  params.max_speed_per_agent = shared; /* read at [6, 12) */
+  o.steering =
+      (crowdsteer_vectors){shared, block + 7 * COUNT, NULL}; /* written at [0, 6) */
+  CHECK_STATUS(crowdsteer_seek(&agents, &target, &params, &o, 6, COUNT),
+               CROWDSTEER_ERROR_OVERLAP);
+  o.steering.x = shared - 6 + 0; /* x[6..12) = shared[0..6) */
+  CHECK_STATUS(crowdsteer_seek(&agents, &target, &params, &o, 6, COUNT), CROWDSTEER_OK);
+  /* The integrator's steering x starting at the last velocity y: steering
+   * x[0] is vy[COUNT - 1], so only a range that reads agent 0's steering and
+   * writes agent COUNT - 1's velocity touches that element twice. */
+  const crowdsteer_vectors late = {v[1] + COUNT - 1, block + 8 * COUNT, NULL};
+  CHECK_STATUS(crowdsteer_integrate(&agents, &late, NULL, 0, COUNT),
+               CROWDSTEER_ERROR_OVERLAP);
+  CHECK_STATUS(crowdsteer_integrate(&agents, &late, NULL, 0, COUNT - 1), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_integrate(&agents, &late, NULL, 1, COUNT), CROWDSTEER_OK);
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   run_rows(rejected, sizeof rejected / sizeof rejected[0]);
@@ -521,5 +755,7 @@ int main(void) {
   test_null_structs_empty_range();
   test_agent_target_empty_range();
   test_index_check_every_position();
+  test_overlaps();
+  test_adjacent_is_legal();
   return check_report("test_behaviour_validation");
 }

@@ -500,6 +500,7 @@ static void test_order(void) {
   CHECK_STATUS(crowdsteer_reorder(NULL, in, order, 4), CROWDSTEER_ERROR_NULL_POINTER);
   CHECK_STATUS(crowdsteer_reorder(out, NULL, order, 4), CROWDSTEER_ERROR_NULL_POINTER);
   CHECK_STATUS(crowdsteer_reorder(out, in, NULL, 4), CROWDSTEER_ERROR_NULL_POINTER);
+  /* Overlap here is PARAMETER, not OVERLAP (docs/guarantees.md says why). */
   CHECK_STATUS(crowdsteer_reorder(in, in, order, 4), CROWDSTEER_ERROR_PARAMETER);
   CHECK_STATUS(crowdsteer_reorder(out + 3, out, order, 4), CROWDSTEER_ERROR_PARAMETER);
   CHECK_STATUS(crowdsteer_reorder(order + 1, in, order, 3), CROWDSTEER_ERROR_PARAMETER);
@@ -684,6 +685,151 @@ static void test_sorts(void) {
   }
 }
 
+/* ---- overlap ------------------------------------------------------------------
+ * The output moved onto every other array of a neighbour call, either side
+ * of the edges of what the two touch (docs/guarantees.md, "Memory", written
+ * out here on its own): OVERLAP with nothing written exactly when they meet.
+ * Without a grid every agent's position and velocity (and group bits, with
+ * a mask) is read; with one, none of the agents' state, the grid's copy
+ * being read instead; ids are read for every candidate, per-agent arrays
+ * over the range. */
+enum { OV_COUNT = 12, OV_BEGIN = 2, OV_END = 10, OV_SLOT = 48 };
+
+typedef enum nb_role {
+  OV_P,
+  OV_V = OV_P + 3,
+  OV_OUT = OV_V + 3,
+  OV_IDS = OV_OUT + 3,
+  OV_GROUP,
+  OV_RADIUS,
+  OV_COS,
+  OV_MASK,
+  OV_MAX_SPEED,
+  OV_TTT,
+  OV_WEIGHT,
+  OV_ROLES
+} nb_role;
+
+static float ov_pool[(OV_ROLES + 2) * OV_SLOT];
+
+static float *ov_slot(int role) { return ov_pool + (size_t)(role + 1) * OV_SLOT; }
+
+/* [first, last) of role r a call touches; first == last: not at all. */
+static void ov_touched(int behaviour, int dims, int with_grid, int fov, int accumulate,
+                       int r, long *first, long *last, int *written) {
+  *first = *last = 0;
+  *written = r >= OV_OUT && r < OV_IDS;
+  if (r < OV_IDS && r % 3 >= dims) return;
+  int whole = 0, own = 0;
+  if (r < OV_OUT)
+    whole = !with_grid;
+  else if (r < OV_IDS)
+    own = 1;
+  else if (r == OV_IDS)
+    whole = 1;
+  else if (r == OV_GROUP)
+    whole = !with_grid;
+  else if (r == OV_RADIUS || r == OV_MASK)
+    own = 1;
+  else if (r == OV_COS)
+    own = fov;
+  else if (r == OV_MAX_SPEED)
+    own = behaviour != NB_ALIGNMENT;
+  else if (r == OV_TTT)
+    own = behaviour != NB_SEPARATION;
+  else if (r == OV_WEIGHT)
+    own = accumulate;
+  if (whole) *first = 0, *last = OV_COUNT;
+  if (own) *first = OV_BEGIN, *last = OV_END;
+}
+
+static void test_overlaps(void) {
+  static const int shifts[] = {-12, -10, -9, -8, -7, -2, -1, 0, 1, 7, 8, 9, 10, 12};
+  static float before[sizeof ov_pool / sizeof ov_pool[0]];
+  crowdsteer_grid *g = NULL;
+  CHECK_STATUS(crowdsteer_grid_create(&g), CROWDSTEER_OK);
+  size_t refused = 0, allowed = 0;
+  for (int dims = 2; dims <= 3; dims++)
+    for (int with_grid = 0; with_grid < 2; with_grid++)
+      for (int fov = 0; fov < 2; fov++)
+        for (int accumulate = 0; accumulate < 2; accumulate++)
+          for (int b = 0; b < NB_BEHAVIOURS; b++)
+            for (int moved = OV_OUT; moved < OV_OUT + dims; moved++)
+              for (int onto = 0; onto < OV_ROLES; onto++)
+                for (size_t s = 0; s < sizeof shifts / sizeof shifts[0]; s++) {
+                  if (onto == moved) continue;
+                  for (size_t i = 0; i < sizeof ov_pool / sizeof ov_pool[0]; i++)
+                    ov_pool[i] = 0.5f + 0.125f * (float)(i % 13);
+                  for (uint32_t i = 0; i < OV_COUNT; i++) {
+                    const uint32_t id = 100u + i, group = 1u, mask = 0xFu;
+                    memcpy(ov_slot(OV_IDS) + i, &id, sizeof id);
+                    memcpy(ov_slot(OV_GROUP) + i, &group, sizeof group);
+                    memcpy(ov_slot(OV_MASK) + i, &mask, sizeof mask);
+                  }
+                  float *a[OV_ROLES];
+                  for (int r = 0; r < OV_ROLES; r++)
+                    a[r] = r == moved ? ov_slot(onto) + shifts[s] : ov_slot(r);
+                  crowd w;
+                  memset(&w, 0, sizeof w);
+                  w.count = OV_COUNT;
+                  w.dims = dims;
+                  w.agents = (crowdsteer_agents){
+                      OV_COUNT,    dims,        a[OV_P],
+                      a[OV_P + 1], a[OV_P + 2], a[OV_V],
+                      a[OV_V + 1], a[OV_V + 2], (const uint32_t *)(void *)a[OV_IDS]};
+                  crowdsteer_neighbours nb;
+                  memset(&nb, 0, sizeof nb);
+                  nb.radius_per_agent = a[OV_RADIUS];
+                  nb.field_of_view = fov;
+                  nb.cos_field_of_view_per_agent = a[OV_COS];
+                  for (int i = 0; i < OV_COUNT; i++)
+                    ov_slot(OV_COS)[i] = 0.25f;
+                  nb.neighbour_mask_per_agent = (const uint32_t *)(void *)a[OV_MASK];
+                  nb.group = (const uint32_t *)(void *)a[OV_GROUP];
+                  if (with_grid) {
+                    crowdsteer_grid_desc desc = {0};
+                    desc.cell_size = 4.0f;
+                    desc.group = nb.group;
+                    CHECK_STATUS(crowdsteer_grid_build(g, &w.agents, &desc),
+                                 CROWDSTEER_OK);
+                    nb.grid = g;
+                  }
+                  crowdsteer_params params;
+                  memset(&params, 0, sizeof params);
+                  params.max_speed_per_agent = a[OV_MAX_SPEED];
+                  params.time_to_target_per_agent = a[OV_TTT];
+                  crowdsteer_output out;
+                  memset(&out, 0, sizeof out);
+                  out.steering =
+                      (crowdsteer_vectors){a[OV_OUT], a[OV_OUT + 1], a[OV_OUT + 2]};
+                  out.mode = accumulate ? CROWDSTEER_ACCUMULATE : CROWDSTEER_OVERWRITE;
+                  out.weight_per_agent = a[OV_WEIGHT];
+                  long wf, wl, rf, rl;
+                  int written;
+                  ov_touched(b, dims, with_grid, fov, accumulate, moved, &wf, &wl,
+                             &written);
+                  ov_touched(b, dims, with_grid, fov, accumulate, onto, &rf, &rl,
+                             &written);
+                  const int meet = rf < rl && wf + shifts[s] < rl && rf < wl + shifts[s];
+                  memcpy(before, ov_pool, sizeof before);
+                  const crowdsteer_status got =
+                      nb_call(b, &w, &nb, &params, &out, OV_BEGIN, OV_END);
+                  CHECK_MSG(got == (meet ? CROWDSTEER_ERROR_OVERLAP : CROWDSTEER_OK),
+                            "%s %dD%s%s%s: output %d moved %d onto array %d: %d (%s)",
+                            nb_name(b), dims, with_grid ? ", grid" : "",
+                            fov ? ", view" : "", accumulate ? ", accumulate" : "", moved,
+                            shifts[s], onto, (int)got, crowdsteer_status_string(got));
+                  if (got == CROWDSTEER_ERROR_OVERLAP)
+                    CHECK_MSG(memcmp(before, ov_pool, sizeof before) == 0,
+                              "%s: a refused overlap wrote", nb_name(b));
+                  refused += meet;
+                  allowed += !meet;
+                }
+  CHECK_MSG(refused > 1000 && allowed > 1000, "refused %zu, allowed %zu", refused,
+            allowed);
+  crowdsteer_grid_destroy(g);
+}
+
 int main(void) {
   if (skip_if_forced_isa_unavailable()) return 77;
   crowd_init(&c, 64, 2);
@@ -698,6 +844,7 @@ int main(void) {
   test_positions_only();
   test_order();
   test_sorts();
+  test_overlaps();
   crowdsteer_grid_destroy(grid);
   crowd_free(&c);
   return check_report("test_neighbours_validation");

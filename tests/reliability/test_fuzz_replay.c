@@ -75,11 +75,14 @@ int main(void) {
   int findings = replay_dir(CS_RELIABILITY_INPUTS_DIR);
   replay_generated(1500);
   printf("replayed %d corpus files, %d findings, 1500 generated inputs on %d ISA(s): "
-         "%lu calls, %lu rejected, %lu accepted, %lu finite checks, %lu NaN probes; "
-         "%lu steps, %lu accepted\n",
+         "%lu calls, %lu rejected, %lu accepted, %lu finite checks, %lu NaN probes, "
+         "%lu overlaps; %lu steps, %lu accepted, %lu overlapping\n",
          corpus, findings, isa_count, cs_fuzz_counters.calls, cs_fuzz_counters.rejected,
          cs_fuzz_counters.accepted, cs_fuzz_counters.finite_checked,
-         cs_fuzz_counters.nan_probes, cs_fuzz_counters.steps,
-         cs_fuzz_counters.steps_accepted);
+         cs_fuzz_counters.nan_probes, cs_fuzz_counters.overlaps, cs_fuzz_counters.steps,
+         cs_fuzz_counters.steps_accepted, cs_fuzz_counters.steps_overlapping);
+  /* The overlap cases were generated at all (the oracle requires OVERLAP in
+   * each, so none would pass unnoticed). */
+  CHECK(cs_fuzz_counters.overlaps > 0 && cs_fuzz_counters.steps_overlapping > 0);
   return check_report("test_fuzz_replay");
 }

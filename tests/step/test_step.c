@@ -288,7 +288,7 @@ static void check_validation(void) {
   CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_NULL_POINTER);
   bad = su.step;
   bad.snapshot = &agents; /* reading the arrays being written */
-  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_OVERLAP);
   bad = su.step;
   bad.integrator.mass = -1.0f;
   CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
@@ -325,7 +325,7 @@ static void check_validation(void) {
   bad = su.step;
   crowdsteer_agents same = agents;
   bad.output = &same; /* writing the arrays being read */
-  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_PARAMETER);
+  CHECK_STATUS(crowdsteer_step(&agents, &bad, 0, 100), CROWDSTEER_ERROR_OVERLAP);
   /* An AGENT target's index is checked once for the call, even where no
    * agent's mask selects the behaviour. */
   bad = su.step;
