@@ -304,7 +304,9 @@ typedef struct crowdsteer_wander_state {
  *   - an AGENT target: that agent's position and velocity;
  *   - with a grid, the neighbour behaviours read none of the agents' state.
  * An array written in place (accumulated steering, wander state, the
- * integrator's agents, an in-place step's agents) may meet itself; read-only
+ * integrator's agents, an in-place step's agents) may meet itself, and a
+ * step's wander behaviours may share one state (the very same arrays: each
+ * updates it for the agents that select it, in behaviour order); read-only
  * arrays may overlap each other; a step's behaviour that no agent of the
  * range selects touches none of its arrays. So two arrays cut end to end
  * from one allocation, or two disjoint ranges of one array for two calls,

@@ -246,15 +246,25 @@ static void step_spans(cs_spans *spans, const plan *pl, const crowdsteer_agents 
  * state read before the tiles, which the step's spans hold. */
 static void behaviour_spans(cs_spans *spans, const crowdsteer_agents *agents,
                             const crowdsteer_step_desc *step, size_t b, size_t begin,
-                            size_t end) {
+                            size_t end, int without_state) {
   const crowdsteer_step_behaviour *desc = &step->behaviours[b];
   spans->n = 0;
   spans->written = 0;
-  cs_behaviour_spans(spans, desc->behaviour, agents, &desc->target, desc->wander,
-                     desc->neighbours, &desc->params,
+  cs_behaviour_spans(spans, desc->behaviour, agents, &desc->target,
+                     without_state ? NULL : desc->wander, desc->neighbours, &desc->params,
                      step->output ? agents : step->snapshot, step->output ? agents : NULL,
                      begin, end);
   cs_spans_add(spans, desc->weight_per_agent, begin, end, 0);
+}
+
+/* Whether two wander behaviours of a step update the same state arrays. */
+static int same_state(const crowdsteer_step_behaviour *a,
+                      const crowdsteer_step_behaviour *b, int dims) {
+  if (a->behaviour != CROWDSTEER_WANDER || b->behaviour != CROWDSTEER_WANDER ||
+      !a->wander || !b->wander)
+    return 0;
+  const crowdsteer_vectors *x = &a->wander->direction, *y = &b->wander->direction;
+  return x->x == y->x && x->y == y->y && (dims == 2 || x->z == y->z);
 }
 
 /* No array the step writes (the new state, wander states) shares memory with
@@ -271,13 +281,17 @@ check_apart(const plan *pl, const crowdsteer_agents *agents,
   step_spans(&whole, pl, agents, step, begin, end);
   if (cs_spans_clash(&whole, &whole)) return CROWDSTEER_ERROR_OVERLAP;
   for (size_t b = 0; b < pl->behaviour_count; b++) {
-    behaviour_spans(&mine, agents, step, b, begin, end);
+    behaviour_spans(&mine, agents, step, b, begin, end, 0);
     int clash = cs_spans_clash(&mine, &mine) || cs_spans_clash(&mine, &whole);
     /* Another behaviour's arrays only meet b's written ones (its wander
-     * state): each pair is seen from the behaviour that writes. */
+     * state): each pair is seen from the behaviour that writes. Wander
+     * behaviours may share one state (the very same arrays): each updates
+     * it for its own agents, in behaviour order, whatever the ISA. */
     for (size_t c = 0; !clash && mine.written && c < pl->behaviour_count; c++) {
       if (c == b) continue;
-      behaviour_spans(&theirs, agents, step, c, begin, end);
+      const int shared =
+          same_state(&step->behaviours[b], &step->behaviours[c], agents->dims);
+      behaviour_spans(&theirs, agents, step, c, begin, end, shared);
       clash = cs_spans_clash(&mine, &theirs) && selected(pl->mask, 1u << c, begin, end);
     }
     if (clash && selected(pl->mask, 1u << b, begin, end)) return CROWDSTEER_ERROR_OVERLAP;

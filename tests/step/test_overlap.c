@@ -288,6 +288,68 @@ static void check_agent_index_unselected(crowdsteer_grid *grid) {
     }
 }
 
+/* Two wander behaviours may share one state (the very same arrays): each
+ * agent's direction is updated by the wander it selects, and the step gives
+ * the bits of two separate states. Both selected by one agent: updated by
+ * each in turn, still OK. */
+static void check_shared_wander_state(void) {
+  enum { N = 64 };
+  static float p[2][N], v[2][N], out_p[2][N], out_v[2][N], shared[2][N], apart[2][2][N];
+  static float want_p[2][N], want_v[2][N];
+  uint32_t mask[N];
+  for (int i = 0; i < N; i++) {
+    p[0][i] = (float)i;
+    p[1][i] = (float)(i % 7);
+    v[0][i] = 0.5f;
+    v[1][i] = -0.25f;
+    shared[0][i] = apart[0][0][i] = apart[1][0][i] = 1.0f;
+    shared[1][i] = apart[0][1][i] = apart[1][1][i] = 0.0f;
+    mask[i] = 1u << (i % 2);
+  }
+  const crowdsteer_agents agents = {N, 2, p[0], p[1], NULL, v[0], v[1], NULL, NULL};
+  crowdsteer_agents output = {N,        2,        out_p[0], out_p[1], NULL,
+                              out_v[0], out_v[1], NULL,     NULL};
+  crowdsteer_wander_state one = {{shared[0], shared[1], NULL}, 3, 1}, two = one;
+  crowdsteer_step_behaviour b[2];
+  memset(b, 0, sizeof b);
+  for (int k = 0; k < 2; k++) {
+    b[k].behaviour = CROWDSTEER_WANDER;
+    b[k].params.wander_radius = 1.0f + (float)k;
+    b[k].params.wander_distance = 2.0f;
+  }
+  b[0].wander = &one;
+  b[1].wander = &two;
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = b;
+  step.behaviour_count = 2;
+  step.behaviour_mask = mask;
+  step.integrator.max_speed = 1.0f;
+  step.output = &output;
+  CHECK_STATUS(crowdsteer_step(&agents, &step, 0, N), CROWDSTEER_OK);
+  memcpy(want_p, out_p, sizeof want_p);
+  memcpy(want_v, out_v, sizeof want_v);
+  crowdsteer_wander_state first = {{apart[0][0], apart[0][1], NULL}, 3, 1};
+  crowdsteer_wander_state second = {{apart[1][0], apart[1][1], NULL}, 3, 1};
+  b[0].wander = &first;
+  b[1].wander = &second;
+  CHECK_STATUS(crowdsteer_step(&agents, &step, 0, N), CROWDSTEER_OK);
+  int same = memcmp(want_p, out_p, sizeof want_p) == 0 &&
+             memcmp(want_v, out_v, sizeof want_v) == 0;
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < 2; k++)
+      same &= shared[k][i] == apart[i % 2][k][i];
+  CHECK_MSG(same, "a shared wander state gave other bits than two separate ones (isa %s)",
+            crowdsteer_isa_name(crowdsteer_active_isa()));
+  for (int i = 0; i < N; i++)
+    mask[i] = 3u; /* both wanders on every agent: each in turn */
+  b[0].wander = &one;
+  b[1].wander = &two;
+  CHECK_STATUS(crowdsteer_step(&agents, &step, 0, N), CROWDSTEER_OK);
+  two.direction.y = shared[1] + 1; /* shifted by one agent: they meet */
+  CHECK_STATUS(crowdsteer_step(&agents, &step, 0, N - 1), CROWDSTEER_ERROR_OVERLAP);
+}
+
 int main(void) {
   crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
   const int isa_count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
@@ -298,6 +360,7 @@ int main(void) {
     CHECK_STATUS(crowdsteer_force_isa(isas[i]), CROWDSTEER_OK);
     check_overlaps(grid);
     check_named_cases(grid);
+    check_shared_wander_state();
     check_agent_index_unselected(grid);
   }
   crowdsteer_grid_destroy(grid);
