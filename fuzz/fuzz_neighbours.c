@@ -183,6 +183,11 @@ static int check_step(nb_case *c, crowdsteer_grid *grid) {
   step.behaviour_count = 2;
   step.threads = (int)(c->count % 3);
   step.tile_size = 1 + c->count % 7;
+  /* One workspace for the whole run, its memory left by steps of every
+   * other size and dims: it must never leak into a result. */
+  static crowdsteer_workspace *kept;
+  if (!kept && crowdsteer_workspace_create(&kept) != CROWDSTEER_OK) return 0;
+  step.workspace = c->count % 2 ? kept : NULL;
   nb_case after = *c;
   crowdsteer_agents agents = agents_of(&after);
   if (crowdsteer_step(&agents, &step, 0, c->count) != CROWDSTEER_OK) return 0;
