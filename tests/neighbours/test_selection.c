@@ -15,9 +15,9 @@ cs_selection_work cs_selection_counts(void);
 
 enum {
   COUNT = 200,
-  /* Any crowd: 63 key bits decided 8 at a time, the collecting pass, and
+  /* Any crowd: 63 key bits decided 7 at a time, the collecting pass, and
    * one up to the cap-th key for agents sharing an id (neighbours.c). */
-  MOST_PASSES = 10
+  MOST_PASSES = 11
 };
 
 typedef enum { SPREAD, POINT, SHARED_IDS, LATTICE, SHAPES } shape;
@@ -25,10 +25,11 @@ static const char *const shape_name[SHAPES] = {"spread", "point", "shared ids",
                                                "lattice"};
 
 /* Passes over every candidate a shape's selections may take on average,
- * in hundredths: distinct distances decide in 2 histograms (exponent,
- * then fraction), a point in 2 (every distance equal, then the ids'
- * differing bits), each then collecting; one id at one point is a single
- * key, summed up to the cap in scan order after 1 histogram. */
+ * in hundredths: distinct distances decide in 2 histograms (the
+ * exponent's high bits, then the next 7 that differ), a point in 2 (every
+ * distance equal, then the ids' highest differing bits), each then
+ * collecting; one id at one point is a single key, summed up to the cap
+ * in scan order after 1 histogram. */
 static const uint64_t passes_allowed[SHAPES] = {300, 300, 200, 300};
 
 static crowd crowd_of(shape s, int dims, uint32_t *ids) {
