@@ -266,7 +266,8 @@ CS_INLINE vi bucket_of_cells(const vi cell[3], vi mask, const int dims) {
 /* The passes of neighbours.c's radix selection (cs_nb_select_run), W
  * candidates at a time: a lane's key is its distance's bits, computed as
  * cs_nb_pair computes the distance (neighbour_lanes), over the
- * candidate's id. */
+ * candidate's id. Nothing else is stored: the few members kept are
+ * evaluated again by the scalar cs_nb_pair, whose bits every lane has. */
 
 /* A pass's running state: lane sums (COLLECT, UP_TO), or the AND and OR of
  * the keys counted and the digit counted most so far (HISTOGRAM). */
@@ -291,7 +292,8 @@ CS_INLINE vi ids_of(const cs_nb_agent *a, vi index, vmask in) {
   return i_load(id);
 }
 
-/* Key bits [shift, shift + CS_NB_DIGIT_BITS) of the lanes' keys (distance bits, id). */
+/* Key bits [shift, shift + CS_NB_DIGIT_BITS) of the lanes' keys (distance
+ * bits, id). */
 CS_INLINE vi digits_of(vi high, vi id, int shift) {
   vi d;
   if (shift >= 32)
