@@ -257,7 +257,8 @@ add_members(const cs_nb_job *job, const cs_nb_agent *a, const cs_nb_rows *rows,
       order[at] = order[at - 1];
     order[at] = (uint8_t)j;
   }
-  const uint32_t need = s->need <= m ? s->need : m; /* always need <= m */
+  const uint32_t need = s->need <= m ? s->need : m; /* always 1 <= need <= m */
+  if (!need) return 1;
   *threshold = bucket->key[order[need - 1]];
   if (need < m && bucket->key[order[need]] == *threshold) return 0;
   for (uint32_t j = 0; j < need; j++) {
