@@ -19,7 +19,8 @@
  *     (crowdsteer_reorder) builds a grid whose order is the identity and,
  *     with distinct ids, gets the same bits per agent through it.
  * Ids may also be shared by several agents (grid and brute force then agree
- * unless a nearest-k cap is in effect) or absent. */
+ * unless a nearest-k cap is in effect) or absent. Some crowds are packed
+ * into one cell under caps that bind past 64 neighbours. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -96,6 +97,16 @@ static void decode(reader *r, nb_case *c) {
   for (size_t i = 0; i < c->count; i++)
     c->ids[i] = c->id_mode == 2 ? (uint32_t)(i % 4u) : (uint32_t)i * 0x9E3779B1u ^ salt;
   c->desc.positions_only = rd_u8(r) % 4 == 0;
+  /* A crowd packed into a cell (2^-8 of its spread: everyone within the
+   * radius of everyone) under a cap of 32 to 95: past 64 neighbours the
+   * nearest-k selection's radix passes, which no other input reached. */
+  const uint8_t packed = rd_u8(r);
+  if (packed % 2 == 0) {
+    for (size_t i = 0; i < c->count; i++)
+      for (int k = 0; k < 3; k++)
+        c->a[k][i] *= 0x1p-8f;
+    c->nb.max_neighbours = 32u + packed / 4u; /* 32 .. 95 */
+  }
 }
 
 typedef struct outputs {

@@ -616,7 +616,9 @@ typedef struct crowdsteer_neighbours {
   float cos_field_of_view;
   const float *cos_field_of_view_per_agent;
   /** The nearest this many at most; 0 or anything above
-   *  CROWDSTEER_MAX_NEIGHBOURS means CROWDSTEER_MAX_NEIGHBOURS. */
+   *  CROWDSTEER_MAX_NEIGHBOURS means CROWDSTEER_MAX_NEIGHBOURS. A cap that
+   *  binds costs an agent past it at most 12 more passes over its
+   *  candidates whatever the cap, about 4 (docs/behaviours.md). */
   uint32_t max_neighbours;
   /** Group filter: agent i sees q only if group[q] & mask != 0. A uniform
    *  0 means no filter; per-agent masks are taken literally (0 sees no

@@ -233,6 +233,15 @@ void cs_set_write_prefetch(int allow);
 /* How grid builds sort (grid.c): 0 each build chooses, 1 the partitioned
  * passes, 2 the direct sort. Tests force each way (the grid is the same). */
 void cs_grid_set_sort(int way);
+/* The nearest-k selection's work (neighbours.c), counted for the tests
+ * while on (counting from 0 again each time it is turned on): the
+ * selections past the kept buffer, their candidates, the candidates their
+ * passes visited, and the most passes one took. */
+typedef struct cs_selection_work {
+  uint64_t selections, candidates, visits, most_passes;
+} cs_selection_work;
+void cs_count_selections(int on);
+cs_selection_work cs_selection_counts(void);
 /* The backend compiled in for an ISA, NULL if none (whatever the CPU). */
 const cs_backend *cs_backend_for(crowdsteer_isa isa);
 

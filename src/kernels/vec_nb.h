@@ -1,10 +1,10 @@
 /* What the neighbour kernel needs beyond vec.h: integer lane compares, mask
- * counting, and float -> int32 conversions (round to nearest even, and
- * truncation of values that are integers already), per lane width. Native
- * x86 conversions round by MXCSR, which every call keeps at nearest-even;
- * elsewhere rounding is done in float (adding and removing 2^23, exact in
- * round-to-nearest-even), because SIMDe's portable conversions round ties
- * away from zero. */
+ * counting, a float's bits, and float -> int32 conversions (round to
+ * nearest even, and truncation of values that are integers already), per
+ * lane width. Native x86 conversions round by MXCSR, which every call keeps
+ * at nearest-even; elsewhere rounding is done in float (adding and removing
+ * 2^23, exact in round-to-nearest-even), because SIMDe's portable
+ * conversions round ties away from zero. */
 #ifndef CROWDSTEER_VEC_NB_H
 #define CROWDSTEER_VEC_NB_H
 
@@ -27,6 +27,14 @@ CS_INLINE vmask i_any_common(vi a, vi b) {
 }
 CS_INLINE vi i_from_float_trunc(vf a) { return simde_mm_cvttps_epi32(a); }
 CS_INLINE vi i_and(vi a, vi b) { return simde_mm_and_si128(a, b); }
+CS_INLINE vi v_bits(vf a) { return simde_mm_castps_si128(a); }
+/* Shifts by a count in 0 .. 31 known only at run time. */
+CS_INLINE vi i_shr_by(vi a, int n) {
+  return simde_mm_srl_epi32(a, simde_mm_cvtsi32_si128(n));
+}
+CS_INLINE vi i_shl_by(vi a, int n) {
+  return simde_mm_sll_epi32(a, simde_mm_cvtsi32_si128(n));
+}
 CS_INLINE vi i_or(vi a, vi b) { return simde_mm_or_si128(a, b); }
 CS_INLINE vi i_sub(vi a, vi b) { return simde_mm_sub_epi32(a, b); }
 #define i_shl(a, n) simde_mm_slli_epi32((a), (n))
@@ -60,6 +68,13 @@ CS_INLINE vmask i_any_common(vi a, vi b) {
 }
 CS_INLINE vi i_from_float_trunc(vf a) { return simde_mm256_cvttps_epi32(a); }
 CS_INLINE vi i_and(vi a, vi b) { return simde_mm256_and_si256(a, b); }
+CS_INLINE vi v_bits(vf a) { return simde_mm256_castps_si256(a); }
+CS_INLINE vi i_shr_by(vi a, int n) {
+  return simde_mm256_srl_epi32(a, simde_mm_cvtsi32_si128(n));
+}
+CS_INLINE vi i_shl_by(vi a, int n) {
+  return simde_mm256_sll_epi32(a, simde_mm_cvtsi32_si128(n));
+}
 CS_INLINE vi i_or(vi a, vi b) { return simde_mm256_or_si256(a, b); }
 CS_INLINE vi i_sub(vi a, vi b) { return simde_mm256_sub_epi32(a, b); }
 #define i_shl(a, n) simde_mm256_slli_epi32((a), (n))
@@ -76,6 +91,13 @@ CS_INLINE unsigned m_bits(vmask m) { return m_word(m); }
 CS_INLINE vmask i_eq(vi a, vi b) { return simde_mm512_cmpeq_epi32_mask(a, b); }
 CS_INLINE vmask i_any_common(vi a, vi b) { return simde_mm512_test_epi32_mask(a, b); }
 CS_INLINE vi i_and(vi a, vi b) { return simde_mm512_and_si512(a, b); }
+CS_INLINE vi v_bits(vf a) { return simde_mm512_castps_si512(a); }
+CS_INLINE vi i_shr_by(vi a, int n) {
+  return simde_mm512_srl_epi32(a, simde_mm_cvtsi32_si128(n));
+}
+CS_INLINE vi i_shl_by(vi a, int n) {
+  return simde_mm512_sll_epi32(a, simde_mm_cvtsi32_si128(n));
+}
 CS_INLINE vi i_or(vi a, vi b) { return simde_mm512_or_si512(a, b); }
 CS_INLINE vi i_sub(vi a, vi b) { return simde_mm512_sub_epi32(a, b); }
 #define i_shl(a, n) simde_mm512_slli_epi32((a), (n))

@@ -3,6 +3,7 @@
  * kernel, which is both the brute force over every pair (no grid) and the
  * scalar backend's grid query. */
 #include <float.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "neighbours/neighbours.h"
@@ -87,14 +88,16 @@ static inline void load_slot(const cs_nb_rows *rows, size_t slot, int dims, floa
   *group = rows->group ? rows->group[slot] : 0u;
 }
 
-enum scan_mode { SUM_ALL, HISTOGRAM, SUM_UP_TO };
+enum scan_mode { SUM_ALL, HISTOGRAM, COLLECT, SUM_UP_TO };
 
-/* One pass over the candidates: sum every neighbour (SUM_ALL), histogram a
- * byte of the keys matching `prefix` under `known` (HISTOGRAM), or sum the
- * neighbours with key <= `prefix` (SUM_UP_TO). */
+/* One pass over the candidates: sum every neighbour (SUM_ALL); count the
+ * digit of the keys in the bucket of `s` (HISTOGRAM); sum the keys below
+ * the bucket and keep its members (COLLECT); or sum the keys below
+ * `s->prefix` and those equal to it while fewer than the cap are in, in
+ * scan order (SUM_UP_TO, what decides between agents sharing an id). */
 static inline __attribute__((always_inline)) void
 scan(const cs_nb_job *job, const cs_nb_agent *a, const cs_nb_rows *rows,
-     enum scan_mode mode, uint64_t prefix, uint64_t known, int shift, uint32_t hist[256],
+     enum scan_mode mode, const cs_nb_select *s, cs_nb_histogram *h, cs_nb_bucket *bucket,
      cs_nb_sum *sum) {
   const int dims = job->dims;
   for (int r = 0; r < rows->count; r++) {
@@ -108,11 +111,24 @@ scan(const cs_nb_job *job, const cs_nb_agent *a, const cs_nb_rows *rows,
         continue;
       }
       const uint64_t key = cs_nb_nearness(dist, cs_agent_id(a->ids, qi));
+      const int member = (key & s->known) == s->prefix;
       if (mode == HISTOGRAM) {
-        if ((key & known) == prefix) hist[(key >> shift) & 255u]++;
-      } else if (key < prefix || (key == prefix && sum->n < job->cap)) {
+        if (member) {
+          h->count[(key >> s->shift) & (CS_NB_DIGITS - 1u)]++;
+          h->all_and &= key;
+          h->all_or |= key;
+        }
+      } else if (key < s->prefix) {
+        cs_nb_add(sum, c, dims);
+      } else if (mode == COLLECT) {
+        if (member && bucket->count < CS_NB_BUCKET) { /* always: narrowed to fit */
+          bucket->slot[bucket->count] = (uint32_t)slot;
+          bucket->key[bucket->count++] = key;
+        }
+      } else if (key == s->prefix && sum->n < job->cap) {
         /* Distinct ids make keys distinct: cap - 1 below the cap-th, which
-         * is added; agents sharing an id never push the set beyond cap. */
+         * is added. Agents sharing an id and a distance: the first ones
+         * scanned while the sum holds fewer than the cap. */
         cs_nb_add(sum, c, dims);
       }
     }
@@ -169,27 +185,179 @@ static __attribute__((noinline)) void sum_nearest_kept(const cs_nb_job *job,
   cs_nb_sum_kept(job, &kept, sum);
 }
 
-/* The cap nearest by radix selection of the cap-th smallest key, a byte at
- * a time (eight histogram passes over the candidates, no memory), then one
- * pass summing every key up to it. */
-static __attribute__((noinline)) void sum_nearest_radix(const cs_nb_job *job,
-                                                        const cs_nb_agent *a,
-                                                        const cs_nb_rows *rows,
-                                                        cs_nb_sum *sum) {
-  uint64_t prefix = 0, known = 0;
-  uint32_t need = job->cap;
-  for (int shift = 56; shift >= 0; shift -= 8) {
-    uint32_t hist[256];
-    memset(hist, 0, sizeof hist);
-    scan(job, a, rows, HISTOGRAM, prefix, known, shift, hist, NULL);
-    uint32_t byte = 0;
-    for (; byte < 255u && hist[byte] < need; byte++)
-      need -= hist[byte];
-    prefix |= (uint64_t)byte << shift;
-    known |= (uint64_t)255u << shift;
+/* ---- the nearest-k selection past CS_NB_NEAREST ---------------------------
+ *
+ * The cap-th smallest key by radix selection: each histogram pass counts
+ * CS_NB_DIGIT_BITS bits of the keys in the bucket (the keys sharing the
+ * bits decided so far), the digit holding the cap-th key narrows the
+ * bucket, and the bits every key counted shared (their AND and OR) are
+ * decided with it, so the next pass counts the highest bits that still
+ * differ. Once the bucket holds at most CS_NB_BUCKET keys, one more pass
+ * sums every key below it and keeps its members, of which the nearest are
+ * evaluated again and added. The keys are 63 bits (distance, id): at most
+ * 9 histogram passes and the collecting one, whatever the cap; agents
+ * sharing an id and a distance across the cap take one pass more
+ * (SUM_UP_TO). Crowds of distinct distances take 2 histogram passes (the
+ * exponent's high bits, then the next 7 that differ), a crowd at one point
+ * 2 (the first finds every distance equal, the second counts the ids'
+ * highest differing bits). It was 8 passes of 8 bits and a summing one,
+ * and the vector kernels ran them here, a candidate at a time (2,000
+ * agents in one cell under a cap of 1,998: 260 times the uncapped call). */
+
+static void select_start(cs_nb_select *s, uint32_t cap) {
+  s->prefix = 0;
+  s->known = (uint64_t)1 << 63; /* a distance is not negative: its sign is 0 */
+  s->need = cap;
+  s->members = UINT32_MAX;
+  s->shift = 63 - CS_NB_DIGIT_BITS; /* the exponent's high bits */
+}
+
+/* The highest bit that is not decided; known is not all ones. */
+static inline uint64_t undecided_top(uint64_t known) {
+  return (uint64_t)1 << (63 - __builtin_clzll(~known));
+}
+
+/* Narrows the bucket to the histogram's digit that holds the need-th key,
+ * and decides the bits its keys all shared; 1 while it has too many
+ * members to keep (another histogram), 0 once they fit a cs_nb_nearest or
+ * are all one key. */
+static int narrow(cs_nb_select *s, const cs_nb_histogram *h) {
+  uint32_t digit = 0;
+  while (digit < CS_NB_DIGITS - 1u && h->count[digit] < s->need)
+    s->need -= h->count[digit++];
+  s->members = h->count[digit];
+  s->prefix |= (uint64_t)digit << s->shift;
+  s->known |= (uint64_t)(CS_NB_DIGITS - 1u) << s->shift;
+  const uint64_t shared = ~(h->all_and ^ h->all_or);
+  while (s->known != UINT64_MAX && (shared & undecided_top(s->known))) {
+    const uint64_t bit = undecided_top(s->known);
+    s->known |= bit;
+    s->prefix |= h->all_and & bit;
   }
-  memset(sum, 0, sizeof *sum);
-  scan(job, a, rows, SUM_UP_TO, prefix, known, 0, NULL, sum);
+  if (s->members <= CS_NB_BUCKET || s->known == UINT64_MAX) return 0;
+  const int top = 63 - __builtin_clzll(~s->known);
+  s->shift = top >= CS_NB_DIGIT_BITS - 1 ? top - (CS_NB_DIGIT_BITS - 1) : 0;
+  return 1;
+}
+
+/* After CS_NB_COLLECT: adds the bucket's members among the cap nearest
+ * (evaluated again: every backend computes cs_nb_pair's bits) and returns
+ * 1; or returns 0, with the cap-th key in *threshold, when equal keys
+ * (agents sharing an id) straddle the cap: then CS_NB_UP_TO decides, in
+ * scan order. */
+static __attribute__((noinline)) int
+add_members(const cs_nb_job *job, const cs_nb_agent *a, const cs_nb_rows *rows,
+            const cs_nb_select *s, const cs_nb_bucket *bucket, cs_nb_sum *sum,
+            uint64_t *threshold) {
+  const uint32_t m = bucket->count;
+  uint8_t order[CS_NB_BUCKET];
+  for (uint32_t j = 0; j < m; j++) { /* by key, stable: at most CS_NB_BUCKET */
+    uint32_t at = j;
+    for (; at > 0 && bucket->key[order[at - 1]] > bucket->key[j]; at--)
+      order[at] = order[at - 1];
+    order[at] = (uint8_t)j;
+  }
+  const uint32_t need = s->need <= m ? s->need : m; /* always 1 <= need <= m */
+  if (!need) return 1;
+  *threshold = bucket->key[order[need - 1]];
+  if (need < m && bucket->key[order[need]] == *threshold) return 0;
+  for (uint32_t j = 0; j < need; j++) {
+    float p[3] = {0, 0, 0}, v[3] = {0, 0, 0}, c[3] = {0, 0, 0}, dist = 0.0f;
+    uint32_t qi, group;
+    load_slot(rows, bucket->slot[order[j]], job->dims, p, v, &qi, &group);
+    if (cs_nb_pair(a, job->behaviour, job->dims, qi, p, v, group, &dist, c))
+      cs_nb_add(sum, c, job->dims); /* always a neighbour: it was collected */
+  }
+  return 1;
+}
+
+static atomic_int counting;
+static _Atomic uint64_t counted_selections, counted_candidates, counted_visits,
+    counted_most;
+
+void cs_count_selections(int on) {
+  if (on) {
+    atomic_store(&counted_selections, 0);
+    atomic_store(&counted_candidates, 0);
+    atomic_store(&counted_visits, 0);
+    atomic_store(&counted_most, 0);
+  }
+  atomic_store(&counting, on);
+}
+
+cs_selection_work cs_selection_counts(void) {
+  cs_selection_work w = {atomic_load(&counted_selections),
+                         atomic_load(&counted_candidates), atomic_load(&counted_visits),
+                         atomic_load(&counted_most)};
+  return w;
+}
+
+/* A finished selection's work, while the tests count it. */
+static void count_selection(const cs_nb_rows *rows, uint32_t passes) {
+  if (!atomic_load_explicit(&counting, memory_order_relaxed)) return;
+  uint64_t candidates = 0;
+  for (int r = 0; r < rows->count; r++)
+    candidates += rows->last[r] - rows->first[r];
+  atomic_fetch_add(&counted_selections, 1);
+  atomic_fetch_add(&counted_candidates, candidates);
+  atomic_fetch_add(&counted_visits, candidates * passes);
+  uint64_t most = atomic_load(&counted_most);
+  while (passes > most && !atomic_compare_exchange_weak(&counted_most, &most, passes)) {
+  }
+}
+
+__attribute__((noinline)) void cs_nb_select_run(const cs_nb_job *job,
+                                                const cs_nb_agent *a,
+                                                const cs_nb_rows *rows, cs_nb_sum *sum,
+                                                cs_nb_pass_fn pass, void *context) {
+  cs_nb_select s;
+  select_start(&s, job->cap);
+  cs_nb_select_room room;
+  uint32_t passes = 0;
+  do {
+    memset(room.histogram.count, 0, sizeof room.histogram.count);
+    room.histogram.all_and = UINT64_MAX;
+    room.histogram.all_or = 0;
+    pass(context, CS_NB_HISTOGRAM, &s, &room, NULL);
+    passes++;
+  } while (narrow(&s, &room.histogram));
+  uint64_t threshold = s.prefix;
+  int done = 0;
+  if (s.members <= CS_NB_BUCKET) {
+    memset(sum, 0, sizeof *sum);
+    room.bucket.count = 0;
+    pass(context, CS_NB_COLLECT, &s, &room, sum);
+    passes++;
+    done = add_members(job, a, rows, &s, &room.bucket, sum, &threshold);
+  }
+  if (!done) { /* agents sharing an id and a distance across the cap */
+    cs_nb_select up = s;
+    up.prefix = threshold;
+    up.known = UINT64_MAX;
+    memset(sum, 0, sizeof *sum);
+    pass(context, CS_NB_UP_TO, &up, &room, sum);
+    passes++;
+  }
+  count_selection(rows, passes);
+}
+
+/* The scalar passes, a candidate at a time. */
+typedef struct scalar_selection {
+  const cs_nb_job *job;
+  const cs_nb_agent *a;
+  const cs_nb_rows *rows;
+} scalar_selection;
+
+static inline __attribute__((always_inline)) void
+scalar_pass(void *context, cs_nb_pass pass, const cs_nb_select *s,
+            cs_nb_select_room *room, cs_nb_sum *sum) {
+  const scalar_selection *c = (const scalar_selection *)context;
+  if (pass == CS_NB_HISTOGRAM)
+    scan(c->job, c->a, c->rows, HISTOGRAM, s, &room->histogram, NULL, NULL);
+  else if (pass == CS_NB_COLLECT)
+    scan(c->job, c->a, c->rows, COLLECT, s, NULL, &room->bucket, sum);
+  else
+    scan(c->job, c->a, c->rows, SUM_UP_TO, s, NULL, NULL, sum);
 }
 
 /* `sum` holds every neighbour on entry; each way keeps its buffer in a
@@ -199,7 +367,7 @@ void cs_nb_sum_nearest(const cs_nb_job *job, const cs_nb_agent *a, const cs_nb_r
   if (sum->n <= CS_NB_NEAREST)
     sum_nearest_kept(job, a, rows, sum);
   else
-    sum_nearest_radix(job, a, rows, sum);
+    cs_nb_select_run(job, a, rows, sum, scalar_pass, &(scalar_selection){job, a, rows});
 }
 
 /* Agent i's steering from its query, written per the job's output mode. */
@@ -211,7 +379,7 @@ static void evaluate_agent(const cs_nb_job *job, size_t i, const float p[3],
   cs_nb_rows_for(job, &a, &rows);
   cs_nb_sum sum;
   memset(&sum, 0, sizeof sum);
-  scan(job, &a, &rows, SUM_ALL, 0, 0, 0, NULL, &sum);
+  scan(job, &a, &rows, SUM_ALL, NULL, NULL, NULL, &sum);
   if (sum.n > job->cap) cs_nb_sum_nearest(job, &a, &rows, &sum);
   float s[3];
   cs_nb_steering(job, &a, &sum, i, s);

@@ -395,6 +395,64 @@ void cs_nb_sum_kept(const cs_nb_job *job, cs_nb_nearest *kept, cs_nb_sum *sum);
 void cs_nb_sum_nearest(const cs_nb_job *job, const cs_nb_agent *a, const cs_nb_rows *rows,
                        cs_nb_sum *sum);
 
+/* The radix selection of the cap-th smallest key past CS_NB_NEAREST
+ * neighbours (neighbours.c), driven once for every backend: each runs its
+ * own passes over the candidates. The bucket is the keys k with
+ * (k & known) == prefix, `known` a run of bits from bit 63 down; the next
+ * histogram counts key bits [shift, shift + CS_NB_DIGIT_BITS) of its keys. */
+typedef struct cs_nb_select {
+  uint64_t prefix, known;
+  uint32_t need;    /* the cap-th smallest key is the bucket's need-th */
+  uint32_t members; /* the bucket's keys, once counted */
+  int shift;
+} cs_nb_select;
+
+/* Digits of 7 bits and a bucket kept from 32 members: 8 bits (a 1 KiB
+ * histogram) and 64 took 0.35 KiB more stack than the 10.5 KiB the
+ * neighbour pass may add (test_limits, AVX-512). */
+enum { CS_NB_DIGIT_BITS = 7, CS_NB_DIGITS = 1 << CS_NB_DIGIT_BITS, CS_NB_BUCKET = 32 };
+
+typedef struct cs_nb_histogram {
+  uint32_t count[CS_NB_DIGITS];
+  uint64_t all_and, all_or; /* of every key counted: the bits they share */
+} cs_nb_histogram;
+
+/* The bucket's members in scan order: keys and slots in the rows' arrays
+ * (the few added are evaluated again, by cs_nb_pair). */
+typedef struct cs_nb_bucket {
+  uint32_t count;
+  uint32_t slot[CS_NB_BUCKET];
+  uint64_t key[CS_NB_BUCKET];
+} cs_nb_bucket;
+
+/* What a selection holds at once: a histogram, then the bucket. */
+typedef union cs_nb_select_room {
+  cs_nb_histogram histogram;
+  cs_nb_bucket bucket;
+} cs_nb_select_room;
+
+typedef enum cs_nb_pass {
+  /* Count the digit of the bucket's keys into room->histogram (cleared),
+   * with their AND and OR. */
+  CS_NB_HISTOGRAM,
+  /* Add the keys below s->prefix to `sum` (zeroed) and append the bucket's
+   * members (at most CS_NB_BUCKET) to room->bucket (empty). */
+  CS_NB_COLLECT,
+  /* Add to `sum` (zeroed) the keys below s->prefix, and those equal to it
+   * while the sum holds fewer than the cap, in scan order (known is all
+   * ones). */
+  CS_NB_UP_TO
+} cs_nb_pass;
+
+/* A backend's pass over the candidates of the agent `context` holds. */
+typedef void (*cs_nb_pass_fn)(void *context, cs_nb_pass pass, const cs_nb_select *s,
+                              cs_nb_select_room *room, cs_nb_sum *sum);
+
+/* The job's cap nearest of agent a's candidates `rows`, more than
+ * CS_NB_NEAREST neighbours, into `sum` through the backend's passes. */
+void cs_nb_select_run(const cs_nb_job *job, const cs_nb_agent *a, const cs_nb_rows *rows,
+                      cs_nb_sum *sum, cs_nb_pass_fn pass, void *context);
+
 /* Validation and defaults of a neighbour behaviour (everything but its
  * output), as cs_prepare_behaviour: per-agent data is checked for the agents
  * of [begin, end) with select[i] & select_bit (all when select is NULL). */
