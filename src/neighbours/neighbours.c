@@ -584,7 +584,7 @@ static void pass_parts(void *context, size_t first, size_t last) {
   }
 }
 
-void cs_nb_pass(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, size_t end,
+void cs_nb_walk(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, size_t end,
                 const cs_spread *spread) {
   const size_t width = cs_spread_width(spread, job->grid->count / 1024 + 1);
   pass_work work = {job, kernel, begin, end, width > 1 ? 4 * width : 1};
@@ -621,7 +621,7 @@ crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
   /* Without a task system on the caller's thread only: a behaviour's own
    * call never starts an OpenMP team. */
   const cs_spread spread = cs_spread_for(nb->tasks, 1, 1);
-  cs_nb_pass(&job, cs_nb_backend_for(crowdsteer_active_isa())->kernel, begin, end,
+  cs_nb_walk(&job, cs_nb_backend_for(crowdsteer_active_isa())->kernel, begin, end,
              &spread);
   return CROWDSTEER_OK;
 }

@@ -470,7 +470,7 @@ typedef void (*cs_nb_kernel)(const cs_nb_job *job, size_t begin, size_t end);
  * into parts over the spread: one part on one thread, four per worker
  * otherwise (taken dynamically: a worker the host keeps busy holds back
  * one part only). */
-void cs_nb_pass(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, size_t end,
+void cs_nb_walk(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, size_t end,
                 const cs_spread *spread);
 
 /* A backend's bucket keys for the grid build: keys[i - first] = the

@@ -193,7 +193,7 @@ void cs_nb_step_run(const crowdsteer_agents *agents, const crowdsteer_step_desc 
     }
   }
   for (size_t m = 0; m < count; m++)
-    if (!gathered[m]) cs_nb_pass(&nb_jobs[m], backend->kernel, begin, end, &spread);
+    if (!gathered[m]) cs_nb_walk(&nb_jobs[m], backend->kernel, begin, end, &spread);
 }
 
 /* ---- Workspaces --------------------------------------------------------- */
