@@ -17,7 +17,7 @@ int cs_fuzz_one(const uint8_t *data, size_t size, int isa);
 /* Counters over all cs_fuzz_one calls, for the replay test's summary. */
 typedef struct cs_fuzz_stats {
   unsigned long calls, rejected, accepted, finite_checked, nan_probes;
-  unsigned long steps, steps_accepted; /* crowdsteer_step cases (fuzz_step.c) */
+  unsigned long steps, steps_accepted;       /* crowdsteer_step cases (fuzz_step.c) */
   unsigned long overlaps, steps_overlapping; /* calls, steps with an array moved */
 } cs_fuzz_stats;
 extern cs_fuzz_stats cs_fuzz_counters;

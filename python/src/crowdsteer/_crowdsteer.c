@@ -123,7 +123,8 @@ static PyObject *error_classes[STATUS_ROWS]; /* one per status_rows entry */
 
 static PyObject *overlap_class(void) {
   for (int i = 0; i < STATUS_ROWS; i++)
-    if (status_rows[i].status == (crowdsteer_status)STATUS_OVERLAP) return error_classes[i];
+    if (status_rows[i].status == (crowdsteer_status)STATUS_OVERLAP)
+      return error_classes[i];
   return PyExc_ValueError;
 }
 
@@ -172,12 +173,10 @@ static int add_errors(PyObject *module) {
     const char *doc = crowdsteer_status_string(status_rows[i].status);
     /* An overlap is a bad argument that the binding finds itself too (naming
      * the arrays), so catching ValueError catches it whichever layer saw it. */
-    PyObject *bases =
-        status_rows[i].status == (crowdsteer_status)STATUS_OVERLAP
-            ? PyTuple_Pack(2, error_base, PyExc_ValueError)
-            : Py_NewRef(error_base);
-    PyObject *cls =
-        bases ? PyErr_NewExceptionWithDoc(full_name, doc, bases, NULL) : NULL;
+    PyObject *bases = status_rows[i].status == (crowdsteer_status)STATUS_OVERLAP
+                          ? PyTuple_Pack(2, error_base, PyExc_ValueError)
+                          : Py_NewRef(error_base);
+    PyObject *cls = bases ? PyErr_NewExceptionWithDoc(full_name, doc, bases, NULL) : NULL;
     Py_XDECREF(bases);
     PyObject *code = PyLong_FromLong((long)status_rows[i].status);
     int failed = !cls || !code || PyObject_SetAttrString(cls, "status", code) < 0 ||
@@ -428,11 +427,11 @@ static float **agents_slot(crowdsteer_agents *c, int field) {
  * another argument before the library runs. The library checks the same
  * (CROWDSTEER_ERROR_OVERLAP); here the error can name both arrays. */
 typedef struct span {
-  uintptr_t begin, end;  /* bytes [begin, end) */
-  int behaviour;         /* behaviours[behaviour] of a step, or -1 */
-  const char *field;     /* "steering", "target", "agents", ... */
-  const char *sub;       /* "position", "px", "max_speed_per_agent", or NULL */
-  int index;             /* [index] of a tuple of arrays, or -1 */
+  uintptr_t begin, end; /* bytes [begin, end) */
+  int behaviour;        /* behaviours[behaviour] of a step, or -1 */
+  const char *field;    /* "steering", "target", "agents", ... */
+  const char *sub;      /* "position", "px", "max_speed_per_agent", or NULL */
+  int index;            /* [index] of a tuple of arrays, or -1 */
   int written;
 } span;
 
@@ -468,17 +467,18 @@ static int spans_add(spans *s, const void *data, size_t bytes, int behaviour,
     s->items = items;
     s->capacity = capacity;
   }
-  s->items[s->n++] = (span){(uintptr_t)data, (uintptr_t)data + bytes, behaviour, field,
-                            sub, index, written};
+  s->items[s->n++] = (span){
+      (uintptr_t)data, (uintptr_t)data + bytes, behaviour, field, sub, index, written};
   return 0;
 }
 
-static int spans_add_vectors(spans *s, const crowdsteer_vectors *v, int dims, size_t count,
-                             int behaviour, const char *field, const char *sub,
-                             int written) {
+static int spans_add_vectors(spans *s, const crowdsteer_vectors *v, int dims,
+                             size_t count, int behaviour, const char *field,
+                             const char *sub, int written) {
   const float *axes[3] = {v->x, v->y, v->z};
   for (int k = 0; k < dims; k++)
-    if (spans_add(s, axes[k], count * sizeof(float), behaviour, field, sub, k, written) < 0)
+    if (spans_add(s, axes[k], count * sizeof(float), behaviour, field, sub, k, written) <
+        0)
       return -1;
   return 0;
 }
@@ -486,8 +486,8 @@ static int spans_add_vectors(spans *s, const crowdsteer_vectors *v, int dims, si
 static int spans_add_agents(spans *s, const crowdsteer_agents *a, const char *field,
                             int written) {
   for (int f = 0; f < 6; f++)
-    if (spans_add(s, *agents_slot((crowdsteer_agents *)a, f), a->count * sizeof(float), -1,
-                  field, agent_field_names[f], -1, written) < 0)
+    if (spans_add(s, *agents_slot((crowdsteer_agents *)a, f), a->count * sizeof(float),
+                  -1, field, agent_field_names[f], -1, written) < 0)
       return -1;
   return spans_add(s, a->id, a->count * sizeof(uint32_t), -1, field, "id", -1, 0);
 }
@@ -505,8 +505,8 @@ static void span_name(const span *p, char *buf, size_t size) {
  * behaviours of a step, each agent updating it through the one it uses. */
 static int same_role(const span *a, const span *b) {
   return a->begin == b->begin && a->end == b->end && a->index == b->index &&
-         strcmp(a->field, b->field) == 0 && (a->sub == b->sub || (a->sub && b->sub &&
-                                                                   !strcmp(a->sub, b->sub)));
+         strcmp(a->field, b->field) == 0 &&
+         (a->sub == b->sub || (a->sub && b->sub && !strcmp(a->sub, b->sub)));
 }
 
 /* An OverlapError (a crowdsteer.Error and a ValueError) naming the first
@@ -553,7 +553,6 @@ static void release(PyObject **keep, int n) {
 
 /* ---- Agents ------------------------------------------------------------------ */
 
-
 /* No data address is kept: NumPy lets the host move an array's memory
  * between two calls (ndarray.resize(refcheck=False), assigning .data), so
  * each call reads the addresses, flags and lengths again (agents_to_c). The
@@ -566,7 +565,6 @@ typedef struct {
 } AgentsObject;
 
 static PyTypeObject Agents_Type;
-
 
 /* The agents for one call, from the arrays as they are now (their flags can
  * change after construction, their memory can move), checked for whether the
@@ -1333,7 +1331,8 @@ static PyObject *Grid_build(GridObject *self, PyObject *args, PyObject *kwargs) 
   AgentsObject *a = as_agents(agents_obj, "agents");
   crowdsteer_agents agents;
   if (!a || float32_from(cell_size, NAME(NULL, "cell_size"), &desc.cell_size) < 0 ||
-      (table_size && size_from(table_size, NAME(NULL, "table_size"), &desc.table_size) < 0) ||
+      (table_size &&
+       size_from(table_size, NAME(NULL, "table_size"), &desc.table_size) < 0) ||
       (threads && int_from(threads, NAME(NULL, "threads"), &desc.threads) < 0) ||
       agents_to_c(a, "agents", READS, &agents) < 0)
     return NULL;
@@ -1408,15 +1407,14 @@ static PyTypeObject Grid_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crowdsteer.Grid",
     .tp_basicsize = sizeof(GridObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc =
-        "Grid()\n--\n\n"
-        "A reusable neighbour index (crowdsteer_grid): build() it from the agents, "
-        "then pass it in Neighbours. Only an accelerator: the same bits as without."
-        "\n\nA built grid is read-only to queries and steps, so any number of "
-        "threads may query it and step their own crowds over it at the same time "
-        "(the GIL is released; each step's scratch memory is its own). build() "
-        "needs the grid to itself: building while another thread queries or steps "
-        "over it, or querying while it is built, raises RuntimeError.",
+    .tp_doc = "Grid()\n--\n\n"
+              "A reusable neighbour index (crowdsteer_grid): build() it from the agents, "
+              "then pass it in Neighbours. Only an accelerator: the same bits as without."
+              "\n\nA built grid is read-only to queries and steps, so any number of "
+              "threads may query it and step their own crowds over it at the same time "
+              "(the GIL is released; each step's scratch memory is its own). build() "
+              "needs the grid to itself: building while another thread queries or steps "
+              "over it, or querying while it is built, raises RuntimeError.",
     .tp_new = Grid_new,
     .tp_dealloc = (destructor)Grid_dealloc,
     .tp_methods = Grid_methods,
@@ -1449,10 +1447,10 @@ static PyObject *Neighbours_new(PyTypeObject *type, PyObject *args, PyObject *kw
                                    &o[1], &radius, &o[2], &c.field_of_view, &cos_fov,
                                    &o[3], &max_neighbours, &mask, &o[4]) ||
       (radius && float32_from(radius, NAME(NULL, "radius"), &c.radius) < 0) ||
-      (cos_fov &&
-       float32_from(cos_fov, NAME(NULL, "cos_field_of_view"), &c.cos_field_of_view) < 0) ||
-      (max_neighbours &&
-       uint32_from(max_neighbours, NAME(NULL, "max_neighbours"), &c.max_neighbours) < 0) ||
+      (cos_fov && float32_from(cos_fov, NAME(NULL, "cos_field_of_view"),
+                               &c.cos_field_of_view) < 0) ||
+      (max_neighbours && uint32_from(max_neighbours, NAME(NULL, "max_neighbours"),
+                                     &c.max_neighbours) < 0) ||
       (mask && uint32_from(mask, NAME(NULL, "neighbour_mask"), &c.neighbour_mask) < 0))
     return NULL;
   if (o[0] != Py_None && !PyObject_TypeCheck(o[0], &Grid_Type)) {
@@ -1795,15 +1793,15 @@ static PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) 
   PyObject *keep[3] = {NULL};
   spans memory;
   spans_init(&memory);
-  int ok = agents_to_c(a, "agents", WRITES, &agents) == 0 &&
-           params_to_c(params_obj, NAME(NULL, "params"), count, &params) == 0 &&
-           vectors_from(steering, NAME(NULL, "steering"), a->dims, count, READS, &s,
-                        keep) == 0 &&
-           spans_add_agents(&memory, &agents, "agents", 1) == 0 &&
-           spans_add_params(&memory, &params, a->count, -1, "params") == 0 &&
-           spans_add_vectors(&memory, &s, a->dims, a->count, -1, "steering", NULL, 0) ==
-               0 &&
-           check_spans(&memory) == 0;
+  int ok =
+      agents_to_c(a, "agents", WRITES, &agents) == 0 &&
+      params_to_c(params_obj, NAME(NULL, "params"), count, &params) == 0 &&
+      vectors_from(steering, NAME(NULL, "steering"), a->dims, count, READS, &s, keep) ==
+          0 &&
+      spans_add_agents(&memory, &agents, "agents", 1) == 0 &&
+      spans_add_params(&memory, &params, a->count, -1, "params") == 0 &&
+      spans_add_vectors(&memory, &s, a->dims, a->count, -1, "steering", NULL, 0) == 0 &&
+      check_spans(&memory) == 0;
   spans_free(&memory);
   if (!ok) {
     release(keep, 3);
@@ -1913,7 +1911,8 @@ static int step_numbers(const step_args *in, size_t count, crowdsteer_step_desc 
       (in->priority_threshold &&
        float32_from(in->priority_threshold, NAME(NULL, "priority_threshold"),
                     &d->priority_threshold) < 0) ||
-      (in->tile_size && size_from(in->tile_size, NAME(NULL, "tile_size"), &d->tile_size) < 0) ||
+      (in->tile_size &&
+       size_from(in->tile_size, NAME(NULL, "tile_size"), &d->tile_size) < 0) ||
       (in->threads && int_from(in->threads, NAME(NULL, "threads"), &d->threads) < 0) ||
       range_from(in->begin, in->end, count, b, e) < 0)
     return -1;
@@ -1943,11 +1942,11 @@ static int step_arrays(const step_args *in, AgentsObject *a, PyObject *list,
       goto fail;
   d->behaviours = behaviours;
   d->behaviour_count = (size_t)n;
-  d->behaviour_mask =
-      optional_array(in->mask, NAME(NULL, "mask"), NPY_UINT32, (Py_ssize_t)count, &failed);
+  d->behaviour_mask = optional_array(in->mask, NAME(NULL, "mask"), NPY_UINT32,
+                                     (Py_ssize_t)count, &failed);
   if (failed ||
-      spans_add(&memory, d->behaviour_mask, count * sizeof(uint32_t), -1, "mask", NULL, -1,
-                0) < 0 ||
+      spans_add(&memory, d->behaviour_mask, count * sizeof(uint32_t), -1, "mask", NULL,
+                -1, 0) < 0 ||
       params_to_c(in->integrator, NAME(NULL, "integrator"), (Py_ssize_t)count,
                   &d->integrator) < 0 ||
       spans_add_params(&memory, &d->integrator, count, -1, "integrator") < 0 ||
@@ -2176,7 +2175,7 @@ static PyObject *py_version_string(PyObject *self, PyObject *unused) {
   "weight_per_agent=None, begin=0, end=None)\n--\n\n" what                               \
   " Writes steering (a tuple of float32 arrays) for agents [begin, end); "               \
   "ACCUMULATE adds weight * s. Raises crowdsteer.Error subclasses for library "          \
-  "statuses, OverlapError when steering shares memory with another array of the "      \
+  "statuses, OverlapError when steering shares memory with another array of the "        \
   "call; nothing is written on error."
 
 static PyMethodDef module_methods[] = {
