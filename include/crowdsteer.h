@@ -26,7 +26,9 @@
  *  Mixed crowds crowdsteer_step: several behaviours per agent (selected per
  *               agent), blended or by priority, then integrated, in one pass
  *               over memory, optionally multi-threaded; neighbour behaviours
- *               included (CROWDSTEER_SEPARATION, _COHESION, _ALIGNMENT)
+ *               included (CROWDSTEER_SEPARATION, _COHESION, _ALIGNMENT), their
+ *               scratch in a crowdsteer_workspace (_create, _bytes, _destroy)
+ *  Threads      OpenMP, or the host's job system: crowdsteer_task_system
  *  Random       crowdsteer_random (wander's counter-based generator)
  *  ISA          crowdsteer_isa, crowdsteer_active_isa, crowdsteer_force_isa,
  *               crowdsteer_isa_supported, crowdsteer_isa_name, crowdsteer_isa_from_name
