@@ -31,3 +31,7 @@ bench/compare build/release/bench/crowdsteer-bench build/release/bench/crowdstee
   --filter '^grid_build/2d/scalar/1024$' --rounds 2 --min-time 0.001 2>/dev/null >"$out"
 grep -q '^| grid_build/2d/scalar/1024 | [0-9.e+-]* ([0-9.e+-]*) | [0-9.e+-]* ([0-9.e+-]*) | [0-9.]* |$' "$out"
 echo "bench smoke: bench/compare ran"
+# bench/busy_core's table, one round of two steps (taskset: util-linux).
+bench/busy_core 1 2 >"$out"
+test "$(grep -c 'x one thread$' "$out")" = 8
+echo "bench smoke: bench/busy_core ran"
