@@ -586,7 +586,8 @@ static void pass_parts(void *context, size_t first, size_t last) {
 
 void cs_nb_walk(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, size_t end,
                 const cs_spread *spread) {
-  const size_t width = cs_spread_width(spread, job->grid->count / 1024 + 1);
+  const size_t width =
+      cs_spread_width(spread, job->grid->count / CS_NB_AGENTS_PER_THREAD + 1);
   pass_work work = {job, kernel, begin, end, width > 1 ? 4 * width : 1};
   if (work.parts == 1)
     kernel(job, begin, end);

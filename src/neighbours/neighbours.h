@@ -466,6 +466,12 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
  * [begin, end) (and selected by lane_select), written per job->mode. */
 typedef void (*cs_nb_kernel)(const cs_nb_job *job, size_t begin, size_t end);
 
+/* Agents per thread of a neighbour pass, at least: below it a second thread
+ * costs more than it shares (1,024 agents, seek + separation, idle Xeon:
+ * 48.8 us on two threads, 39.2 on one; and much more when one core is
+ * busy: 137 against 44). */
+enum { CS_NB_AGENTS_PER_THREAD = 8192 };
+
 /* A grid job's steering for [begin, end) by `kernel`, its grid's slots cut
  * into parts over the spread: one part on one thread, four per worker
  * otherwise (taken dynamically: a worker the host keeps busy holds back

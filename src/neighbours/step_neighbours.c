@@ -35,9 +35,10 @@ crowdsteer_status cs_nb_step_check(cs_nb_job *job, const crowdsteer_agents *agen
   return prepare(job, agents, desc, first, last, select, bit);
 }
 
-/* A neighbour pass's spread: a thread per 1024 agents at most. */
+/* A neighbour pass's spread: a thread per CS_NB_AGENTS_PER_THREAD agents
+ * at most. */
 static cs_spread pass_spread(const crowdsteer_step_desc *step, size_t count) {
-  return cs_spread_for(step->tasks, step->threads, count / 1024 + 1);
+  return cs_spread_for(step->tasks, step->threads, count / CS_NB_AGENTS_PER_THREAD + 1);
 }
 
 typedef struct parts_work {
@@ -64,7 +65,8 @@ static void velocity_parts(const crowdsteer_grid *g, int dims, cs_nb_parts_fn fn
   const size_t n = g->count, stride = n + 16;
   for (int a = 0; a < 2 * dims; a++)
     memset(parts + (size_t)a * stride + n, 0, 16 * sizeof(uint32_t));
-  parts_work work = {g, dims, fn, parts, cs_spread_width(spread, n / 1024 + 1)};
+  parts_work work = {g, dims, fn, parts,
+                     cs_spread_width(spread, n / CS_NB_AGENTS_PER_THREAD + 1)};
   if (work.pieces == 1)
     parts_pieces(&work, 0, 1);
   else
