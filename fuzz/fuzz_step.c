@@ -939,7 +939,10 @@ static crowdsteer_status run_step(const scase *c, sworld *w, size_t begin, size_
       begin == c->begin && end == c->end && tile == c->tile && threads == c->threads;
   call_view v;
   build_view(c, w, &v, tile, threads);
-  guard(c, w, begin, end, 1);
+  /* A moved (aliased) array makes the guard's per-role poisoning wrong
+   * where roles share memory: such a step must refuse before it reads
+   * anything per agent, which the unchanged-memory check covers. */
+  guard(c, w, begin, end, !v.aliased);
   const crowdsteer_agents *agents = (c->nulls >> SN_AGENTS) & 1u ? NULL : &v.agents;
   const crowdsteer_step_desc *step = (c->nulls >> SN_STEP) & 1u ? NULL : &v.step;
   crowdsteer_status st = under_test && c->small_stack

@@ -170,17 +170,26 @@ static crowdsteer_status resolve_behaviour(cs_job *job, cs_nb_job *nb_job,
       st = cs_nb_step_check(nb_job, agents, desc, begin, begin, NULL, 0);
     return st;
   }
-  crowdsteer_status st =
-      cs_resolve_behaviour(&job->in, desc->behaviour, agents, &desc->target, desc->wander,
-                           &desc->params, begin, end);
+  /* An AGENT target no agent selects is not gathered (its agent's state
+   * may be anything): it resolves as a point the kernels never use. */
+  const cs_behaviour_row *row = cs_behaviour_row_of(desc->behaviour);
+  const int agent_target = row && (row->inputs & CROWDSTEER_INPUT_TARGET) &&
+                           desc->target.kind == CROWDSTEER_TARGET_AGENT;
+  crowdsteer_target unused;
+  memset(&unused, 0, sizeof unused);
+  unused.kind = CROWDSTEER_TARGET_POINT;
+  const crowdsteer_target *target =
+      agent_target && !selected(step->behaviour_mask, bit, begin, end) ? &unused
+                                                                       : &desc->target;
+  crowdsteer_status st = cs_resolve_behaviour(&job->in, desc->behaviour, agents, target,
+                                              desc->wander, &desc->params, begin, end);
   if (st != CROWDSTEER_OK && !selected(step->behaviour_mask, bit, begin, end))
-    st = cs_resolve_behaviour(&job->in, desc->behaviour, agents, &desc->target,
-                              desc->wander, &desc->params, begin, begin);
+    st = cs_resolve_behaviour(&job->in, desc->behaviour, agents, target, desc->wander,
+                              &desc->params, begin, begin);
   /* An AGENT target's one index is checked whatever the masks select (the
    * empty range just resolved does not look at it). */
-  const cs_behaviour_row *row = cs_behaviour_row_of(desc->behaviour);
-  if (st == CROWDSTEER_OK && begin < end && (row->inputs & CROWDSTEER_INPUT_TARGET) &&
-      desc->target.kind == CROWDSTEER_TARGET_AGENT && desc->target.agent >= agents->count)
+  if (st == CROWDSTEER_OK && begin < end && agent_target &&
+      desc->target.agent >= agents->count)
     st = CROWDSTEER_ERROR_AGENT_INDEX;
   return st;
 }
