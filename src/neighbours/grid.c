@@ -233,7 +233,6 @@ typedef struct build {
   /* The direct sort on chunks: chunk t owns buckets [split[t], split[t +
    * 1]) and total[t] agents. */
   uint32_t *split, *total;
-  size_t table;
 } build;
 
 /* Pass 1: per thread, how many agents of its chunk go to each partition. */
@@ -694,8 +693,7 @@ static void sort_into_buckets(crowdsteer_grid *g, const crowdsteer_agents *agent
       0,
       cs_spread_for(desc->tasks, threads == 1 ? 1 : desc->threads, (size_t)threads),
       NULL,
-      NULL,
-      table};
+      NULL};
   while (((size_t)1 << b.part_shift) * g->parts < table)
     b.part_shift++;
   /* The direct sort: up to DIRECT_UP_TO agents on one thread; past it on
