@@ -20,7 +20,11 @@ const char *crowdsteer_status_string(crowdsteer_status status) {
     return "instruction set not compiled in or not supported by this CPU";
   case CROWDSTEER_ERROR_OUT_OF_MEMORY: return "out of memory";
   case CROWDSTEER_ERROR_GRID:
-    return "the neighbour grid is not built for these agents (count or dims)";
+    return "the neighbour grid is not built for these agents (count or dims), or the "
+           "obstacle set is not built";
+  case CROWDSTEER_ERROR_GEOMETRY:
+    return "an obstacle is not a simple counter-clockwise loop (or has a zero-length "
+           "edge)";
   }
   return "unknown status";
 }

@@ -3,7 +3,7 @@
 #include "../common/small_world.h"
 
 static void test_status_strings(void) {
-  enum { CODES = CROWDSTEER_ERROR_OVERLAP + 1 };
+  enum { CODES = CROWDSTEER_ERROR_GEOMETRY + 1 };
   const char *s[CODES];
   for (int i = 0; i < CODES; i++) {
     s[i] = crowdsteer_status_string((crowdsteer_status)i);

@@ -1,0 +1,342 @@
+/* crowdsteer_avoid: ORCA velocities for a range of agents. Validation and
+ * defaults, the canonical order of the constraints (obstacle edges nearest
+ * first, ties by edge index; then neighbours nearest first, ties by id),
+ * and the per-agent evaluation a step shares. */
+#include "avoid/avoid.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- validation ------------------------------------------------------------- */
+
+/* Every element of a[first, last) in [lo, hi] (so not NaN). */
+static int all_within(const float *a, size_t first, size_t last, float lo, float hi) {
+  for (size_t i = first; i < last; i++)
+    if (!(a[i] >= lo && a[i] <= hi)) return 0;
+  return 1;
+}
+
+/* A per-agent or uniform parameter in [lo, hi] (the uniform value after
+ * its default), per-agent values checked over [first, last). */
+static crowdsteer_status resolve(cs_param *out, float uniform, const float *per_agent,
+                                 float fallback, float lo, float hi, size_t first,
+                                 size_t last) {
+  out->array = per_agent;
+  out->value = uniform == 0.0f ? fallback : uniform;
+  if (per_agent) {
+    if (first < last && !cs_aligned(per_agent)) return CROWDSTEER_ERROR_ALIGNMENT;
+    return all_within(per_agent, first, last, lo, hi) ? CROWDSTEER_OK
+                                                      : CROWDSTEER_ERROR_PARAMETER;
+  }
+  return out->value >= lo && out->value <= hi ? CROWDSTEER_OK
+                                              : CROWDSTEER_ERROR_PARAMETER;
+}
+
+static int positive_finite(float x) { return x > 0.0f && x <= FLT_MAX; }
+
+crowdsteer_status cs_avoid_prepare(cs_avoid_job *job, const crowdsteer_agents *agents,
+                                   const crowdsteer_avoidance *avoidance,
+                                   const crowdsteer_params *params, size_t begin,
+                                   size_t end) {
+  crowdsteer_status fault;
+  memset(job, 0, sizeof *job);
+  if (!agents || !avoidance || !params) return CROWDSTEER_ERROR_NULL_POINTER;
+  if (agents->dims != 2) return CROWDSTEER_ERROR_DIMS; /* 3D avoidance: not yet */
+  if (begin > end || end > agents->count) return CROWDSTEER_ERROR_RANGE;
+  job->dims = agents->dims;
+  job->count = agents->count;
+  job->id = agents->id;
+  const int any = begin < end;
+  if (any) {
+    const float *const state[4] = {agents->px, agents->py, agents->vx, agents->vy};
+    for (int a = 0; a < 4; a++) {
+      if (!state[a]) return CROWDSTEER_ERROR_NULL_POINTER;
+      if (!cs_aligned(state[a])) return CROWDSTEER_ERROR_ALIGNMENT;
+    }
+    if (agents->id && !cs_aligned(agents->id)) return CROWDSTEER_ERROR_ALIGNMENT;
+  }
+  job->pos[0] = agents->px, job->pos[1] = agents->py;
+  job->vel[0] = agents->vx, job->vel[1] = agents->vy;
+  job->avoid_agents = avoidance->neighbours != NULL;
+  /* A neighbour's radius and responsibility are read too: with agents to
+   * avoid, the per-agent arrays are checked over the whole batch. */
+  const size_t last = job->avoid_agents && any ? agents->count : end;
+  const size_t first = job->avoid_agents && any ? 0 : begin;
+  if ((fault = resolve(&job->radius, avoidance->radius, avoidance->radius_per_agent, 0.0f,
+                       0.0f, FLT_MAX, first, last)) != CROWDSTEER_OK)
+    return fault;
+  if ((fault = resolve(&job->responsibility, avoidance->responsibility,
+                       avoidance->responsibility_per_agent, 0.5f, 0.0f, 1.0f, first,
+                       last)) != CROWDSTEER_OK)
+    return fault;
+  if ((fault = resolve(&job->max_speed, params->max_speed, params->max_speed_per_agent,
+                       1.0f, 0.0f, FLT_MAX, begin, end)) != CROWDSTEER_OK)
+    return fault;
+  const float tau = avoidance->time_horizon == 0.0f ? 1.0f : avoidance->time_horizon;
+  const float tau_o =
+      avoidance->obstacle_time_horizon == 0.0f ? tau : avoidance->obstacle_time_horizon;
+  const float dt = params->dt == 0.0f ? 1.0f : params->dt;
+  if (!positive_finite(tau) || !positive_finite(tau_o) || !positive_finite(dt))
+    return CROWDSTEER_ERROR_PARAMETER;
+  job->inv_time_horizon = 1.0f / tau;
+  job->obstacle_time_horizon = tau_o;
+  job->inv_obstacle_time_horizon = 1.0f / tau_o;
+  job->inv_dt = 1.0f / dt;
+  if (avoidance->report && any && !cs_aligned(avoidance->report))
+    return CROWDSTEER_ERROR_ALIGNMENT;
+  job->obstacles = avoidance->obstacles;
+  if (job->obstacles && !job->obstacles->built) return CROWDSTEER_ERROR_GRID;
+  if (job->avoid_agents) {
+    const crowdsteer_params none = {0};
+    if ((fault = cs_nb_prepare(&job->neighbours, CS_NB_ALIGNMENT, agents,
+                               avoidance->neighbours, &none, begin, end, NULL, 0)) !=
+        CROWDSTEER_OK)
+      return fault;
+  }
+  return CROWDSTEER_OK;
+}
+
+/* ---- scratch -------------------------------------------------------------------- */
+
+static size_t edge_count(const cs_avoid_job *job) {
+  return job->obstacles ? job->obstacles->vertex_count : 0;
+}
+
+static size_t neighbour_cap(const cs_avoid_job *job) {
+  return job->avoid_agents ? job->neighbours.cap : 0;
+}
+
+static size_t round_up(size_t bytes) { return (bytes + 15u) & ~(size_t)15u; }
+
+size_t cs_avoid_scratch_bytes(const cs_avoid_job *job) {
+  const size_t lines = neighbour_cap(job) + edge_count(job);
+  size_t bytes = round_up(neighbour_cap(job) * sizeof(cs_avoid_near));
+  bytes += round_up(edge_count(job) * (sizeof(uint64_t) + sizeof(uint32_t)));
+  bytes += 2 * round_up(lines * sizeof(cs_orca_line));
+  if (job->obstacles) bytes += round_up(cs_obstacle_scratch_bytes(job->obstacles));
+  return bytes + 16;
+}
+
+void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *memory) {
+  char *at = memory;
+  const size_t lines = neighbour_cap(job) + edge_count(job);
+  s->near = (cs_avoid_near *)at;
+  at += round_up(neighbour_cap(job) * sizeof(cs_avoid_near));
+  s->edge_keys = (uint64_t *)at;
+  s->edges = (uint32_t *)(at + edge_count(job) * sizeof(uint64_t));
+  at += round_up(edge_count(job) * (sizeof(uint64_t) + sizeof(uint32_t)));
+  s->lines = (cs_orca_line *)at;
+  at += round_up(lines * sizeof(cs_orca_line));
+  s->room = (cs_orca_line *)at;
+  at += round_up(lines * sizeof(cs_orca_line));
+  if (job->obstacles) cs_obstacle_scratch_init(&s->obstacle, job->obstacles, at);
+}
+
+/* ---- one agent ------------------------------------------------------------------- */
+
+static int nearer(const cs_avoid_near *a, const cs_avoid_near *b) {
+  return a->key < b->key || (a->key == b->key && a->order < b->order);
+}
+
+/* The kept neighbours as a max-heap (farthest at the root): a candidate
+ * nearer than the root replaces it once `cap` are kept. */
+static void heap_offer(cs_avoid_near *heap, uint32_t *count, uint32_t cap,
+                       cs_avoid_near c) {
+  size_t k;
+  if (*count < cap) {
+    k = (*count)++;
+    while (k > 0 && nearer(&heap[(k - 1) / 2], &c)) {
+      heap[k] = heap[(k - 1) / 2];
+      k = (k - 1) / 2;
+    }
+    heap[k] = c;
+    return;
+  }
+  if (!nearer(&c, &heap[0])) return;
+  k = 0;
+  for (;;) {
+    size_t child = 2 * k + 1;
+    if (child >= *count) break;
+    if (child + 1 < *count && nearer(&heap[child], &heap[child + 1])) child++;
+    if (!nearer(&c, &heap[child])) break;
+    heap[k] = heap[child];
+    k = child;
+  }
+  heap[k] = c;
+}
+
+static int compare_near(const void *a, const void *b) {
+  const cs_avoid_near *x = a, *y = b;
+  return nearer(x, y) ? -1 : (nearer(y, x) ? 1 : 0);
+}
+
+static int compare_keys(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* The obstacle lines of agent a, in canonical order, into s->lines. */
+static size_t obstacle_lines(const cs_avoid_job *job, cs_avoid_scratch *s,
+                             const cs_orca_agent *a) {
+  const crowdsteer_obstacles *o = job->obstacles;
+  const float range = job->obstacle_time_horizon * a->max_speed + a->radius;
+  const float range_sq = range * range;
+  const size_t found =
+      cs_obstacle_edges_near(o, &s->obstacle, a->p[0] - range, a->p[1] - range,
+                             a->p[0] + range, a->p[1] + range);
+  size_t kept = 0;
+  for (size_t k = 0; k < found; k++) {
+    float dist_sq;
+    const uint32_t e = s->obstacle.found[k];
+    if (!cs_orca_edge_in_range(o, e, a->p, range_sq, &dist_sq)) continue;
+    uint32_t bits;
+    memcpy(&bits, &dist_sq, sizeof bits);
+    s->edge_keys[kept++] = (uint64_t)bits << 32 | e;
+  }
+  qsort(s->edge_keys, kept, sizeof *s->edge_keys, compare_keys);
+  for (size_t k = 0; k < kept; k++)
+    s->edges[k] = (uint32_t)s->edge_keys[k];
+  size_t count = 0;
+  cs_orca_obstacle_lines(o, a, job->inv_obstacle_time_horizon, s->edges, kept, s->lines,
+                         &count);
+  return count;
+}
+
+/* The cap nearest neighbours of agent i, nearest first, into s->near. */
+static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
+                                   const float p[2], const float v[2], cs_nb_rows *rows) {
+  const cs_nb_job *nb = &job->neighbours;
+  const float p3[3] = {p[0], p[1], 0.0f}, v3[3] = {v[0], v[1], 0.0f};
+  cs_nb_agent a;
+  cs_nb_agent_init(&a, nb, i, p3, v3);
+  cs_nb_rows_for(nb, &a, rows);
+  uint32_t count = 0, order = 0;
+  for (int r = 0; r < rows->count; r++)
+    for (size_t slot = rows->first[r]; slot < rows->last[r]; slot++, order++) {
+      const float pq[3] = {rows->pos[0][slot], rows->pos[1][slot], 0.0f};
+      const float vq[3] = {0.0f, 0.0f, 0.0f};
+      const uint32_t qi = rows->index ? rows->index[slot] : (uint32_t)slot;
+      const uint32_t group = rows->group ? rows->group[slot] : 0u;
+      float dist, unused[3];
+      if (!cs_nb_pair(&a, CS_NB_COHESION, 2, qi, pq, vq, group, &dist, unused)) continue;
+      const cs_avoid_near c = {cs_nb_nearness(dist, cs_agent_id(job->id, qi)), order,
+                               (uint32_t)slot};
+      heap_offer(s->near, &count, nb->cap, c);
+    }
+  qsort(s->near, count, sizeof *s->near, compare_near);
+  return count;
+}
+
+uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
+                        const float p[2], const float v[2], const float preferred[2],
+                        float velocity[2]) {
+  cs_orca_agent a = {{p[0], p[1]},
+                     {v[0], v[1]},
+                     cs_param_at(job->radius, i),
+                     cs_param_at(job->max_speed, i),
+                     cs_param_at(job->responsibility, i),
+                     cs_agent_id(job->id, i)};
+  size_t count = job->obstacles ? obstacle_lines(job, s, &a) : 0;
+  const size_t obstacle_count = count;
+  if (job->avoid_agents) {
+    cs_nb_rows rows;
+    const uint32_t near = nearest_neighbours(job, s, i, p, v, &rows);
+    for (uint32_t k = 0; k < near; k++) {
+      const uint32_t slot = s->near[k].slot;
+      const uint32_t q = rows.index ? rows.index[slot] : slot;
+      const cs_orca_agent b = {{rows.pos[0][slot], rows.pos[1][slot]},
+                               {rows.vel[0][slot], rows.vel[1][slot]},
+                               cs_param_at(job->radius, q),
+                               0.0f,
+                               cs_param_at(job->responsibility, q),
+                               cs_agent_id(job->id, q)};
+      const float share = cs_orca_share(a.responsibility, b.responsibility);
+      if (!(share > 0.0f)) continue;
+      cs_orca_agent_line(&a, &b, share, job->inv_time_horizon, job->inv_dt,
+                         &s->lines[count++]);
+    }
+  }
+  const int crowded = cs_orca_solve(s->lines, obstacle_count, count, a.max_speed,
+                                    preferred, s->room, velocity);
+  return crowded ? CROWDSTEER_REPORT_CROWDED : 0u;
+}
+
+/* ---- entry point ------------------------------------------------------------------ */
+
+static crowdsteer_status check_vectors(const crowdsteer_vectors *v, size_t begin,
+                                       size_t end) {
+  if (!v) return CROWDSTEER_ERROR_NULL_POINTER;
+  if (begin == end) return CROWDSTEER_OK;
+  if (!v->x || !v->y) return CROWDSTEER_ERROR_NULL_POINTER;
+  if (!cs_aligned(v->x) || !cs_aligned(v->y)) return CROWDSTEER_ERROR_ALIGNMENT;
+  return CROWDSTEER_OK;
+}
+
+/* The output may be the preferred arrays themselves and nothing else. */
+static int output_clashes(const crowdsteer_agents *agents,
+                          const crowdsteer_avoidance *avoidance,
+                          const crowdsteer_params *params,
+                          const crowdsteer_vectors *preferred,
+                          const crowdsteer_vectors *velocity, size_t begin, size_t end) {
+  cs_spans reads = {0}, writes = {0};
+  const int same = preferred->x == velocity->x && preferred->y == velocity->y;
+  cs_spans_add_vectors(&writes, velocity, 2, begin, end, 1);
+  cs_spans_add(&writes, avoidance->report, begin, end, 1);
+  if (!same) cs_spans_add_vectors(&reads, preferred, 2, begin, end, 0);
+  const int grid = avoidance->neighbours && avoidance->neighbours->grid;
+  const size_t first = avoidance->neighbours ? 0 : begin;
+  const size_t last = avoidance->neighbours ? agents->count : end;
+  if (!grid) cs_spans_add_state(&reads, agents, 2, first, last, 0);
+  cs_spans_add(&reads, avoidance->radius_per_agent, first, last, 0);
+  cs_spans_add(&reads, avoidance->responsibility_per_agent, first, last, 0);
+  cs_spans_add(&reads, params->max_speed_per_agent, begin, end, 0);
+  cs_spans_add(&reads, agents->id, first, last, 0);
+  if (avoidance->neighbours)
+    cs_behaviour_spans(&reads, CROWDSTEER_ALIGNMENT, agents, NULL, NULL,
+                       avoidance->neighbours, NULL, NULL, NULL, begin, end);
+  return cs_spans_clash(&writes, &writes) || cs_spans_clash(&writes, &reads);
+}
+
+crowdsteer_status
+crowdsteer_avoid(const crowdsteer_agents *agents, const crowdsteer_avoidance *avoidance,
+                 const crowdsteer_params *params, const crowdsteer_vectors *preferred,
+                 const crowdsteer_vectors *velocity, size_t begin, size_t end) {
+  crowdsteer_status fault;
+  cs_avoid_job job;
+  const cs_fpenv host = cs_fpenv_enter();
+  if ((fault = cs_avoid_prepare(&job, agents, avoidance, params, begin, end)) !=
+      CROWDSTEER_OK)
+    return cs_fpenv_return(host, fault);
+  if ((fault = check_vectors(preferred, begin, end)) != CROWDSTEER_OK ||
+      (fault = check_vectors(velocity, begin, end)) != CROWDSTEER_OK)
+    return cs_fpenv_return(host, fault);
+  if (begin == end) return cs_fpenv_return(host, CROWDSTEER_OK);
+  if (output_clashes(agents, avoidance, params, preferred, velocity, begin, end))
+    return cs_fpenv_return(host, CROWDSTEER_ERROR_OVERLAP);
+  void *memory = malloc(cs_avoid_scratch_bytes(&job));
+  if (!memory) return cs_fpenv_return(host, CROWDSTEER_ERROR_OUT_OF_MEMORY);
+  cs_avoid_scratch s;
+  cs_avoid_scratch_init(&s, &job, memory);
+  const crowdsteer_grid *g = job.avoid_agents ? job.neighbours.grid : NULL;
+  /* With a grid an agent's own state is the grid's copy too: walk its
+   * slots (in cell order, which also keeps neighbours in cache). */
+  const size_t slots = g ? g->count : end;
+  for (size_t slot = g ? 0 : begin; slot < slots; slot++) {
+    const size_t i = g ? g->index[slot] : slot;
+    if (i < begin || i >= end) continue;
+    const float p[2] = {g ? g->pos[0][slot] : agents->px[i],
+                        g ? g->pos[1][slot] : agents->py[i]};
+    const float v[2] = {g ? g->vel[0][slot] : agents->vx[i],
+                        g ? g->vel[1][slot] : agents->vy[i]};
+    const float pref[2] = {preferred->x[i], preferred->y[i]};
+    float out[2];
+    const uint32_t report = cs_avoid_agent(&job, &s, i, p, v, pref, out);
+    velocity->x[i] = out[0];
+    velocity->y[i] = out[1];
+    if (avoidance->report) avoidance->report[i] = report;
+  }
+  free(memory);
+  return cs_fpenv_return(host, CROWDSTEER_OK);
+}

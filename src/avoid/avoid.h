@@ -1,0 +1,57 @@
+/* ORCA avoidance resolved for a call (crowdsteer_avoid, and later a step):
+ * validated inputs with defaults applied, per-call scratch, and the
+ * per-agent evaluation every caller shares. */
+#ifndef CROWDSTEER_AVOID_AVOID_H
+#define CROWDSTEER_AVOID_AVOID_H
+
+#include "avoid/orca.h"
+#include "neighbours/neighbours.h"
+
+typedef struct cs_avoid_job {
+  int dims;
+  size_t count;
+  /* The agents' state when there is no grid (with one, the grid's copy). */
+  const float *pos[3], *vel[3];
+  const uint32_t *id;
+  cs_param radius, responsibility, max_speed;
+  float inv_time_horizon, obstacle_time_horizon, inv_obstacle_time_horizon, inv_dt;
+  int avoid_agents;
+  cs_nb_job neighbours; /* valid when avoid_agents */
+  const crowdsteer_obstacles *obstacles;
+} cs_avoid_job;
+
+/* One nearest neighbour kept: its ordering key (cs_nb_nearness), then its
+ * place in the scan, which decides between agents sharing an id. */
+typedef struct cs_avoid_near {
+  uint64_t key;
+  uint32_t order;
+  uint32_t slot;
+} cs_avoid_near;
+
+/* Memory one thread's agents use in turn. */
+typedef struct cs_avoid_scratch {
+  cs_avoid_near *near; /* cap entries */
+  uint64_t *edge_keys; /* one per obstacle edge */
+  uint32_t *edges;     /* one per obstacle edge */
+  cs_orca_line *lines; /* cap + edges */
+  cs_orca_line *room;  /* cap + edges */
+  cs_obstacle_scratch obstacle;
+} cs_avoid_scratch;
+
+/* Validation and defaults (everything but the output). */
+crowdsteer_status cs_avoid_prepare(cs_avoid_job *job, const crowdsteer_agents *agents,
+                                   const crowdsteer_avoidance *avoidance,
+                                   const crowdsteer_params *params, size_t begin,
+                                   size_t end);
+
+/* Bytes of one thread's scratch, and its layout in `memory`. */
+size_t cs_avoid_scratch_bytes(const cs_avoid_job *job);
+void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *memory);
+
+/* Agent i's ORCA velocity from its state (p, v) and preferred velocity;
+ * returns its CROWDSTEER_REPORT_CROWDED bit. */
+uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
+                        const float p[2], const float v[2], const float preferred[2],
+                        float velocity[2]);
+
+#endif /* CROWDSTEER_AVOID_AVOID_H */

@@ -1,0 +1,313 @@
+/* ORCA worked by hand through crowdsteer_avoid: two agents head-on, an
+ * agent that does not yield, an agent and a wall, an agent in a corner;
+ * the same bits with and without a grid and for any order of the agents
+ * (with ids); and the validation of every field (nothing written). */
+#include "../common/check.h"
+
+enum { MAX = 512 };
+
+typedef struct crowd {
+  size_t n;
+  float px[MAX], py[MAX], vx[MAX], vy[MAX];
+  float pref_x[MAX], pref_y[MAX], out_x[MAX], out_y[MAX];
+  uint32_t id[MAX], report[MAX];
+} crowd;
+
+static crowdsteer_agents agents_of(crowd *c) {
+  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, c->id};
+  return a;
+}
+
+static crowdsteer_status avoid(crowd *c, const crowdsteer_avoidance *av,
+                               const crowdsteer_params *params) {
+  crowdsteer_agents a = agents_of(c);
+  const crowdsteer_vectors pref = {c->pref_x, c->pref_y, NULL};
+  const crowdsteer_vectors out = {c->out_x, c->out_y, NULL};
+  return crowdsteer_avoid(&a, av, params, &pref, &out, 0, c->n);
+}
+
+static void put(crowd *c, size_t i, float px, float py, float vx, float vy) {
+  c->px[i] = px, c->py[i] = py, c->vx[i] = vx, c->vy[i] = vy;
+  c->pref_x[i] = vx, c->pref_y[i] = vy;
+  c->id[i] = (uint32_t)i;
+}
+
+/* The closest two discs of radius sum r come over [0, tau] at the new
+ * velocities. */
+static double closest(const crowd *c, size_t i, size_t j, double tau) {
+  const double px = c->px[j] - c->px[i], py = c->py[j] - c->py[i];
+  const double wx = c->out_x[j] - c->out_x[i], wy = c->out_y[j] - c->out_y[i];
+  const double ww = wx * wx + wy * wy;
+  double t = ww > 0 ? -(px * wx + py * wy) / ww : 0.0;
+  t = t < 0 ? 0 : (t > tau ? tau : t);
+  return hypot(px + wx * t, py + wy * t);
+}
+
+static void test_head_on(void) {
+  static crowd c;
+  c.n = 2;
+  put(&c, 0, -5, 0, 1, 0);
+  put(&c, 1, 5, 0, -1, 0);
+  crowdsteer_neighbours nb = {0};
+  nb.radius = 20;
+  crowdsteer_avoidance av = {0};
+  av.radius = 0.5f;
+  av.time_horizon = 10;
+  av.neighbours = &nb;
+  av.report = c.report;
+  crowdsteer_params params = {0};
+  params.max_speed = 2;
+  params.dt = 0.25f;
+  CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_OK);
+  /* The pair is symmetric under a half turn: so are the answers, bit for bit. */
+  CHECK(same_bits(c.out_x[1], -c.out_x[0]) && same_bits(c.out_y[1], -c.out_y[0]));
+  CHECK(c.out_y[0] != 0.0f); /* they step aside */
+  CHECK(c.report[0] == 0 && c.report[1] == 0);
+  CHECK(closest(&c, 0, 1, 10.0) >= 1.0 - 1e-4); /* and miss within the horizon */
+  /* Each takes half: the sideways speeds are equal and opposite. */
+  CHECK_NEAR(c.out_y[0], -c.out_y[1], 0.0);
+
+  /* Agent 1 does not yield: it keeps its preferred velocity, agent 0 takes
+   * the whole avoidance and still misses. */
+  const float responsibility[2] = {0.5f, 0.0f};
+  av.responsibility_per_agent = responsibility;
+  CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_OK);
+  CHECK(c.out_x[1] == -1.0f && c.out_y[1] == 0.0f);
+  CHECK(closest(&c, 0, 1, 10.0) >= 1.0 - 1e-4);
+}
+
+/* A wall 2 above an agent of radius 0.5 heading into it at speed 1: with
+ * an obstacle horizon of 2 it may close at most (2 - 0.5) / 2 per unit of
+ * time. Walls given either way round act the same. */
+static void test_wall(void) {
+  for (int way = 0; way < 2; way++) {
+    crowdsteer_obstacles *o = NULL;
+    CHECK_STATUS(crowdsteer_obstacles_create(&o), CROWDSTEER_OK);
+    const float wx[2] = {way ? 10.0f : -10.0f, way ? -10.0f : 10.0f}, wy[2] = {2, 2};
+    CHECK_STATUS(crowdsteer_obstacles_add(o, wx, wy, 2), CROWDSTEER_OK);
+    CHECK_STATUS(crowdsteer_obstacles_build(o, 0), CROWDSTEER_OK);
+    static crowd c;
+    c.n = 1;
+    put(&c, 0, 0, 0, 0, 1);
+    crowdsteer_avoidance av = {0};
+    av.radius = 0.5f;
+    av.time_horizon = 2;
+    av.obstacles = o;
+    crowdsteer_params params = {0};
+    params.max_speed = 1;
+    CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_OK);
+    CHECK_NEAR(c.out_y[0], 0.75, 1e-6);
+    CHECK_NEAR(c.out_x[0], 0.0, 1e-6);
+    /* Heading away, nothing changes. */
+    c.pref_y[0] = -1;
+    CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_OK);
+    CHECK(c.out_x[0] == 0.0f && c.out_y[0] == -1.0f);
+    crowdsteer_obstacles_destroy(o);
+  }
+}
+
+/* A room 10 x 10 (its inside is free space: four walls), an agent near
+ * the corner (0, 0) heading into it: both components are held back. */
+static void test_corner(void) {
+  crowdsteer_obstacles *o = NULL;
+  CHECK_STATUS(crowdsteer_obstacles_create(&o), CROWDSTEER_OK);
+  const float corners[5][2] = {{0, 0}, {10, 0}, {10, 10}, {0, 10}, {0, 0}};
+  for (int k = 0; k < 4; k++) {
+    const float x[2] = {corners[k][0], corners[k + 1][0]};
+    const float y[2] = {corners[k][1], corners[k + 1][1]};
+    CHECK_STATUS(crowdsteer_obstacles_add(o, x, y, 2), CROWDSTEER_OK);
+  }
+  CHECK_STATUS(crowdsteer_obstacles_build(o, 2.0f), CROWDSTEER_OK);
+  static crowd c;
+  c.n = 1;
+  put(&c, 0, 1, 1, -1, -1);
+  crowdsteer_avoidance av = {0};
+  av.radius = 0.5f;
+  av.time_horizon = 1;
+  av.obstacles = o;
+  crowdsteer_params params = {0};
+  params.max_speed = 2;
+  CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_OK);
+  CHECK(c.out_x[0] >= -0.5f - 1e-5f && c.out_y[0] >= -0.5f - 1e-5f);
+  CHECK_NEAR(c.out_x[0], -0.5, 1e-5);
+  CHECK_NEAR(c.out_y[0], -0.5, 1e-5);
+  crowdsteer_obstacles_destroy(o);
+}
+
+static uint32_t next_random(uint32_t *state) {
+  *state = *state * 1664525u + 1013904223u;
+  return *state >> 8;
+}
+
+static float uniform(uint32_t *state, float lo, float hi) {
+  return lo + (hi - lo) * (float)next_random(state) / 16777216.0f;
+}
+
+/* A packed crowd around pillars: with a grid and without, in two orders. */
+static void test_same_bits(void) {
+  static crowd c, shuffled;
+  uint32_t seed = 12345u;
+  c.n = 400;
+  for (size_t i = 0; i < c.n; i++) {
+    put(&c, i, uniform(&seed, 0, 30), uniform(&seed, 0, 30), uniform(&seed, -1, 1),
+        uniform(&seed, -1, 1));
+    c.pref_x[i] = uniform(&seed, -2, 2);
+    c.pref_y[i] = uniform(&seed, -2, 2);
+  }
+  crowdsteer_obstacles *o = NULL;
+  CHECK_STATUS(crowdsteer_obstacles_create(&o), CROWDSTEER_OK);
+  for (int k = 0; k < 9; k++) {
+    const float cx = 5.0f + 10.0f * (float)(k % 3), cy = 5.0f + 10.0f * (float)(k / 3);
+    const float x[4] = {cx - 1, cx + 1, cx + 1, cx - 1},
+                y[4] = {cy - 1, cy - 1, cy + 1, cy + 1};
+    CHECK_STATUS(crowdsteer_obstacles_add(o, x, y, 4), CROWDSTEER_OK);
+  }
+  CHECK_STATUS(crowdsteer_obstacles_build(o, 0), CROWDSTEER_OK);
+  float radius[MAX], responsibility[MAX];
+  for (size_t i = 0; i < c.n; i++) {
+    radius[i] = uniform(&seed, 0.2f, 0.6f);
+    responsibility[i] = (i % 7 == 0) ? 0.0f : uniform(&seed, 0.1f, 1.0f);
+  }
+  crowdsteer_neighbours nb = {0};
+  nb.radius = 4;
+  nb.max_neighbours = 10;
+  crowdsteer_avoidance av = {0};
+  av.radius_per_agent = radius;
+  av.responsibility_per_agent = responsibility;
+  av.time_horizon = 3;
+  av.obstacle_time_horizon = 2;
+  av.neighbours = &nb;
+  av.obstacles = o;
+  av.report = c.report;
+  crowdsteer_params params = {0};
+  params.max_speed = 2;
+  params.dt = 0.1f;
+  CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_OK);
+  int crowded = 0;
+  for (size_t i = 0; i < c.n; i++)
+    crowded += (c.report[i] & CROWDSTEER_REPORT_CROWDED) != 0;
+  CHECK(crowded > 0); /* the packed crowd has agents with no free velocity */
+
+  /* A grid (cell 4) gives the same bits. */
+  crowdsteer_grid *grid = NULL;
+  CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+  crowdsteer_agents a = agents_of(&c);
+  crowdsteer_grid_desc gd = {0};
+  gd.cell_size = 4;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &a, &gd), CROWDSTEER_OK);
+  float first_x[MAX], first_y[MAX];
+  memcpy(first_x, c.out_x, sizeof first_x);
+  memcpy(first_y, c.out_y, sizeof first_y);
+  nb.grid = grid;
+  CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_OK);
+  for (size_t i = 0; i < c.n; i++)
+    CHECK_MSG(same_bits(c.out_x[i], first_x[i]) && same_bits(c.out_y[i], first_y[i]),
+              "agent %zu: grid gives other bits", i);
+
+  /* Reversed, with ids and per-agent arrays moved along. */
+  float radius2[MAX], responsibility2[MAX];
+  shuffled.n = c.n;
+  for (size_t i = 0; i < c.n; i++) {
+    const size_t j = c.n - 1 - i;
+    shuffled.px[j] = c.px[i], shuffled.py[j] = c.py[i];
+    shuffled.vx[j] = c.vx[i], shuffled.vy[j] = c.vy[i];
+    shuffled.pref_x[j] = c.pref_x[i], shuffled.pref_y[j] = c.pref_y[i];
+    shuffled.id[j] = c.id[i];
+    radius2[j] = radius[i], responsibility2[j] = responsibility[i];
+  }
+  av.radius_per_agent = radius2;
+  av.responsibility_per_agent = responsibility2;
+  av.report = shuffled.report;
+  crowdsteer_agents b = agents_of(&shuffled);
+  CHECK_STATUS(crowdsteer_grid_build(grid, &b, &gd), CROWDSTEER_OK);
+  CHECK_STATUS(avoid(&shuffled, &av, &params), CROWDSTEER_OK);
+  for (size_t i = 0; i < c.n; i++) {
+    const size_t j = c.n - 1 - i;
+    CHECK_MSG(same_bits(shuffled.out_x[j], first_x[i]) &&
+                  same_bits(shuffled.out_y[j], first_y[i]) &&
+                  shuffled.report[j] == c.report[i],
+              "agent %zu: another order gives other bits", i);
+  }
+  crowdsteer_grid_destroy(grid);
+  crowdsteer_obstacles_destroy(o);
+}
+
+/* Every field's bad value: its status, and nothing written. */
+static void test_validation(void) {
+  static crowd c;
+  c.n = 4;
+  for (size_t i = 0; i < c.n; i++)
+    put(&c, i, (float)i, 0, 0, 0);
+  crowdsteer_neighbours nb = {0};
+  nb.radius = 2;
+  crowdsteer_params params = {0};
+  crowdsteer_obstacles *unbuilt = NULL;
+  CHECK_STATUS(crowdsteer_obstacles_create(&unbuilt), CROWDSTEER_OK);
+  const float bad_radius[4] = {0.5f, -1.0f, 0.5f, 0.5f};
+  const float bad_responsibility[4] = {0.5f, 0.5f, 1.5f, 0.5f};
+  const float nan_radius[4] = {0.5f, 0.5f, 0.5f, NAN};
+  for (int fault = 0; fault < 12; fault++) {
+    crowdsteer_avoidance av = {0};
+    av.neighbours = &nb;
+    crowdsteer_params p = params;
+    crowdsteer_status expect = CROWDSTEER_ERROR_PARAMETER;
+    switch (fault) {
+    case 0: av.radius = -1; break;
+    case 1: av.radius = INFINITY; break;
+    case 2: av.radius_per_agent = bad_radius; break;
+    case 3: av.radius_per_agent = nan_radius; break;
+    case 4: av.time_horizon = -1; break;
+    case 5: av.obstacle_time_horizon = NAN; break;
+    case 6: av.responsibility = 2; break;
+    case 7: av.responsibility_per_agent = bad_responsibility; break;
+    case 8: p.max_speed = -1; break;
+    case 9: p.dt = INFINITY; break;
+    case 10: av.obstacles = unbuilt, expect = CROWDSTEER_ERROR_GRID; break;
+    case 11:
+      av.report = (uint32_t *)((char *)c.report + 2), expect = CROWDSTEER_ERROR_ALIGNMENT;
+      break;
+    }
+    for (size_t i = 0; i < c.n; i++)
+      c.out_x[i] = c.out_y[i] = 42.0f;
+    CHECK_STATUS(avoid(&c, &av, &p), expect);
+    for (size_t i = 0; i < c.n; i++)
+      CHECK_MSG(c.out_x[i] == 42.0f && c.out_y[i] == 42.0f, "fault %d wrote", fault);
+  }
+  crowdsteer_avoidance av = {0};
+  crowdsteer_agents a = agents_of(&c);
+  const crowdsteer_vectors pref = {c.pref_x, c.pref_y, NULL};
+  const crowdsteer_vectors out = {c.out_x, c.out_y, NULL};
+  const crowdsteer_vectors into_positions = {c.px, c.py, NULL};
+  CHECK_STATUS(crowdsteer_avoid(NULL, &av, &params, &pref, &out, 0, 4),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_avoid(&a, NULL, &params, &pref, &out, 0, 4),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, NULL, &pref, &out, 0, 4),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, NULL, &out, 0, 4),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &pref, NULL, 0, 4),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &pref, &out, 3, 2),
+               CROWDSTEER_ERROR_RANGE);
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &pref, &out, 0, 5),
+               CROWDSTEER_ERROR_RANGE);
+  av.neighbours = &nb;
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &pref, &into_positions, 0, 4),
+               CROWDSTEER_ERROR_OVERLAP);
+  /* In place (preferred = output) is fine. */
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &out, &out, 0, 4), CROWDSTEER_OK);
+  a.dims = 3;
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &pref, &out, 0, 4),
+               CROWDSTEER_ERROR_DIMS);
+  crowdsteer_obstacles_destroy(unbuilt);
+}
+
+int main(void) {
+  test_head_on();
+  test_wall();
+  test_corner();
+  test_same_bits();
+  test_validation();
+  return check_report("test_orca_hand");
+}
