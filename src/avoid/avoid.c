@@ -43,15 +43,18 @@ crowdsteer_status cs_avoid_prepare(cs_avoid_job *job, const crowdsteer_agents *a
   crowdsteer_status fault;
   memset(job, 0, sizeof *job);
   if (!agents || !avoidance || !params) return CROWDSTEER_ERROR_NULL_POINTER;
-  if (agents->dims != 2) return CROWDSTEER_ERROR_DIMS; /* 3D avoidance: not yet */
+  if (agents->dims != 2 && agents->dims != 3) return CROWDSTEER_ERROR_DIMS;
+  if (agents->dims == 3 && avoidance->obstacles) return CROWDSTEER_ERROR_DIMS;
   if (begin > end || end > agents->count) return CROWDSTEER_ERROR_RANGE;
   job->dims = agents->dims;
   job->count = agents->count;
   job->id = agents->id;
   const int any = begin < end;
   if (any) {
-    const float *const state[4] = {agents->px, agents->py, agents->vx, agents->vy};
-    for (int a = 0; a < 4; a++) {
+    const float *const state[6] = {agents->px, agents->py, agents->pz,
+                                   agents->vx, agents->vy, agents->vz};
+    for (int a = 0; a < 6; a++) {
+      if (agents->dims == 2 && (a == 2 || a == 5)) continue;
       if (!state[a]) return CROWDSTEER_ERROR_NULL_POINTER;
       if (!cs_aligned(state[a])) return CROWDSTEER_ERROR_ALIGNMENT;
     }
@@ -59,6 +62,7 @@ crowdsteer_status cs_avoid_prepare(cs_avoid_job *job, const crowdsteer_agents *a
   }
   job->pos[0] = agents->px, job->pos[1] = agents->py;
   job->vel[0] = agents->vx, job->vel[1] = agents->vy;
+  if (agents->dims == 3) job->pos[2] = agents->pz, job->vel[2] = agents->vz;
   job->avoid_agents = avoidance->neighbours != NULL;
   /* A neighbour's radius and responsibility are read too: with agents to
    * avoid, the per-agent arrays are checked over the whole batch. */
@@ -110,11 +114,16 @@ static size_t neighbour_cap(const cs_avoid_job *job) {
 
 static size_t round_up(size_t bytes) { return (bytes + 15u) & ~(size_t)15u; }
 
+/* Room for one constraint: a line in 2D, a plane in 3D. */
+static size_t constraint_size(const cs_avoid_job *job) {
+  return job->dims == 2 ? sizeof(cs_orca_line) : sizeof(cs_orca_plane);
+}
+
 size_t cs_avoid_scratch_bytes(const cs_avoid_job *job) {
   const size_t lines = neighbour_cap(job) + edge_count(job);
   size_t bytes = round_up(neighbour_cap(job) * sizeof(cs_avoid_near));
   bytes += round_up(edge_count(job) * (sizeof(uint64_t) + sizeof(uint32_t)));
-  bytes += 2 * round_up(lines * sizeof(cs_orca_line));
+  bytes += 2 * round_up(lines * constraint_size(job));
   if (job->obstacles) bytes += round_up(cs_obstacle_scratch_bytes(job->obstacles));
   return bytes + 16;
 }
@@ -127,10 +136,10 @@ void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *m
   s->edge_keys = (uint64_t *)at;
   s->edges = (uint32_t *)(at + edge_count(job) * sizeof(uint64_t));
   at += round_up(edge_count(job) * (sizeof(uint64_t) + sizeof(uint32_t)));
-  s->lines = (cs_orca_line *)at;
-  at += round_up(lines * sizeof(cs_orca_line));
-  s->room = (cs_orca_line *)at;
-  at += round_up(lines * sizeof(cs_orca_line));
+  s->constraints.lines = (cs_orca_line *)at;
+  at += round_up(lines * constraint_size(job));
+  s->room.lines = (cs_orca_line *)at;
+  at += round_up(lines * constraint_size(job));
   if (job->obstacles) cs_obstacle_scratch_init(&s->obstacle, job->obstacles, at);
 }
 
@@ -199,28 +208,31 @@ static size_t obstacle_lines(const cs_avoid_job *job, cs_avoid_scratch *s,
   for (size_t k = 0; k < kept; k++)
     s->edges[k] = (uint32_t)s->edge_keys[k];
   size_t count = 0;
-  cs_orca_obstacle_lines(o, a, job->inv_obstacle_time_horizon, s->edges, kept, s->lines,
-                         &count);
+  cs_orca_obstacle_lines(o, a, job->inv_obstacle_time_horizon, s->edges, kept,
+                         s->constraints.lines, &count);
   return count;
 }
 
 /* The cap nearest neighbours of agent i, nearest first, into s->near. */
 static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
-                                   const float p[2], const float v[2], cs_nb_rows *rows) {
+                                   const float p[3], const float v[3], cs_nb_rows *rows) {
   const cs_nb_job *nb = &job->neighbours;
-  const float p3[3] = {p[0], p[1], 0.0f}, v3[3] = {v[0], v[1], 0.0f};
+  const int dims = job->dims;
   cs_nb_agent a;
-  cs_nb_agent_init(&a, nb, i, p3, v3);
+  cs_nb_agent_init(&a, nb, i, p, v);
   cs_nb_rows_for(nb, &a, rows);
   uint32_t count = 0, order = 0;
   for (int r = 0; r < rows->count; r++)
     for (size_t slot = rows->first[r]; slot < rows->last[r]; slot++, order++) {
-      const float pq[3] = {rows->pos[0][slot], rows->pos[1][slot], 0.0f};
+      float pq[3] = {0.0f, 0.0f, 0.0f};
       const float vq[3] = {0.0f, 0.0f, 0.0f};
+      for (int k = 0; k < dims; k++)
+        pq[k] = rows->pos[k][slot];
       const uint32_t qi = rows->index ? rows->index[slot] : (uint32_t)slot;
       const uint32_t group = rows->group ? rows->group[slot] : 0u;
       float dist, unused[3];
-      if (!cs_nb_pair(&a, CS_NB_COHESION, 2, qi, pq, vq, group, &dist, unused)) continue;
+      if (!cs_nb_pair(&a, CS_NB_COHESION, dims, qi, pq, vq, group, &dist, unused))
+        continue;
       const cs_avoid_near c = {cs_nb_nearness(dist, cs_agent_id(job->id, qi)), order,
                                (uint32_t)slot};
       heap_offer(s->near, &count, nb->cap, c);
@@ -229,9 +241,44 @@ static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s,
   return count;
 }
 
+/* 3D: agents only. */
+static uint32_t avoid_agent_3d(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
+                               const float p[3], const float v[3],
+                               const float preferred[3], float velocity[3]) {
+  const cs_orca3_agent a = {{p[0], p[1], p[2]},
+                            {v[0], v[1], v[2]},
+                            cs_param_at(job->radius, i),
+                            cs_param_at(job->max_speed, i),
+                            cs_param_at(job->responsibility, i),
+                            cs_agent_id(job->id, i)};
+  size_t count = 0;
+  if (job->avoid_agents) {
+    cs_nb_rows rows;
+    const uint32_t near = nearest_neighbours(job, s, i, p, v, &rows);
+    for (uint32_t k = 0; k < near; k++) {
+      const uint32_t slot = s->near[k].slot;
+      const uint32_t q = rows.index ? rows.index[slot] : slot;
+      const cs_orca3_agent b = {{rows.pos[0][slot], rows.pos[1][slot], rows.pos[2][slot]},
+                                {rows.vel[0][slot], rows.vel[1][slot], rows.vel[2][slot]},
+                                cs_param_at(job->radius, q),
+                                0.0f,
+                                cs_param_at(job->responsibility, q),
+                                cs_agent_id(job->id, q)};
+      const float share = cs_orca_share(a.responsibility, b.responsibility);
+      if (!(share > 0.0f)) continue;
+      cs_orca3_agent_plane(&a, &b, share, job->inv_time_horizon, job->inv_dt,
+                           &s->constraints.planes[count++]);
+    }
+  }
+  const int crowded = cs_orca3_solve(s->constraints.planes, count, a.max_speed, preferred,
+                                     s->room.planes, velocity);
+  return crowded ? CROWDSTEER_REPORT_CROWDED : 0u;
+}
+
 uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
-                        const float p[2], const float v[2], const float preferred[2],
-                        float velocity[2]) {
+                        const float p[3], const float v[3], const float preferred[3],
+                        float velocity[3]) {
+  if (job->dims == 3) return avoid_agent_3d(job, s, i, p, v, preferred, velocity);
   cs_orca_agent a = {{p[0], p[1]},
                      {v[0], v[1]},
                      cs_param_at(job->radius, i),
@@ -255,22 +302,25 @@ uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
       const float share = cs_orca_share(a.responsibility, b.responsibility);
       if (!(share > 0.0f)) continue;
       cs_orca_agent_line(&a, &b, share, job->inv_time_horizon, job->inv_dt,
-                         &s->lines[count++]);
+                         &s->constraints.lines[count++]);
     }
   }
-  const int crowded = cs_orca_solve(s->lines, obstacle_count, count, a.max_speed,
-                                    preferred, s->room, velocity);
+  const int crowded = cs_orca_solve(s->constraints.lines, obstacle_count, count,
+                                    a.max_speed, preferred, s->room.lines, velocity);
   return crowded ? CROWDSTEER_REPORT_CROWDED : 0u;
 }
 
 /* ---- entry point ------------------------------------------------------------------ */
 
-static crowdsteer_status check_vectors(const crowdsteer_vectors *v, size_t begin,
-                                       size_t end) {
+static crowdsteer_status check_vectors(const crowdsteer_vectors *v, int dims,
+                                       size_t begin, size_t end) {
   if (!v) return CROWDSTEER_ERROR_NULL_POINTER;
   if (begin == end) return CROWDSTEER_OK;
-  if (!v->x || !v->y) return CROWDSTEER_ERROR_NULL_POINTER;
-  if (!cs_aligned(v->x) || !cs_aligned(v->y)) return CROWDSTEER_ERROR_ALIGNMENT;
+  const float *const axis[3] = {v->x, v->y, v->z};
+  for (int k = 0; k < dims; k++) {
+    if (!axis[k]) return CROWDSTEER_ERROR_NULL_POINTER;
+    if (!cs_aligned(axis[k])) return CROWDSTEER_ERROR_ALIGNMENT;
+  }
   return CROWDSTEER_OK;
 }
 
@@ -281,14 +331,16 @@ static int output_clashes(const crowdsteer_agents *agents,
                           const crowdsteer_vectors *preferred,
                           const crowdsteer_vectors *velocity, size_t begin, size_t end) {
   cs_spans reads = {0}, writes = {0};
-  const int same = preferred->x == velocity->x && preferred->y == velocity->y;
-  cs_spans_add_vectors(&writes, velocity, 2, begin, end, 1);
+  const int dims = agents->dims;
+  const int same = preferred->x == velocity->x && preferred->y == velocity->y &&
+                   (dims == 2 || preferred->z == velocity->z);
+  cs_spans_add_vectors(&writes, velocity, dims, begin, end, 1);
   cs_spans_add(&writes, avoidance->report, begin, end, 1);
-  if (!same) cs_spans_add_vectors(&reads, preferred, 2, begin, end, 0);
+  if (!same) cs_spans_add_vectors(&reads, preferred, dims, begin, end, 0);
   const int grid = avoidance->neighbours && avoidance->neighbours->grid;
   const size_t first = avoidance->neighbours ? 0 : begin;
   const size_t last = avoidance->neighbours ? agents->count : end;
-  if (!grid) cs_spans_add_state(&reads, agents, 2, first, last, 0);
+  if (!grid) cs_spans_add_state(&reads, agents, dims, first, last, 0);
   cs_spans_add(&reads, avoidance->radius_per_agent, first, last, 0);
   cs_spans_add(&reads, avoidance->responsibility_per_agent, first, last, 0);
   cs_spans_add(&reads, params->max_speed_per_agent, begin, end, 0);
@@ -309,8 +361,8 @@ crowdsteer_avoid(const crowdsteer_agents *agents, const crowdsteer_avoidance *av
   if ((fault = cs_avoid_prepare(&job, agents, avoidance, params, begin, end)) !=
       CROWDSTEER_OK)
     return cs_fpenv_return(host, fault);
-  if ((fault = check_vectors(preferred, begin, end)) != CROWDSTEER_OK ||
-      (fault = check_vectors(velocity, begin, end)) != CROWDSTEER_OK)
+  if ((fault = check_vectors(preferred, job.dims, begin, end)) != CROWDSTEER_OK ||
+      (fault = check_vectors(velocity, job.dims, begin, end)) != CROWDSTEER_OK)
     return cs_fpenv_return(host, fault);
   if (begin == end) return cs_fpenv_return(host, CROWDSTEER_OK);
   if (output_clashes(agents, avoidance, params, preferred, velocity, begin, end))
@@ -320,21 +372,25 @@ crowdsteer_avoid(const crowdsteer_agents *agents, const crowdsteer_avoidance *av
   cs_avoid_scratch s;
   cs_avoid_scratch_init(&s, &job, memory);
   const crowdsteer_grid *g = job.avoid_agents ? job.neighbours.grid : NULL;
+  const int dims = job.dims;
+  float *const pref_axis[3] = {preferred->x, preferred->y, preferred->z};
+  float *const out_axis[3] = {velocity->x, velocity->y, velocity->z};
   /* With a grid an agent's own state is the grid's copy too: walk its
    * slots (in cell order, which also keeps neighbours in cache). */
   const size_t slots = g ? g->count : end;
   for (size_t slot = g ? 0 : begin; slot < slots; slot++) {
     const size_t i = g ? g->index[slot] : slot;
     if (i < begin || i >= end) continue;
-    const float p[2] = {g ? g->pos[0][slot] : agents->px[i],
-                        g ? g->pos[1][slot] : agents->py[i]};
-    const float v[2] = {g ? g->vel[0][slot] : agents->vx[i],
-                        g ? g->vel[1][slot] : agents->vy[i]};
-    const float pref[2] = {preferred->x[i], preferred->y[i]};
-    float out[2];
+    float p[3] = {0.0f, 0.0f, 0.0f}, v[3] = {0.0f, 0.0f, 0.0f};
+    float pref[3] = {0.0f, 0.0f, 0.0f}, out[3];
+    for (int k = 0; k < dims; k++) {
+      p[k] = g ? g->pos[k][slot] : job.pos[k][i];
+      v[k] = g ? g->vel[k][slot] : job.vel[k][i];
+      pref[k] = pref_axis[k][i];
+    }
     const uint32_t report = cs_avoid_agent(&job, &s, i, p, v, pref, out);
-    velocity->x[i] = out[0];
-    velocity->y[i] = out[1];
+    for (int k = 0; k < dims; k++)
+      out_axis[k][i] = out[k];
     if (avoidance->report) avoidance->report[i] = report;
   }
   free(memory);

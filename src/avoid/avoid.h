@@ -5,6 +5,7 @@
 #define CROWDSTEER_AVOID_AVOID_H
 
 #include "avoid/orca.h"
+#include "avoid/orca3.h"
 #include "neighbours/neighbours.h"
 
 typedef struct cs_avoid_job {
@@ -33,8 +34,11 @@ typedef struct cs_avoid_scratch {
   cs_avoid_near *near; /* cap entries */
   uint64_t *edge_keys; /* one per obstacle edge */
   uint32_t *edges;     /* one per obstacle edge */
-  cs_orca_line *lines; /* cap + edges */
-  cs_orca_line *room;  /* cap + edges */
+  /* cap + edges constraints each: lines in 2D, planes in 3D */
+  union {
+    cs_orca_line *lines;
+    cs_orca_plane *planes;
+  } constraints, room;
   cs_obstacle_scratch obstacle;
 } cs_avoid_scratch;
 
@@ -48,10 +52,10 @@ crowdsteer_status cs_avoid_prepare(cs_avoid_job *job, const crowdsteer_agents *a
 size_t cs_avoid_scratch_bytes(const cs_avoid_job *job);
 void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *memory);
 
-/* Agent i's ORCA velocity from its state (p, v) and preferred velocity;
- * returns its CROWDSTEER_REPORT_CROWDED bit. */
+/* Agent i's ORCA velocity from its state (p, v) and preferred velocity
+ * (dims components each); returns its CROWDSTEER_REPORT_CROWDED bit. */
 uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
-                        const float p[2], const float v[2], const float preferred[2],
-                        float velocity[2]);
+                        const float p[3], const float v[3], const float preferred[3],
+                        float velocity[3]);
 
 #endif /* CROWDSTEER_AVOID_AVOID_H */

@@ -334,9 +334,9 @@ static int program_on_line(const cs_orca_line *lines, size_t n, float max_speed,
     }
     const float t = numerator / denominator;
     if (denominator >= 0.0f)
-      t_right = fminf(t_right, t);
+      t_right = t_right < t ? t_right : t;
     else
-      t_left = fmaxf(t_left, t);
+      t_left = t_left > t ? t_left : t;
     if (t_left > t_right) return 0;
   }
   float t;

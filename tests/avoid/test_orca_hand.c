@@ -297,14 +297,60 @@ static void test_validation(void) {
                CROWDSTEER_ERROR_OVERLAP);
   /* In place (preferred = output) is fine. */
   CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &out, &out, 0, 4), CROWDSTEER_OK);
-  a.dims = 3;
+  a.dims = 4;
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &pref, &out, 0, 4),
+               CROWDSTEER_ERROR_DIMS);
+  a.dims = 3; /* 3D: agents only, and every z array present */
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &pref, &out, 0, 4),
+               CROWDSTEER_ERROR_NULL_POINTER);
+  CHECK_STATUS(crowdsteer_obstacles_build(unbuilt, 0), CROWDSTEER_OK);
+  av.obstacles = unbuilt;
   CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &pref, &out, 0, 4),
                CROWDSTEER_ERROR_DIMS);
   crowdsteer_obstacles_destroy(unbuilt);
 }
 
+/* Two spheres head-on, slightly off-axis in z: they part, symmetric under
+ * a half turn, and miss within the horizon; a third that does not yield. */
+static void test_head_on_3d(void) {
+  float px[3] = {-5, 5, 0}, py[3] = {0, 0, 30}, pz[3] = {0.01f, -0.01f, 0};
+  float vx[3] = {1, -1, 0}, vy[3] = {0, 0, 0}, vz[3] = {0, 0, 0};
+  float ox[3], oy[3], oz[3];
+  crowdsteer_agents a = {3, 3, px, py, pz, vx, vy, vz, NULL};
+  crowdsteer_neighbours nb = {0};
+  nb.radius = 20;
+  crowdsteer_avoidance av = {0};
+  av.radius = 0.5f;
+  av.time_horizon = 10;
+  av.neighbours = &nb;
+  crowdsteer_params params = {0};
+  params.max_speed = 2;
+  params.dt = 0.25f;
+  const crowdsteer_vectors pref = {vx, vy, vz}, out = {ox, oy, oz};
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &pref, &out, 0, 3), CROWDSTEER_OK);
+  CHECK(ox[1] == -ox[0] && oy[1] == -oy[0] && oz[1] == -oz[0]);
+  CHECK(oz[0] > 0.0f); /* apart along the side they already lean to */
+  /* Closest approach over the horizon at the new velocities. */
+  const double P[3] = {10, 0, -0.02},
+               W[3] = {ox[1] - ox[0], oy[1] - oy[0], oz[1] - oz[0]};
+  const double ww = W[0] * W[0] + W[1] * W[1] + W[2] * W[2];
+  double t = -(P[0] * W[0] + P[1] * W[1] + P[2] * W[2]) / ww;
+  t = t < 0 ? 0 : (t > 10 ? 10 : t);
+  CHECK(sqrt(pow(P[0] + W[0] * t, 2) + pow(P[1] + W[1] * t, 2) +
+             pow(P[2] + W[2] * t, 2)) >= 1.0 - 1e-4);
+  CHECK(ox[2] == 0.0f && oy[2] == 0.0f && oz[2] == 0.0f); /* alone: unchanged */
+  /* Exactly head-on: the relative velocity has no part off the axis; they
+   * still part, opposite ways, and nothing is NaN. */
+  pz[0] = pz[1] = 0.0f;
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &pref, &out, 0, 3), CROWDSTEER_OK);
+  CHECK(ox[1] == -ox[0] && oy[1] == -oy[0] && oz[1] == -oz[0]);
+  CHECK(isfinite(ox[0]) && isfinite(oy[0]) && isfinite(oz[0]));
+  CHECK(oy[0] != 0.0f || oz[0] != 0.0f);
+}
+
 int main(void) {
   test_head_on();
+  test_head_on_3d();
   test_wall();
   test_corner();
   test_same_bits();
