@@ -213,31 +213,75 @@ static size_t obstacle_lines(const cs_avoid_job *job, cs_avoid_scratch *s,
   return count;
 }
 
-/* The cap nearest neighbours of agent i, nearest first, into s->near. */
+/* Keeps c among the `cap` nearest in s->near: a sorted array while the
+ * cap is small (most calls: RVO2's default is 10), a max-heap beyond. */
+enum { SORTED_CAP = 32 };
+
+static void keep_sorted(cs_avoid_near *near, uint32_t *count, uint32_t cap,
+                        cs_avoid_near c) {
+  uint32_t k = *count;
+  if (k == cap) {
+    if (!nearer(&c, &near[k - 1])) return;
+    k--;
+  } else {
+    (*count)++;
+  }
+  while (k > 0 && nearer(&c, &near[k - 1])) {
+    near[k] = near[k - 1];
+    k--;
+  }
+  near[k] = c;
+}
+
+/* The cap nearest neighbours of agent i, nearest first, into s->near
+ * (section 8's rule: distance, then id; the field of view and group
+ * filter as cs_nb_pair applies them). */
 static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
                                    const float p[3], const float v[3], cs_nb_rows *rows) {
   const cs_nb_job *nb = &job->neighbours;
   const int dims = job->dims;
+  const uint32_t cap = nb->cap;
   cs_nb_agent a;
   cs_nb_agent_init(&a, nb, i, p, v);
   cs_nb_rows_for(nb, &a, rows);
+  /* Without a field of view the test is the squared distance against
+   * cs_within_limit (the same decision as the distance against the
+   * radius); the square root only for the neighbours kept. */
+  const int plain = !a.fov;
   uint32_t count = 0, order = 0;
   for (int r = 0; r < rows->count; r++)
     for (size_t slot = rows->first[r]; slot < rows->last[r]; slot++, order++) {
-      float pq[3] = {0.0f, 0.0f, 0.0f};
-      const float vq[3] = {0.0f, 0.0f, 0.0f};
-      for (int k = 0; k < dims; k++)
-        pq[k] = rows->pos[k][slot];
       const uint32_t qi = rows->index ? rows->index[slot] : (uint32_t)slot;
-      const uint32_t group = rows->group ? rows->group[slot] : 0u;
-      float dist, unused[3];
-      if (!cs_nb_pair(&a, CS_NB_COHESION, dims, qi, pq, vq, group, &dist, unused))
-        continue;
+      float dist;
+      if (plain) {
+        if (qi == a.index) continue;
+        const float d0 = a.p[0] - rows->pos[0][slot], d1 = a.p[1] - rows->pos[1][slot];
+        float dd = d0 * d0 + d1 * d1;
+        if (dims == 3) {
+          const float d2 = a.p[2] - rows->pos[2][slot];
+          dd += d2 * d2;
+        }
+        if (!(dd < a.within)) continue;
+        if (a.use_mask && ((rows->group ? rows->group[slot] : 0u) & a.mask) == 0)
+          continue;
+        dist = sqrtf(dd);
+      } else {
+        float pq[3] = {0.0f, 0.0f, 0.0f}, unused[3];
+        const float vq[3] = {0.0f, 0.0f, 0.0f};
+        for (int k = 0; k < dims; k++)
+          pq[k] = rows->pos[k][slot];
+        const uint32_t group = rows->group ? rows->group[slot] : 0u;
+        if (!cs_nb_pair(&a, CS_NB_COHESION, dims, qi, pq, vq, group, &dist, unused))
+          continue;
+      }
       const cs_avoid_near c = {cs_nb_nearness(dist, cs_agent_id(job->id, qi)), order,
                                (uint32_t)slot};
-      heap_offer(s->near, &count, nb->cap, c);
+      if (cap <= SORTED_CAP)
+        keep_sorted(s->near, &count, cap, c);
+      else
+        heap_offer(s->near, &count, cap, c);
     }
-  qsort(s->near, count, sizeof *s->near, compare_near);
+  if (cap > SORTED_CAP) qsort(s->near, count, sizeof *s->near, compare_near);
   return count;
 }
 
