@@ -1,13 +1,15 @@
 # Pictures (crowdsteer-demo --pictures DIR, needs libpng) and the interactive
 # SDL2 viewer crowdsteer-viewer; included at the end of examples/CMakeLists.txt.
 set(_cs_pic_dir ${CMAKE_CURRENT_LIST_DIR})
+set(_cs_pic_sources ${_cs_pic_dir}/pictures.c ${_cs_pic_dir}/pictures_figures.c
+                    ${_cs_pic_dir}/pictures_crowd.c)
 # Pixels feed recorded hashes, so no FMA contraction (same rule as the library).
-set_source_files_properties(${_cs_pic_dir}/pictures.c PROPERTIES
+set_source_files_properties(${_cs_pic_sources} PROPERTIES
   COMPILE_OPTIONS "-ffp-contract=off;-Wall;-Wextra")
 
 find_package(PNG QUIET)
 if(TARGET crowdsteer-demo AND PNG_FOUND)
-  target_sources(crowdsteer-demo PRIVATE ${_cs_pic_dir}/pictures.c)
+  target_sources(crowdsteer-demo PRIVATE ${_cs_pic_sources})
   # Appended to the property rather than target_link_libraries() so this file
   # works whichever target_link_libraries signature the demo uses.
   set_property(TARGET crowdsteer-demo APPEND PROPERTY LINK_LIBRARIES PNG::PNG)
@@ -21,7 +23,7 @@ endif()
 
 find_package(SDL2 CONFIG QUIET)
 if(TARGET SDL2::SDL2)
-  add_executable(crowdsteer-viewer ${_cs_pic_dir}/viewer.c ${_cs_pic_dir}/pictures.c)
+  add_executable(crowdsteer-viewer ${_cs_pic_dir}/viewer.c ${_cs_pic_sources})
   target_include_directories(crowdsteer-viewer PRIVATE ${_cs_pic_dir})
   target_link_libraries(crowdsteer-viewer PRIVATE crowdsteer::crowdsteer SDL2::SDL2)
   target_compile_options(crowdsteer-viewer PRIVATE -ffp-contract=off ${CROWDSTEER_WARNING_FLAGS})

@@ -4,7 +4,8 @@
  * between tasks) and the thread that calls finish works on its own task
  * too, so a pool of 1 runs everything on the caller. Several host threads
  * may use one pool at once: tasks wait in a list. Header-only so the
- * example and the tests share it. */
+ * example and the tests share it; static inline, as every demo file
+ * includes it (examples/demo.h) and one uses it. */
 #ifndef CROWDSTEER_TASK_POOL_H
 #define CROWDSTEER_TASK_POOL_H
 
@@ -34,7 +35,7 @@ typedef struct task_pool {
 
 /* Claims the next range of `t` and runs it with the lock released; the
  * lock is held on entry and on return. */
-static void pool_run_range(task_pool *p, pool_task *t) {
+static inline void pool_run_range(task_pool *p, pool_task *t) {
   const uint32_t first = t->next;
   const uint32_t last = t->items - first > t->range ? first + t->range : t->items;
   t->next = last;
@@ -51,7 +52,7 @@ static void pool_run_range(task_pool *p, pool_task *t) {
   if (!t->left) pthread_cond_broadcast(&p->done);
 }
 
-static void *pool_worker(void *arg) {
+static inline void *pool_worker(void *arg) {
   task_pool *p = arg;
   pthread_mutex_lock(&p->lock);
   for (;;) {
@@ -64,8 +65,8 @@ static void *pool_worker(void *arg) {
   return NULL;
 }
 
-static void *pool_enqueue(crowdsteer_task_fn *fn, uint32_t items, uint32_t min_range,
-                          void *context, void *host) {
+static inline void *pool_enqueue(crowdsteer_task_fn *fn, uint32_t items,
+                                 uint32_t min_range, void *context, void *host) {
   task_pool *p = host;
   if (p->thread_count == 0) { /* a pool of one: the caller does it all */
     fn(0, items, context);
@@ -92,7 +93,7 @@ static void *pool_enqueue(crowdsteer_task_fn *fn, uint32_t items, uint32_t min_r
   return t;
 }
 
-static void pool_finish(void *handle, void *host) {
+static inline void pool_finish(void *handle, void *host) {
   task_pool *p = host;
   pool_task *t = handle;
   pthread_mutex_lock(&p->lock);
@@ -106,7 +107,7 @@ static void pool_finish(void *handle, void *host) {
 
 /* A pool of `workers` (1 or more: the caller of finish is one of them);
  * 0 on success. */
-static int task_pool_start(task_pool *p, int workers) {
+static inline int task_pool_start(task_pool *p, int workers) {
   if (workers < 1) return -1;
   p->queue = NULL;
   p->stopping = 0;
@@ -125,7 +126,7 @@ static int task_pool_start(task_pool *p, int workers) {
   return 0;
 }
 
-static void task_pool_stop(task_pool *p) {
+static inline void task_pool_stop(task_pool *p) {
   pthread_mutex_lock(&p->lock);
   p->stopping = 1;
   pthread_cond_broadcast(&p->work);

@@ -28,7 +28,7 @@ static const char *behaviour_name(int b) {
   if (b == B_BOIDS) return "boids";
   return crowdsteer_behaviour_name((crowdsteer_behaviour)b);
 }
-/* The same hues as the pictures (pictures.c), as ARGB. */
+/* The same hues as the pictures (pictures_draw.h), as ARGB. */
 static const uint32_t behaviour_colour[B_COUNT] = {0xFFFF9628, 0xFFF03C3C, 0xFF50DC64,
                                                    0xFFE65AE6, 0xFF4696FF, 0xFF3CE1E1,
                                                    0xFFF0E146, 0xFFEBEBEB, 0xFF46D7D7};

@@ -8,18 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fuzz_common.h" /* cs_fuzz_counters, for the replay test's summary */
+
 /* Decodes `data` into a call and checks every property (see fuzz_case.c).
  * `isa` >= 0 runs the call on that ISA instead of the one the bytes choose
  * (the replay test uses it to cover every backend). Returns 0 when all
  * properties hold; otherwise prints what failed on stderr and returns 1. */
 int cs_fuzz_one(const uint8_t *data, size_t size, int isa);
-
-/* Counters over all cs_fuzz_one calls, for the replay test's summary. */
-typedef struct cs_fuzz_stats {
-  unsigned long calls, rejected, accepted, finite_checked, nan_probes;
-  unsigned long steps, steps_accepted;       /* crowdsteer_step cases (fuzz_step.c) */
-  unsigned long overlaps, steps_overlapping; /* calls, steps with an array moved */
-} cs_fuzz_stats;
-extern cs_fuzz_stats cs_fuzz_counters;
 
 #endif

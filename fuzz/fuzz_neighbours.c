@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "crowdsteer.h"
-#include "fuzz_internal.h"
+#include "fuzz_common.h"
 #include "fuzz_neighbours.h"
 
 enum { MAX_AGENTS = 96 };

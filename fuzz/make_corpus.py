@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Writes the small seed corpus in fuzz/corpus/: one valid call per entry point,
-# 2D and 3D, each target form and write mode (layout: fuzz/fuzz_case.c), and a
-# few crowdsteer_step calls (layout: fuzz/fuzz_step.c).
+# 2D and 3D, each target form and write mode (layout: fuzz/fuzz_case_call.c), and a
+# few crowdsteer_step calls (layout: fuzz/fuzz_step_call.c).
 import os
 import re
 
@@ -31,7 +31,7 @@ def behaviour_names():
               if name != "BEHAVIOUR_COUNT"}
     return [n.lower() for n, _ in sorted(values.items(), key=lambda kv: kv[1])]
 
-# The fuzzer's entries (fuzz/fuzz_case.c): the behaviours up to wander by
+# The fuzzer's entries (fuzz/fuzz_case_call.h): the behaviours up to wander by
 # their enum values, then the integrator.
 names = behaviour_names()
 entries = names[: names.index("wander") + 1] + ["integrate"]
@@ -49,7 +49,7 @@ with open(os.path.join(out, "isa-functions"), "wb") as f:
     f.write(bytes([8, 3, 2, 6]) + b"avx2\0\0" + bytes(20))
 
 # crowdsteer_step seeds (first byte >= 0xB0; layout: decode_step in
-# fuzz/fuzz_step.c). Only the header and the behaviours are spelled out; the
+# fuzz/fuzz_step_call.c). Only the header and the behaviours are spelled out; the
 # per-agent data comes from the reader's generator past the end of the input.
 def f(v, scale=36):
     # cs_fuzz_float: selector 32..239 gives int8 * scales[(sel - 32) % 16]

@@ -68,19 +68,28 @@ class BuildWithCMake(build_ext):
             # The library's symbols stay inside the extension.
             ext.extra_link_args = (library_link_flags(build_dir / "crowdsteer.pc")
                                    + ["-Wl,--exclude-libs,ALL"])
-        # One small source: always rebuild, so changed link flags take effect.
+        # A few small sources: always rebuild, so changed link flags take effect.
         self.force = True
         super().run()
 
+
+# The extension's C files, one per concern (_crowdsteer.h lists them); they
+# share names through that header, hidden from every other library in the
+# process (only PyInit__crowdsteer is exported).
+EXTENSION_SOURCES = ["src/crowdsteer/_crowdsteer%s.c" % part
+                     for part in ("", "_numbers", "_arrays", "_params", "_grid",
+                                  "_behaviours", "_step")]
 
 setup(
     version=library_version(),
     ext_modules=[Extension(
         "crowdsteer._crowdsteer",
-        sources=["src/crowdsteer/_crowdsteer.c"],
+        sources=EXTENSION_SOURCES,
+        depends=["src/crowdsteer/_crowdsteer.h"],
         include_dirs=[str(REPO / "include"), numpy.get_include()],
         define_macros=[("CROWDSTEER_STATIC_DEFINE", None)],
-        extra_compile_args=["-Wall", "-Wno-missing-field-initializers"],
+        extra_compile_args=["-Wall", "-Wno-missing-field-initializers",
+                            "-fvisibility=hidden"],
     )],
     cmdclass={"build_ext": BuildWithCMake},
 )

@@ -5,10 +5,10 @@
  * step, agent targets owned elsewhere are fetched, and agents migrate when
  * they cross into another rank's strip. */
 
-/* The demo itself, without its main: the very same options, setup, markers
- * and hash, so the two programs cannot drift apart. */
-#define CROWDSTEER_DEMO_NO_MAIN
-#include "../demo.c"
+/* The demo itself, without its main (demo.h; CMake links its files): the
+ * very same options, setup, markers and hash, so the two programs cannot
+ * drift apart. */
+#include "../demo.h"
 
 #include <mpi.h>
 

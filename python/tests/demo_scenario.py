@@ -1,8 +1,8 @@
-"""crowdsteer-demo's mixed crowd (examples/demo.c, step mode, double buffer,
-separation through a grid rebuilt before each step unless it is 0), rebuilt
-in Python on the binding, with the demo's state hash. The same options must
-print the same hash as the C demo, bit for bit; the speed script
-(python/compare_speed.py) times its steps against the demo's."""
+"""crowdsteer-demo's mixed crowd (examples/demo_scenario.c, step mode, double
+buffer, separation through a grid rebuilt before each step unless it is 0),
+rebuilt in Python on the binding, with the demo's state hash. The same
+options must print the same hash as the C demo, bit for bit; the speed
+script (python/compare_speed.py) times its steps against the demo's."""
 import math
 
 import numpy as np

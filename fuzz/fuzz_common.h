@@ -1,8 +1,10 @@
-/* What fuzz_case.c (single entry points) and fuzz_step.c (crowdsteer_step)
- * share: the byte reader, the value decoders and the ASan hooks. */
-#ifndef CROWDSTEER_FUZZ_INTERNAL_H
-#define CROWDSTEER_FUZZ_INTERNAL_H
+/* The layer every fuzz case sits on (fuzz_common.c): the byte reader, the
+ * value decoders, host modes, overlap picking, the ASan hooks and the
+ * counters. It includes no other fuzz file, so the cases depend on it one way. */
+#ifndef CROWDSTEER_FUZZ_COMMON_H
+#define CROWDSTEER_FUZZ_COMMON_H
 
+#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,7 +45,7 @@ static inline uint32_t rd_u32(reader *r) {
   return x;
 }
 
-/* Any float, biased to the contract's edges (see fuzz_case.c). */
+/* Any float, biased to the contract's edges (see fuzz_common.c). */
 float cs_fuzz_float(reader *r);
 /* A uniform parameter: mostly 0 (default) or non-negative, sometimes any. */
 float cs_fuzz_param(reader *r);
@@ -85,8 +87,21 @@ int cs_fuzz_pick_overlap(const cs_fuzz_extent *e, int n, size_t begin, size_t en
                          size_t count, const uint8_t bytes[3], int *moved_id,
                          uintptr_t *moved_to);
 
-/* One crowdsteer_step case from the reader (fuzz_step.c); same return value
- * and isa_override as cs_fuzz_one. */
-int cs_fuzz_step(reader *r, int isa_override);
+/* Counters over all cs_fuzz_one calls (fuzz_case.h), for the replay test's
+ * summary; crowdsteer_step cases (fuzz_step.c) count into them too. */
+typedef struct cs_fuzz_stats {
+  unsigned long calls, rejected, accepted, finite_checked, nan_probes;
+  unsigned long steps, steps_accepted;       /* crowdsteer_step cases (fuzz_step.c) */
+  unsigned long overlaps, steps_overlapping; /* calls, steps with an array moved */
+} cs_fuzz_stats;
+extern cs_fuzz_stats cs_fuzz_counters;
+
+/* The oracles' status masks and parameter rules (docs/behaviours.md §9). */
+#define ERR(code) (1u << (code))
+
+static inline int nonneg(float x) { return x >= 0.0f; }
+static inline int nonneg_finite(float x) { return x >= 0.0f && x <= FLT_MAX; }
+static inline int positive(float x) { return x > 0.0f; }
+static inline int finite(float x) { return x >= -FLT_MAX && x <= FLT_MAX; }
 
 #endif

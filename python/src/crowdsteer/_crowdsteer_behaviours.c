@@ -1,0 +1,243 @@
+/* crowdsteer._crowdsteer: the single-behaviour calls (seek ... wander,
+ * separation, cohesion, alignment) and integrate. */
+#include "_crowdsteer.h"
+
+#include <string.h>
+
+/* ---- calls ------------------------------------------------------------------------- */
+
+/* Each call converts its numbers first and reads its arrays last: a number's
+ * __index__ or __float__ can run Python code, which could move an array's
+ * memory between the check and the library call. */
+
+/* The arrays the last call handed the library to write, for the zero-copy
+ * tests (addresses only). */
+static const void *last_written[6];
+
+static void remember_written(const void *a, const void *b, const void *c) {
+  memset(last_written, 0, sizeof last_written);
+  last_written[0] = a;
+  last_written[1] = b;
+  last_written[2] = c;
+}
+
+PyObject *py_last_written(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  PyObject *t = PyTuple_New(6);
+  for (int i = 0; t && i < 6; i++)
+    PyTuple_SET_ITEM(t, i, PyLong_FromVoidPtr((void *)last_written[i]));
+  return t;
+}
+
+/* A behaviour call from Python: agents, what the behaviour steers by (a
+ * Target, a WanderState or Neighbours), params, steering and the output
+ * options. One parser and one runner serve every behaviour. */
+typedef struct behaviour_call {
+  PyObject *agents, *subject, *params, *steering, *mode, *weight, *weights, *begin, *end;
+  /* Filled by prepare_call: */
+  AgentsObject *a;
+  crowdsteer_agents agents_c;
+  crowdsteer_params c_params;
+  crowdsteer_output out;
+  PyObject *keep[3];
+  size_t b, e;
+  spans memory; /* every array the call hands the library; last (see prepare_call) */
+} behaviour_call;
+
+/* Parses (agents, <subject>, params, steering, *, mode, weight,
+ * weight_per_agent, begin, end) and checks everything but the subject, whose
+ * arrays the caller adds to c->memory before check_spans. */
+static int prepare_call(behaviour_call *c, PyObject *args, PyObject *kwargs,
+                        char **kwlist, const char *format) {
+  /* Not the spans' local storage: zeroing it would cost more than the checks. */
+  memset(c, 0, offsetof(behaviour_call, memory));
+  spans_init(&c->memory);
+  c->weights = c->end = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &c->agents, &c->subject,
+                                   &c->params, &c->steering, &c->mode, &c->weight,
+                                   &c->weights, &c->begin, &c->end))
+    return -1;
+  int mode = CROWDSTEER_OVERWRITE;
+  c->out.weight = 1.0f;
+  c->a = as_agents(c->agents, "agents");
+  if (!c->a || (c->mode && int_from(c->mode, NAME(NULL, "mode"), &mode) < 0) ||
+      (c->weight && float32_from(c->weight, NAME(NULL, "weight"), &c->out.weight) < 0) ||
+      range_from(c->begin, c->end, c->a->count, &c->b, &c->e) < 0)
+    return -1;
+  c->out.mode = (crowdsteer_write_mode)mode;
+  const size_t count = c->a->count;
+  int failed = 0;
+  if (agents_to_c(c->a, "agents", READS, &c->agents_c) < 0 ||
+      params_to_c(c->params, NAME(NULL, "params"), (Py_ssize_t)count, &c->c_params) < 0 ||
+      vectors_from(c->steering, NAME(NULL, "steering"), c->a->dims, (Py_ssize_t)count,
+                   WRITES, &c->out.steering, c->keep) < 0)
+    return -1;
+  c->out.weight_per_agent = optional_array(c->weights, NAME(NULL, "weight_per_agent"),
+                                           NPY_FLOAT32, (Py_ssize_t)count, &failed);
+  if (failed || spans_add_agents(&c->memory, &c->agents_c, "agents", 0) < 0 ||
+      spans_add_params(&c->memory, &c->c_params, count, -1, "params") < 0 ||
+      spans_add(&c->memory, c->out.weight_per_agent, count * sizeof(float), -1,
+                "weight_per_agent", NULL, -1, 0) < 0 ||
+      spans_add_vectors(&c->memory, &c->out.steering, c->a->dims, count, -1, "steering",
+                        NULL, 1) < 0)
+    return -1;
+  remember_written(c->out.steering.x, c->out.steering.y, c->out.steering.z);
+  return 0;
+}
+
+/* Releases what prepare_call holds. */
+static void end_call(behaviour_call *c) {
+  release(c->keep, 3);
+  spans_free(&c->memory);
+}
+
+/* The library's status of a prepared call, as None or an exception. */
+static PyObject *finish_call(behaviour_call *c, crowdsteer_status status) {
+  end_call(c);
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  Py_RETURN_NONE;
+}
+
+/* A call that fails before reaching the library. */
+static PyObject *abandon_call(behaviour_call *c) {
+  end_call(c);
+  return NULL;
+}
+
+typedef crowdsteer_status (*targeted_fn)(const crowdsteer_agents *,
+                                         const crowdsteer_target *,
+                                         const crowdsteer_params *,
+                                         const crowdsteer_output *, size_t, size_t);
+
+static char *targeted_kwlist[] = {"agents", "target", "params",           "steering",
+                                  "mode",   "weight", "weight_per_agent", "begin",
+                                  "end",    NULL};
+
+/* seek, flee, arrive, leave, pursuit, evade. */
+static PyObject *call_targeted(targeted_fn fn, int needs_velocity, PyObject *args,
+                               PyObject *kwargs, const char *format) {
+  behaviour_call c;
+  crowdsteer_target target;
+  if (prepare_call(&c, args, kwargs, targeted_kwlist, format) < 0 ||
+      target_to_c(c.subject, NAME(NULL, "target"), c.a->dims, (Py_ssize_t)c.a->count,
+                  needs_velocity, &target) < 0 ||
+      spans_add_target(&c.memory, &target, c.a->dims, c.a->count, -1) < 0 ||
+      check_spans(&c.memory) < 0)
+    return abandon_call(&c);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  crowdsteer_status status = fn(&c.agents_c, &target, &c.c_params, &c.out, c.b, c.e);
+  PyEval_RestoreThread(unlocked);
+  return finish_call(&c, status);
+}
+
+#define TARGETED(name, needs_velocity)                                                   \
+  PyObject *py_##name(PyObject *self, PyObject *args, PyObject *kwargs) {                \
+    (void)self;                                                                          \
+    return call_targeted(crowdsteer_##name, needs_velocity, args, kwargs,                \
+                         "OOOO|$OOOOO:" #name);                                          \
+  }
+TARGETED(seek, 0)
+TARGETED(flee, 0)
+TARGETED(arrive, 0)
+TARGETED(leave, 0)
+TARGETED(pursuit, 1)
+TARGETED(evade, 1)
+
+PyObject *py_wander(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents", "state",  "params",           "steering",
+                           "mode",   "weight", "weight_per_agent", "begin",
+                           "end",    NULL};
+  behaviour_call c;
+  crowdsteer_wander_state state;
+  (void)self;
+  if (prepare_call(&c, args, kwargs, kwlist, "OOOO|$OOOOO:wander") < 0 ||
+      wander_to_c(c.subject, NAME(NULL, "state"), c.a->dims, (Py_ssize_t)c.a->count,
+                  &state) < 0 ||
+      spans_add_vectors(&c.memory, &state.direction, c.a->dims, c.a->count, -1, "state",
+                        "direction", 1) < 0 ||
+      check_spans(&c.memory) < 0)
+    return abandon_call(&c);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  crowdsteer_status status =
+      crowdsteer_wander(&c.agents_c, &state, &c.c_params, &c.out, c.b, c.e);
+  PyEval_RestoreThread(unlocked);
+  return finish_call(&c, status);
+}
+
+typedef crowdsteer_status (*neighbour_fn)(const crowdsteer_agents *,
+                                          const crowdsteer_neighbours *,
+                                          const crowdsteer_params *,
+                                          const crowdsteer_output *, size_t, size_t);
+
+/* separation, cohesion, alignment. */
+static PyObject *call_neighbour(neighbour_fn fn, PyObject *args, PyObject *kwargs,
+                                const char *format) {
+  static char *kwlist[] = {"agents", "neighbours",       "params", "steering", "mode",
+                           "weight", "weight_per_agent", "begin",  "end",      NULL};
+  behaviour_call c;
+  crowdsteer_neighbours nb;
+  GridObject *grid;
+  if (prepare_call(&c, args, kwargs, kwlist, format) < 0 ||
+      neighbours_to_c(c.subject, NAME(NULL, "neighbours"), (Py_ssize_t)c.a->count, &nb,
+                      &grid) < 0 ||
+      spans_add_neighbours(&c.memory, &nb, c.a->count, -1, "neighbours") < 0 ||
+      check_spans(&c.memory) < 0 || (grid && grid_claim(grid, 0) < 0))
+    return abandon_call(&c);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  crowdsteer_status status = fn(&c.agents_c, &nb, &c.c_params, &c.out, c.b, c.e);
+  PyEval_RestoreThread(unlocked);
+  if (grid) grid_unclaim(grid, 0);
+  return finish_call(&c, status);
+}
+
+#define NEIGHBOUR(name)                                                                  \
+  PyObject *py_##name(PyObject *self, PyObject *args, PyObject *kwargs) {                \
+    (void)self;                                                                          \
+    return call_neighbour(crowdsteer_##name, args, kwargs, "OOOO|$OOOOO:" #name);        \
+  }
+NEIGHBOUR(separation)
+NEIGHBOUR(cohesion)
+NEIGHBOUR(alignment)
+
+PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents", "steering", "params", "begin", "end", NULL};
+  PyObject *agents_obj, *steering, *params_obj = Py_None, *begin_obj = NULL,
+                                   *end_obj = Py_None;
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O$OO:integrate", kwlist, &agents_obj,
+                                   &steering, &params_obj, &begin_obj, &end_obj))
+    return NULL;
+  AgentsObject *a = as_agents(agents_obj, "agents");
+  size_t b, e;
+  if (!a || range_from(begin_obj, end_obj, a->count, &b, &e) < 0) return NULL;
+  const Py_ssize_t count = (Py_ssize_t)a->count;
+  crowdsteer_agents agents;
+  crowdsteer_vectors s;
+  crowdsteer_params params;
+  PyObject *keep[3] = {NULL};
+  spans memory;
+  spans_init(&memory);
+  int ok =
+      agents_to_c(a, "agents", WRITES, &agents) == 0 &&
+      params_to_c(params_obj, NAME(NULL, "params"), count, &params) == 0 &&
+      vectors_from(steering, NAME(NULL, "steering"), a->dims, count, READS, &s, keep) ==
+          0 &&
+      spans_add_agents(&memory, &agents, "agents", 1) == 0 &&
+      spans_add_params(&memory, &params, a->count, -1, "params") == 0 &&
+      spans_add_vectors(&memory, &s, a->dims, a->count, -1, "steering", NULL, 0) == 0 &&
+      check_spans(&memory) == 0;
+  spans_free(&memory);
+  if (!ok) {
+    release(keep, 3);
+    return NULL;
+  }
+  remember_written(agents.px, agents.py, agents.pz);
+  last_written[3] = agents.vx, last_written[4] = agents.vy, last_written[5] = agents.vz;
+  crowdsteer_status status;
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  status = crowdsteer_integrate(&agents, &s, &params, b, e);
+  PyEval_RestoreThread(unlocked);
+  release(keep, 3);
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  Py_RETURN_NONE;
+}

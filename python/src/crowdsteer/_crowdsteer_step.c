@@ -1,0 +1,301 @@
+/* crowdsteer._crowdsteer: crowdsteer_step, a mixed crowd in one pass, and
+ * Behaviour, one entry of a step. */
+#include "_crowdsteer.h"
+
+#include <string.h>
+#include <structmember.h>
+#include <time.h>
+
+/* ---- Behaviour (one entry of a step) ------------------------------------------ */
+
+typedef struct {
+  PyObject_HEAD int kind;
+  PyObject *target, *params, *wander, *weight_per_agent; /* None when unset */
+  PyObject *neighbours;
+  float weight;
+} BehaviourObject;
+
+static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"kind",   "target",           "params",     "wander",
+                           "weight", "weight_per_agent", "neighbours", NULL};
+  int kind;
+  PyObject *kind_obj, *target = Py_None, *params = Py_None, *wander = Py_None,
+                      *weight_obj = NULL, *weights = Py_None, *neighbours = Py_None;
+  float weight = 1.0f;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOOOOO:Behaviour", kwlist, &kind_obj,
+                                   &target, &params, &wander, &weight_obj, &weights,
+                                   &neighbours) ||
+      int_from(kind_obj, NAME(NULL, "kind"), &kind) < 0 ||
+      (weight_obj && float32_from(weight_obj, NAME(NULL, "weight"), &weight) < 0))
+    return NULL;
+  BehaviourObject *self = (BehaviourObject *)type->tp_alloc(type, 0);
+  if (!self) return NULL;
+  self->kind = kind;
+  self->target = Py_NewRef(target);
+  self->params = Py_NewRef(params);
+  self->wander = Py_NewRef(wander);
+  self->weight_per_agent = Py_NewRef(weights);
+  self->neighbours = Py_NewRef(neighbours);
+  self->weight = weight;
+  return (PyObject *)self;
+}
+
+static void Behaviour_dealloc(BehaviourObject *self) {
+  Py_XDECREF(self->target);
+  Py_XDECREF(self->params);
+  Py_XDECREF(self->wander);
+  Py_XDECREF(self->weight_per_agent);
+  Py_XDECREF(self->neighbours);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef Behaviour_members[] = {
+    {"kind", T_INT, offsetof(BehaviourObject, kind), READONLY, "SEEK ... WANDER"},
+    {"target", T_OBJECT, offsetof(BehaviourObject, target), READONLY, "its Target"},
+    {"params", T_OBJECT, offsetof(BehaviourObject, params), READONLY, "its Params"},
+    {"wander", T_OBJECT, offsetof(BehaviourObject, wander), READONLY,
+     "its WanderState (wander only)"},
+    {"weight", T_FLOAT, offsetof(BehaviourObject, weight), READONLY,
+     "weight of its steering (0 means 1)"},
+    {"weight_per_agent", T_OBJECT, offsetof(BehaviourObject, weight_per_agent), READONLY,
+     "per-agent weights (float32) or None"},
+    {"neighbours", T_OBJECT, offsetof(BehaviourObject, neighbours), READONLY,
+     "its Neighbours (separation, cohesion, alignment)"},
+    {NULL}};
+
+PyTypeObject Behaviour_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crowdsteer.Behaviour",
+    .tp_basicsize = sizeof(BehaviourObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Behaviour(kind, target=None, params=None, wander=None, weight=1.0, "
+              "weight_per_agent=None, neighbours=None)\n--\n\n"
+              "One behaviour of a mixed step (crowdsteer_step_behaviour). Immutable.",
+    .tp_new = Behaviour_new,
+    .tp_dealloc = (destructor)Behaviour_dealloc,
+    .tp_members = Behaviour_members,
+};
+
+/* ---- step ------------------------------------------------------------------------ */
+
+/* One step entry in C: its neighbours and wander state, which the
+ * crowdsteer_step_behaviour points to, and the Grid the step must claim. */
+typedef struct step_entry {
+  crowdsteer_neighbours neighbours;
+  crowdsteer_wander_state wander;
+  GridObject *grid;
+} step_entry;
+
+static int is_neighbour_behaviour(int kind) {
+  return kind == CROWDSTEER_SEPARATION || kind == CROWDSTEER_COHESION ||
+         kind == CROWDSTEER_ALIGNMENT;
+}
+
+/* One Behaviour into its C struct, its arrays listed in `memory` as
+ * behaviours[i]'s. */
+static int behaviour_to_c(PyObject *obj, Py_ssize_t i, int dims, size_t count,
+                          crowdsteer_step_behaviour *out, step_entry *entry,
+                          spans *memory) {
+  const arg_name *name = ITEM(NAME(NULL, "behaviours"), i);
+  memset(out, 0, sizeof *out);
+  if (!PyObject_TypeCheck(obj, &Behaviour_Type)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Behaviour, not %.100s",
+                 render(name).text, Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  BehaviourObject *b = (BehaviourObject *)obj;
+  out->behaviour = (crowdsteer_behaviour)b->kind;
+  out->weight = b->weight;
+  int failed = 0;
+  if (params_to_c(b->params, NAME(name, "params"), (Py_ssize_t)count, &out->params) < 0)
+    return -1;
+  out->weight_per_agent =
+      optional_array(b->weight_per_agent, NAME(name, "weight_per_agent"), NPY_FLOAT32,
+                     (Py_ssize_t)count, &failed);
+  if (failed || spans_add_params(memory, &out->params, count, (int)i, "params") < 0 ||
+      spans_add(memory, out->weight_per_agent, count * sizeof(float), (int)i,
+                "weight_per_agent", NULL, -1, 0) < 0)
+    return -1;
+  if (b->kind == CROWDSTEER_WANDER) {
+    out->wander = &entry->wander;
+    return wander_to_c(b->wander, NAME(name, "wander"), dims, (Py_ssize_t)count,
+                       &entry->wander) < 0 ||
+                   spans_add_vectors(memory, &entry->wander.direction, dims, count,
+                                     (int)i, "wander", "direction", 1) < 0
+               ? -1
+               : 0;
+  }
+  if (is_neighbour_behaviour(b->kind)) {
+    out->neighbours = &entry->neighbours;
+    return neighbours_to_c(b->neighbours, NAME(name, "neighbours"), (Py_ssize_t)count,
+                           &entry->neighbours, &entry->grid) < 0 ||
+                   spans_add_neighbours(memory, &entry->neighbours, count, (int)i,
+                                        "neighbours") < 0
+               ? -1
+               : 0;
+  }
+  if (b->target == Py_None) return 0; /* the zeroed target: the origin */
+  return target_to_c(b->target, NAME(name, "target"), dims, (Py_ssize_t)count,
+                     b->kind == CROWDSTEER_PURSUIT || b->kind == CROWDSTEER_EVADE,
+                     &out->target) < 0 ||
+                 spans_add_target(memory, &out->target, dims, count, (int)i) < 0
+             ? -1
+             : 0;
+}
+
+/* The step's optional second buffer (output or snapshot): same count and dims. */
+static int second_buffer(PyObject *obj, const char *name, const AgentsObject *agents,
+                         enum access access, crowdsteer_agents *c) {
+  if (obj == Py_None) return 0;
+  AgentsObject *s = as_agents(obj, name);
+  if (!s) return -1;
+  if (s->count != agents->count || s->dims != agents->dims) {
+    PyErr_Format(PyExc_ValueError, "%s must have the agents' count and dims (%zu, %d)",
+                 name, agents->count, agents->dims);
+    return -1;
+  }
+  return agents_to_c(s, name, access, c);
+}
+
+typedef struct step_args {
+  PyObject *agents, *behaviours, *integrator, *mask, *output, *snapshot;
+  PyObject *combine, *priority_threshold, *tile_size, *threads, *begin, *end;
+} step_args;
+
+/* The step's numbers, converted before any array is read. */
+static int step_numbers(const step_args *in, size_t count, crowdsteer_step_desc *d,
+                        size_t *b, size_t *e) {
+  int combine = CROWDSTEER_BLEND;
+  memset(d, 0, sizeof *d);
+  if ((in->combine && int_from(in->combine, NAME(NULL, "combine"), &combine) < 0) ||
+      (in->priority_threshold &&
+       float32_from(in->priority_threshold, NAME(NULL, "priority_threshold"),
+                    &d->priority_threshold) < 0) ||
+      (in->tile_size &&
+       size_from(in->tile_size, NAME(NULL, "tile_size"), &d->tile_size) < 0) ||
+      (in->threads && int_from(in->threads, NAME(NULL, "threads"), &d->threads) < 0) ||
+      range_from(in->begin, in->end, count, b, e) < 0)
+    return -1;
+  d->combine = (crowdsteer_combine)combine;
+  return 0;
+}
+
+/* The step's arrays: the agents, every behaviour's, the mask, the integrator's
+ * and the second buffers, read now and checked for overlaps. */
+static int step_arrays(const step_args *in, AgentsObject *a, PyObject *list,
+                       crowdsteer_step_behaviour *behaviours, step_entry *entries,
+                       crowdsteer_agents *agents, crowdsteer_agents second[2],
+                       crowdsteer_step_desc *d) {
+  const size_t count = a->count;
+  const Py_ssize_t n = PyTuple_GET_SIZE(list);
+  const int in_place = in->output == Py_None;
+  int failed = 0;
+  spans memory;
+  spans_init(&memory);
+  /* In place (no output) the step writes the agents; otherwise only reads them. */
+  if (agents_to_c(a, "agents", in_place ? WRITES : READS, agents) < 0 ||
+      spans_add_agents(&memory, agents, "agents", in_place) < 0)
+    goto fail;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (behaviour_to_c(PyTuple_GET_ITEM(list, i), i, a->dims, count, &behaviours[i],
+                       &entries[i], &memory) < 0)
+      goto fail;
+  d->behaviours = behaviours;
+  d->behaviour_count = (size_t)n;
+  d->behaviour_mask = optional_array(in->mask, NAME(NULL, "mask"), NPY_UINT32,
+                                     (Py_ssize_t)count, &failed);
+  if (failed ||
+      spans_add(&memory, d->behaviour_mask, count * sizeof(uint32_t), -1, "mask", NULL,
+                -1, 0) < 0 ||
+      params_to_c(in->integrator, NAME(NULL, "integrator"), (Py_ssize_t)count,
+                  &d->integrator) < 0 ||
+      spans_add_params(&memory, &d->integrator, count, -1, "integrator") < 0 ||
+      second_buffer(in->output, "output", a, WRITES, &second[0]) < 0 ||
+      second_buffer(in->snapshot, "snapshot", a, READS, &second[1]) < 0)
+    goto fail;
+  if (!in_place) {
+    d->output = &second[0];
+    if (spans_add_agents(&memory, &second[0], "output", 1) < 0) goto fail;
+  }
+  if (in->snapshot != Py_None) {
+    d->snapshot = &second[1];
+    /* Listed even when an output makes the step ignore it: a snapshot that
+     * shares memory with what the step writes is a mistake either way. */
+    if (spans_add_agents(&memory, &second[1], "snapshot", 0) < 0) goto fail;
+  }
+  if (check_spans(&memory) < 0) goto fail;
+  spans_free(&memory);
+  return 0;
+fail:
+  spans_free(&memory);
+  return -1;
+}
+
+/* How long the library's crowdsteer_step took in the last step call, for
+ * python/compare_speed.py (the binding's share of a step). */
+static double last_step_seconds;
+
+PyObject *py_last_step_seconds(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  return PyFloat_FromDouble(last_step_seconds);
+}
+
+PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {
+      "agents", "behaviours", "integrator", "combine",   "priority_threshold",
+      "mask",   "output",     "snapshot",   "tile_size", "threads",
+      "begin",  "end",        NULL};
+  step_args in = {.integrator = Py_None,
+                  .mask = Py_None,
+                  .output = Py_None,
+                  .snapshot = Py_None,
+                  .end = Py_None};
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(
+          args, kwargs, "OO|$OOOOOOOOOO:step", kwlist, &in.agents, &in.behaviours,
+          &in.integrator, &in.combine, &in.priority_threshold, &in.mask, &in.output,
+          &in.snapshot, &in.tile_size, &in.threads, &in.begin, &in.end))
+    return NULL;
+  AgentsObject *a = as_agents(in.agents, "agents");
+  if (!a) return NULL;
+  if (!PyTuple_Check(in.behaviours) && !PyList_Check(in.behaviours)) {
+    PyErr_SetString(PyExc_TypeError, "behaviours must be a list of crowdsteer.Behaviour");
+    return NULL;
+  }
+  crowdsteer_step_desc desc;
+  size_t b, e;
+  if (step_numbers(&in, a->count, &desc, &b, &e) < 0) return NULL;
+  /* A tuple copy keeps every Behaviour (immutable, holding its objects) alive
+   * while the GIL is released. */
+  PyObject *list = PySequence_Tuple(in.behaviours);
+  if (!list) return NULL;
+  Py_ssize_t n = PyTuple_GET_SIZE(list);
+  crowdsteer_step_behaviour *behaviours =
+      PyMem_Calloc(n ? (size_t)n : 1, sizeof *behaviours);
+  step_entry *entries = PyMem_Calloc(n ? (size_t)n : 1, sizeof *entries);
+  crowdsteer_agents agents, second[2];
+  crowdsteer_status status = CROWDSTEER_OK;
+  Py_ssize_t claimed = 0;
+  int ok = behaviours && entries &&
+           step_arrays(&in, a, list, behaviours, entries, &agents, second, &desc) == 0;
+  if (!behaviours || !entries) PyErr_NoMemory();
+  for (; ok && claimed < n; claimed++)
+    if (entries[claimed].grid && grid_claim(entries[claimed].grid, 0) < 0) ok = 0;
+  if (ok) {
+    PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+    struct timespec start, stop;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    status = crowdsteer_step(&agents, &desc, b, e);
+    clock_gettime(CLOCK_MONOTONIC, &stop);
+    PyEval_RestoreThread(unlocked);
+    last_step_seconds = (double)(stop.tv_sec - start.tv_sec) +
+                        1e-9 * (double)(stop.tv_nsec - start.tv_nsec);
+  }
+  for (Py_ssize_t i = 0; i < claimed - !ok; i++)
+    if (entries[i].grid) grid_unclaim(entries[i].grid, 0);
+  PyMem_Free(behaviours);
+  PyMem_Free(entries);
+  Py_DECREF(list);
+  if (!ok) return NULL;
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  Py_RETURN_NONE;
+}
