@@ -1,5 +1,5 @@
 /* The table of behaviours: one row per crowdsteer_behaviour, and everything
- * that is derived from it alone (names, inputs). Validation (api.c), the
+ * that is derived from it alone (names, inputs). Validation (validation.c), the
  * step and the backends' kernel tables are indexed by the same enum. */
 #include <string.h>
 

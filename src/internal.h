@@ -205,7 +205,7 @@ typedef struct cs_backend {
   void (*run)(cs_kernel kernel, const cs_job *job, size_t begin, size_t end);
   int (*fuses)(const cs_fused_chunk *chunk);
   cs_fused_kernel fused;
-  /* Whether every index[begin..end) is below limit (NULL: api.c's loop). */
+  /* Whether every index[begin..end) is below limit (NULL: validation.c's loop). */
   int (*indices_below)(const uint32_t *index, size_t begin, size_t end, uint32_t limit);
 } cs_backend;
 
@@ -253,6 +253,8 @@ typedef struct cs_range {
   uint32_t bit;
 } cs_range;
 
+/* ---- validation (validation.c), below every entry point ------------------ */
+
 /* Validation and defaults of one behaviour, once per call, except for the
  * values of its per-agent data: the arrays it reads are present and aligned
  * (for a non-empty [begin, end)), its uniform values are in range, an AGENT
@@ -288,6 +290,11 @@ crowdsteer_status cs_prepare_integrator(cs_integrator *job,
                                         const crowdsteer_agents *agents,
                                         const crowdsteer_params *params, size_t begin,
                                         size_t end);
+/* Validation of crowdsteer_integrate's steering input, after
+ * cs_prepare_integrator: present, and for a non-empty range aligned. */
+crowdsteer_status cs_prepare_steering(cs_integrator *job,
+                                      const crowdsteer_vectors *steering, size_t begin,
+                                      size_t end);
 /* Validation of a single call's output. */
 crowdsteer_status cs_prepare_output(cs_policy *policy, int dims,
                                     const crowdsteer_output *out, size_t begin,
