@@ -58,23 +58,13 @@ typedef struct call {
   const crowdsteer_params *params;
 } call;
 
-static crowdsteer_status run_here(const cs_backend *backend,
-                                  const crowdsteer_agents *agents, const call *c,
-                                  const crowdsteer_output *out, size_t begin,
-                                  size_t end) {
+/* A behaviour the backends' kernels run: validation, the overlap check,
+ * then the kernel of the behaviour's row on `backend`. */
+static crowdsteer_status run_on_kernels(const cs_backend *backend,
+                                        const crowdsteer_agents *agents, const call *c,
+                                        const crowdsteer_output *out, size_t begin,
+                                        size_t end) {
   crowdsteer_status fault;
-  const cs_behaviour_row *row = cs_behaviour_row_of(c->behaviour);
-  if (row && (row->inputs & CROWDSTEER_INPUT_NEIGHBOURS)) {
-    /* The neighbour machinery validates and runs in one call, so the overlap
-     * check comes first, on a call whose shape is sound (otherwise
-     * cs_nb_run reports the fault); it reads only pointers. */
-    if (agents && (agents->dims == 2 || agents->dims == 3) && begin < end &&
-        end <= agents->count && c->neighbours && out &&
-        (fault = behaviour_call_apart(agents, c->behaviour, NULL, NULL, c->neighbours,
-                                      c->params, out, begin, end)) != CROWDSTEER_OK)
-      return fault;
-    return cs_nb_run(c->behaviour, agents, c->neighbours, c->params, out, begin, end);
-  }
   cs_job job;
   memset(&job, 0, sizeof job);
   if ((fault = cs_prepare_behaviour(&job.in, c->behaviour, agents, c->target, c->wander,
@@ -89,6 +79,33 @@ static crowdsteer_status run_here(const cs_backend *backend,
     return fault;
   backend->run(backend->behaviour[c->behaviour][job.in.dims - 2], &job, begin, end);
   return CROWDSTEER_OK;
+}
+
+/* A behaviour the neighbour machinery runs (cs_nb_run validates and runs in
+ * one call, on the active ISA). The overlap check comes first, on a call
+ * whose shape is sound (otherwise cs_nb_run reports the fault); it reads
+ * only pointers. */
+static crowdsteer_status run_on_neighbours(const crowdsteer_agents *agents, const call *c,
+                                           const crowdsteer_output *out, size_t begin,
+                                           size_t end) {
+  crowdsteer_status fault;
+  if (agents && (agents->dims == 2 || agents->dims == 3) && begin < end &&
+      end <= agents->count && c->neighbours && out &&
+      (fault = behaviour_call_apart(agents, c->behaviour, NULL, NULL, c->neighbours,
+                                    c->params, out, begin, end)) != CROWDSTEER_OK)
+    return fault;
+  return cs_nb_run(c->behaviour, agents, c->neighbours, c->params, out, begin, end);
+}
+
+/* The machinery the behaviour's row names; an unknown behaviour goes the
+ * kernels' way, whose validation reports it. */
+static crowdsteer_status run_here(const cs_backend *backend,
+                                  const crowdsteer_agents *agents, const call *c,
+                                  const crowdsteer_output *out, size_t begin,
+                                  size_t end) {
+  if (cs_runs_on_neighbours(c->behaviour))
+    return run_on_neighbours(agents, c, out, begin, end);
+  return run_on_kernels(backend, agents, c, out, begin, end);
 }
 
 /* Validation included: a denormal compared under DAZ is zero. */
