@@ -246,7 +246,7 @@ void cs_set_write_prefetch(int allow);
 /* How grid builds sort (grid.c): 0 each build chooses, 1 the partitioned
  * passes, 2 the direct sort. Tests force each way (the grid is the same). */
 void cs_grid_set_sort(int way);
-/* The nearest-k selection's work (neighbours.c), counted for the tests
+/* The nearest-k selection's work (neighbours/query.c), counted for the tests
  * while on (counting from 0 again each time it is turned on): the
  * selections past the kept buffer, their candidates, the candidates their
  * passes visited, and the most passes one took. */

@@ -263,7 +263,7 @@ CS_INLINE vi bucket_of_cells(const vi cell[3], vi mask, const int dims) {
 
 /* ---- the nearest-k selection past CS_NB_NEAREST ------------------------- */
 
-/* The passes of neighbours.c's radix selection (cs_nb_select_run), W
+/* The passes of query.c's radix selection (cs_nb_select_run), W
  * candidates at a time: a lane's key is its distance's bits, computed as
  * cs_nb_pair computes the distance (neighbour_lanes), over the
  * candidate's id. Nothing else is stored: the few members kept are
