@@ -1,5 +1,5 @@
 # The library's structure (docs/architecture.md): fails if its files call
-# each other in a circle, or if its #includes do.
+# each other in a circle, if its #includes do, or if a file grows too long.
 #
 # Calls: `nm` lists each object's defined and undefined global symbols; a
 # file calls another when one of its objects leaves undefined a symbol that
@@ -8,7 +8,8 @@
 # fails, reported by file names with the symbols of each call.
 # Includes: the quoted #includes of src/ and include/ must not form a
 # circle either, and a header that belongs to one part of the library is
-# included only there (see `owned` below).
+# included only there (see `owned` below); and no file of src/ or include/
+# reaches 1,000 lines.
 #
 # Usage: cmake -DNM=<nm> -DOBJECTS=<file listing the object files, one a
 #        line> -DROOT=<repository root> -P check_structure.cmake
@@ -212,6 +213,15 @@ foreach(f IN LISTS files)
       endif()
     endwhile()
   endforeach()
+endforeach()
+# A file a reader can hold: under 1,000 lines.
+foreach(f IN LISTS files)
+  file(READ "${ROOT}/${f}" text)
+  string(REGEX REPLACE "[^\n]" "" newlines "${text}")
+  string(LENGTH "${newlines}" lines)
+  if(lines GREATER_EQUAL 1000)
+    string(APPEND failures "\n${f} has ${lines} lines: split it by concern (at most 999)")
+  endif()
 endforeach()
 circles(include_circles)
 if(include_circles)
