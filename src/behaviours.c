@@ -1,6 +1,8 @@
-/* The table of behaviours: one row per crowdsteer_behaviour, and everything
- * that is derived from it alone (names, inputs). Validation (api.c), the
- * step and the backends' kernel tables are indexed by the same enum. */
+/* The table of behaviours: one row per crowdsteer_behaviour (its name, the
+ * inputs and parameters it reads, the machinery that runs it), and everything
+ * that is derived from it alone (names, inputs). Validation (validation.c),
+ * the entry points, the step and the backends' kernel tables are indexed by
+ * the same enum. */
 #include <string.h>
 
 #include "internal.h"
@@ -26,13 +28,15 @@ const cs_behaviour_row cs_behaviours[] = {
                           CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET |
                               CS_USES_PREDICTION | CS_USES_PANIC_RADIUS},
     [CROWDSTEER_WANDER] = {"wander", CROWDSTEER_INPUT_WANDER, CS_USES_WANDER},
-    /* The neighbour behaviours validate what they read (cs_nb_prepare). */
+    /* The neighbour behaviours validate their crowdsteer_neighbours
+     * themselves (cs_nb_prepare). */
     [CROWDSTEER_SEPARATION] = {"separation", CROWDSTEER_INPUT_NEIGHBOURS,
-                               CS_USES_MAX_SPEED},
+                               CS_USES_MAX_SPEED, CS_RUNS_ON_NEIGHBOURS},
     [CROWDSTEER_COHESION] = {"cohesion", CROWDSTEER_INPUT_NEIGHBOURS,
-                             CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET},
+                             CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET,
+                             CS_RUNS_ON_NEIGHBOURS},
     [CROWDSTEER_ALIGNMENT] = {"alignment", CROWDSTEER_INPUT_NEIGHBOURS,
-                              CS_USES_TIME_TO_TARGET},
+                              CS_USES_TIME_TO_TARGET, CS_RUNS_ON_NEIGHBOURS},
 };
 _Static_assert(sizeof cs_behaviours / sizeof cs_behaviours[0] ==
                    CROWDSTEER_BEHAVIOUR_COUNT,

@@ -65,20 +65,32 @@ enum {
   CS_USES_INTEGRATOR = 1 << 7
 };
 
+/* The machinery that computes a behaviour's steering (its row says which).
+ * CS_RUNS_ON_KERNELS: row b of every backend (cs_backend_scalar in
+ * reference.c, each SIMD backend in kernels.c), agent by agent.
+ * CS_RUNS_ON_NEIGHBOURS: a query over every agent first (neighbours/); a
+ * single call runs cs_nb_run, a step computes it before its tiles (the
+ * backends' row b then reads that steering). */
+typedef enum cs_machinery { CS_RUNS_ON_KERNELS = 0, CS_RUNS_ON_NEIGHBOURS } cs_machinery;
+
 /* One row of the table of behaviours (behaviours.c), indexed by
- * crowdsteer_behaviour: what validation, dispatch and the step need to know.
- * Its reference function is row b of cs_backend_scalar (reference.c) and its
- * kernel per ISA row b of each SIMD backend (kernels.c); the neighbour
- * behaviours run on the neighbour machinery (neighbours/). */
+ * crowdsteer_behaviour: what validation, dispatch and the step need to know. */
 typedef struct cs_behaviour_row {
   const char *name;
-  unsigned inputs; /* CROWDSTEER_INPUT_* */
-  unsigned params; /* CS_USES_* */
+  unsigned inputs;        /* CROWDSTEER_INPUT_* */
+  unsigned params;        /* CS_USES_* */
+  cs_machinery machinery; /* left out of a row: the kernels */
 } cs_behaviour_row;
 extern const cs_behaviour_row cs_behaviours[];
 
 /* The row of a behaviour, NULL for a value out of the enum. */
 const cs_behaviour_row *cs_behaviour_row_of(crowdsteer_behaviour behaviour);
+
+/* Whether the neighbour machinery runs a behaviour (0 for an unknown one). */
+static inline int cs_runs_on_neighbours(crowdsteer_behaviour behaviour) {
+  const cs_behaviour_row *row = cs_behaviour_row_of(behaviour);
+  return row && row->machinery == CS_RUNS_ON_NEIGHBOURS;
+}
 
 /* A behaviour's inputs, validated and with defaults applied: what it reads.
  * Arrays are indexed by global agent index; unused axes (z in 2D) are NULL. */
@@ -193,19 +205,20 @@ typedef struct cs_fused_chunk {
 typedef void (*cs_fused_kernel)(const cs_fused_chunk *chunk, size_t begin, size_t end);
 
 /* One backend: a kernel per behaviour and dims, behaviour[b][dims - 2]
- * indexed by crowdsteer_behaviour (NULL for the neighbour behaviours), and
- * the integrator (2D and 3D). `run` runs a kernel for a single-behaviour call (the
- * SIMD backends stream a large OVERWRITE output). `fused` runs a step's
- * chunk in registers, for the chunks whose behaviour, shape and dims
- * `fuses` accepts (the others keep the accumulator; both NULL for the
- * scalar reference, which always goes through the accumulator). */
+ * indexed by crowdsteer_behaviour (for the behaviours that run on the
+ * neighbour machinery, a copy of the steering a step computed before its
+ * tiles: cs_job.precomputed), and the integrator (2D and 3D). `run` runs a kernel for a
+ * single-behaviour call (the SIMD backends stream a large OVERWRITE output). `fused` runs
+ * a step's chunk in registers, for the chunks whose behaviour, shape and dims `fuses`
+ * accepts (the others keep the accumulator; both NULL for the scalar reference, which
+ * always goes through the accumulator). */
 typedef struct cs_backend {
   const cs_kernel (*behaviour)[2];
   cs_integrator_kernel integrate;
   void (*run)(cs_kernel kernel, const cs_job *job, size_t begin, size_t end);
   int (*fuses)(const cs_fused_chunk *chunk);
   cs_fused_kernel fused;
-  /* Whether every index[begin..end) is below limit (NULL: api.c's loop). */
+  /* Whether every index[begin..end) is below limit (NULL: validation.c's loop). */
   int (*indices_below)(const uint32_t *index, size_t begin, size_t end, uint32_t limit);
 } cs_backend;
 
@@ -233,7 +246,7 @@ void cs_set_write_prefetch(int allow);
 /* How grid builds sort (grid.c): 0 each build chooses, 1 the partitioned
  * passes, 2 the direct sort. Tests force each way (the grid is the same). */
 void cs_grid_set_sort(int way);
-/* The nearest-k selection's work (neighbours.c), counted for the tests
+/* The nearest-k selection's work (neighbours/query.c), counted for the tests
  * while on (counting from 0 again each time it is turned on): the
  * selections past the kept buffer, their candidates, the candidates their
  * passes visited, and the most passes one took. */
@@ -252,6 +265,8 @@ typedef struct cs_range {
   const uint32_t *select;
   uint32_t bit;
 } cs_range;
+
+/* ---- validation (validation.c), below every entry point ------------------ */
 
 /* Validation and defaults of one behaviour, once per call, except for the
  * values of its per-agent data: the arrays it reads are present and aligned
@@ -288,6 +303,11 @@ crowdsteer_status cs_prepare_integrator(cs_integrator *job,
                                         const crowdsteer_agents *agents,
                                         const crowdsteer_params *params, size_t begin,
                                         size_t end);
+/* Validation of crowdsteer_integrate's steering input, after
+ * cs_prepare_integrator: present, and for a non-empty range aligned. */
+crowdsteer_status cs_prepare_steering(cs_integrator *job,
+                                      const crowdsteer_vectors *steering, size_t begin,
+                                      size_t end);
 /* Validation of a single call's output. */
 crowdsteer_status cs_prepare_output(cs_policy *policy, int dims,
                                     const crowdsteer_output *out, size_t begin,

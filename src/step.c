@@ -77,7 +77,7 @@ static crowdsteer_status check_behaviour_run(const plan *pl,
   crowdsteer_status fault;
   const crowdsteer_step_behaviour *desc = &step->behaviours[b];
   const cs_range r = {first, last, step->behaviour_mask, 1u << b};
-  if (!cs_step_is_neighbour(desc->behaviour) &&
+  if (!cs_runs_on_neighbours(desc->behaviour) &&
       (fault = cs_check_agent_data(&pl->behaviour[b].in, pl->kind[b], &r)) !=
           CROWDSTEER_OK)
     return fault;
@@ -91,7 +91,7 @@ static crowdsteer_status check_behaviour_run(const plan *pl,
 /* Whether behaviour b has per-agent data whose values need a pass. */
 static int has_agent_data(const plan *pl, const crowdsteer_step_desc *step, size_t b) {
   if (step->behaviours[b].weight_per_agent) return 1;
-  return !cs_step_is_neighbour(pl->kind[b]) &&
+  return !cs_runs_on_neighbours(pl->kind[b]) &&
          cs_has_agent_data(&pl->behaviour[b].in, pl->kind[b]);
 }
 
@@ -161,7 +161,7 @@ static crowdsteer_status resolve_behaviour(cs_job *job, cs_nb_job *nb_job,
   const crowdsteer_step_behaviour *desc = &step->behaviours[b];
   const uint32_t bit = 1u << b;
   memset(job, 0, sizeof *job);
-  if (cs_step_is_neighbour(desc->behaviour)) {
+  if (cs_runs_on_neighbours(desc->behaviour)) {
     job->in.dims = agents->dims;
     job->in.count = agents->count;
     crowdsteer_status st =
@@ -344,7 +344,7 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
   for (size_t b = 0; b < step->behaviour_count; b++) {
     out->kind[b] = step->behaviours[b].behaviour;
     cs_nb_job *nb_job =
-        cs_step_is_neighbour(out->kind[b]) ? &out->neighbour[neighbour++] : NULL;
+        cs_runs_on_neighbours(out->kind[b]) ? &out->neighbour[neighbour++] : NULL;
     if ((fault = resolve_behaviour(&out->behaviour[b], nb_job, agents, step, b, begin,
                                    end)) != CROWDSTEER_OK)
       return fault;
@@ -419,7 +419,7 @@ static void behaviours_of(const plan *pl, size_t first, size_t last, uint32_t *u
 static uint32_t fused_bits(const plan *pl, const cs_backend *backend) {
   uint32_t bits = 0;
   for (size_t b = 0; backend->fuses && b < pl->behaviour_count; b++) {
-    if (cs_step_is_neighbour(pl->kind[b])) continue;
+    if (cs_runs_on_neighbours(pl->kind[b])) continue;
     const cs_fused_chunk chunk = {&pl->behaviour[b], pl->kind[b], pl->priority,
                                   &pl->integrator};
     if (backend->fuses(&chunk)) bits |= 1u << b;
@@ -569,7 +569,7 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   const int in_range = asked >= 1 && asked <= CROWDSTEER_STEP_MAX_BEHAVIOURS;
   size_t neighbours = 0;
   for (size_t b = 0; in_range && step->behaviours && b < asked; b++)
-    neighbours += cs_step_is_neighbour(step->behaviours[b].behaviour);
+    neighbours += cs_runs_on_neighbours(step->behaviours[b].behaviour);
   cs_job jobs[in_range ? asked : 1];
   cs_nb_job nb_jobs[neighbours ? neighbours : 1];
   plan pl;

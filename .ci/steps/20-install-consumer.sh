@@ -17,7 +17,7 @@ readme() { bash -euo pipefail "$root/tests/install/readme/$1"; }
 
 # The public functions the header declares with CROWDSTEER_API.
 declared_api() {
-  tr '\n' ' ' <"$root/include/crowdsteer.h" |
+  cat "$root"/include/crowdsteer*.h | tr '\n' ' ' |
     grep -o 'CROWDSTEER_API[^;(]*(' | grep -o 'crowdsteer_[a-z0-9_]*($' |
     tr -d '(' | sort -u
 }
@@ -47,7 +47,8 @@ readme install-static.sh >/dev/null
 if grep -q '^CMAKE_CXX_COMPILER:' build/lib/CMakeCache.txt; then
   fail "the library-only configure enabled C++"
 fi
-[ -f "$PREFIX/include/crowdsteer.h" ] || fail "header not installed"
+[ -f "$PREFIX/include/crowdsteer.h" ] && [ -f "$PREFIX/include/crowdsteer_avoid.h" ] ||
+  fail "header not installed"
 [ -f "$PREFIX/lib/libcrowdsteer.a" ] || fail "libcrowdsteer.a not installed"
 if find "$PREFIX" -name 'libcrowdsteer.so*' | grep -q .; then
   fail "static install also holds a shared library"

@@ -1,5 +1,6 @@
 /* Run-time choice of backend: CPU detection (cpuid + xgetbv on x86), the
- * CROWDSTEER_ISA override, and one atomically published choice. Compiled with
+ * CROWDSTEER_ISA override, one atomically published choice, and the tables
+ * of compiled-in backends (the behaviours' and the neighbour machinery's). Compiled with
  * the baseline flags only, so it runs on any CPU of the architecture. */
 #if defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__)
 #error "dispatch.c must be compiled without AVX flags: it has to run on any x86-64"
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "neighbours/neighbours.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -202,4 +204,26 @@ void cs_set_write_prefetch(int allow) {
 
 const cs_backend *cs_backend_for(crowdsteer_isa isa) {
   return (unsigned)isa < CROWDSTEER_ISA_COUNT ? backends[isa] : NULL;
+}
+
+/* The neighbour machinery's backends, by ISA as the others. */
+static const cs_nb_backend scalar_backend = {cs_nb_kernel_scalar, cs_nb_keys_scalar,
+                                             cs_nb_ends_scalar, NULL};
+
+const cs_nb_backend *cs_nb_backend_for(crowdsteer_isa isa) {
+  switch (isa) {
+#ifdef CROWDSTEER_HAVE_SSE4
+  case CROWDSTEER_ISA_SSE4: return &cs_nb_kernel_sse4;
+#endif
+#ifdef CROWDSTEER_HAVE_AVX2
+  case CROWDSTEER_ISA_AVX2: return &cs_nb_kernel_avx2;
+#endif
+#ifdef CROWDSTEER_HAVE_AVX512
+  case CROWDSTEER_ISA_AVX512: return &cs_nb_kernel_avx512;
+#endif
+#ifdef CROWDSTEER_HAVE_NEON
+  case CROWDSTEER_ISA_NEON: return &cs_nb_kernel_neon;
+#endif
+  default: return &scalar_backend;
+  }
 }

@@ -198,23 +198,6 @@ static int build_chunks(const crowdsteer_grid_desc *desc, size_t count) {
   return chunks < 1 ? 1 : (int)chunks;
 }
 
-void cs_nb_keys_scalar(const crowdsteer_grid *g, const float *const pos[3], size_t first,
-                       size_t last, uint32_t *keys) {
-  for (size_t i = first; i < last; i++) {
-    uint32_t cell[3] = {0, 0, 0};
-    for (int k = 0; k < g->dims; k++)
-      cell[k] = cs_cell(pos[k][i], g->inv_cell);
-    keys[i - first] = cs_bucket(cell, g->dims, g->bucket_mask);
-  }
-}
-
-void cs_nb_ends_scalar(uint32_t *counts, size_t n, uint32_t start) {
-  for (size_t k = 0; k < n; k++) {
-    start += counts[k];
-    counts[k] = start;
-  }
-}
-
 static void agent_chunk(size_t count, int threads, int t, size_t *first, size_t *last) {
   *first = count * (size_t)t / (size_t)threads;
   *last = count * (size_t)(t + 1) / (size_t)threads;

@@ -29,6 +29,11 @@ typedef enum cs_nb_behaviour {
 #define CS_CELL_LIMIT 2097152.0f /* 2^21 */
 #define CS_CELL_BIAS 2097152u
 
+/* Smallest non-zero radius: radius^2 stays a normal float, so a neighbour's
+ * every coordinate difference is below the radius (the query's cell range
+ * relies on it; validation enforces it). */
+#define CS_NB_MIN_RADIUS 0x1p-60f
+
 /* The grid: counts and layout, the agents' state in bucket order (a stable
  * counting sort of the batch, so each bucket lists its agents by increasing
  * index), and per bucket the first slot of its agents. */
@@ -363,7 +368,7 @@ typedef struct cs_nb_rows {
 } cs_nb_rows;
 
 /* Fills `rows` with the candidate runs of agent a (every agent that can be
- * within its radius); see neighbours.c. */
+ * within its radius); see query.c. */
 void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows);
 
 /* Neighbours kept for the nearest-k selection: each one's ordering key
@@ -391,12 +396,12 @@ static inline uint64_t cs_nb_nearness(float dist, uint32_t id) {
 void cs_nb_sum_kept(const cs_nb_job *job, cs_nb_nearest *kept, cs_nb_sum *sum);
 
 /* Sums the contributions of the `cap` nearest of the candidates in `rows`
- * (ties by lower id), when more than `cap` qualify; see neighbours.c. */
+ * (ties by lower id), when more than `cap` qualify; see query.c. */
 void cs_nb_sum_nearest(const cs_nb_job *job, const cs_nb_agent *a, const cs_nb_rows *rows,
                        cs_nb_sum *sum);
 
 /* The radix selection of the cap-th smallest key past CS_NB_NEAREST
- * neighbours (neighbours.c), driven once for every backend: each runs its
+ * neighbours (query.c), driven once for every backend: each runs its
  * own passes over the candidates. The bucket is the keys k with
  * (k & known) == prefix, `known` a run of bits from bit 63 down; the next
  * histogram counts key bits [shift, shift + CS_NB_DIGIT_BITS) of its keys. */
@@ -508,12 +513,13 @@ static inline int cs_nb_plain(const cs_nb_job *job) {
          !job->grid->scan_all;
 }
 
-/* The backend of an ISA (the scalar one where no SIMD kernel is built). A
- * call reads the active ISA once and keeps its backend throughout. */
+/* The backend of an ISA (the scalar one where no SIMD kernel is built;
+ * dispatch.c). A call reads the active ISA once and keeps its backend
+ * throughout. */
 const cs_nb_backend *cs_nb_backend_for(crowdsteer_isa isa);
 
-/* The scalar kernel and keys (every backend's fallback, the tails of the
- * SIMD keys) and the per-ISA tables. */
+/* The scalar kernel and keys (query.c: every backend's fallback, the tails
+ * of the SIMD keys) and the per-ISA tables (kernels/neighbours.c). */
 void cs_nb_kernel_scalar(const cs_nb_job *job, size_t begin, size_t end);
 void cs_nb_keys_scalar(const crowdsteer_grid *g, const float *const pos[3], size_t first,
                        size_t last, uint32_t *keys);

@@ -124,7 +124,7 @@ static int layout(const cs_nb_job *nb_jobs, size_t count, size_t m, int dims,
 static size_t neighbour_count(const crowdsteer_step_desc *step) {
   size_t count = 0;
   for (size_t b = 0; b < step->behaviour_count; b++)
-    count += cs_step_is_neighbour(step->behaviours[b].behaviour);
+    count += cs_runs_on_neighbours(step->behaviours[b].behaviour);
   return count;
 }
 
@@ -148,7 +148,7 @@ void cs_nb_step_run(const crowdsteer_agents *agents, const crowdsteer_step_desc 
   /* The step behaviour of each neighbour job. */
   size_t of[CROWDSTEER_STEP_MAX_BEHAVIOURS], count = 0;
   for (size_t b = 0; b < step->behaviour_count; b++)
-    if (cs_step_is_neighbour(step->behaviours[b].behaviour)) of[count++] = b;
+    if (cs_runs_on_neighbours(step->behaviours[b].behaviour)) of[count++] = b;
   for (size_t m = 0; m < count; m++) {
     const size_t b = of[m];
     const crowdsteer_step_behaviour *desc = &step->behaviours[b];

@@ -5,11 +5,6 @@
 #include "internal.h"
 #include "neighbours/neighbours.h"
 
-/* Whether a step behaviour is separation, cohesion or alignment. */
-static inline int cs_step_is_neighbour(int behaviour) {
-  return behaviour >= CROWDSTEER_SEPARATION && behaviour <= CROWDSTEER_ALIGNMENT;
-}
-
 /* Validation of a neighbour behaviour of a step, per-agent data for the
  * agents of [first, last) with select[i] & bit (it needs a grid): its
  * resolved job into `job`, which cs_nb_step_run then uses as it is. */

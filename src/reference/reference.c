@@ -351,7 +351,7 @@ static void run_plain(cs_kernel kernel, const cs_job *job, size_t begin, size_t 
 
 /* Indexed by crowdsteer_behaviour (see cs_behaviours in behaviours.c) and
  * dims - 2 (each reference function handles both); the neighbour
- * behaviours' definition is neighbours/neighbours.c, their rows here write
+ * behaviours' definition is neighbours/query.c, their rows here write
  * a step's precomputed steering. */
 static const cs_kernel references[][2] = {
     [CROWDSTEER_SEEK] = {seek, seek},

@@ -1,0 +1,238 @@
+# The library's structure (docs/architecture.md): fails if its files call
+# each other in a circle, if its #includes do, or if a file grows too long.
+#
+# Calls: `nm` lists each object's defined and undefined global symbols; a
+# file calls another when one of its objects leaves undefined a symbol that
+# an object of the other defines (every per-ISA object of a source counts
+# as that source). Any circle of such calls among the library's own files
+# fails, reported by file names with the symbols of each call.
+# Includes: the quoted #includes of src/ and include/ must not form a
+# circle either, and a header that belongs to one part of the library is
+# included only there (see `owned` below); and no file of src/ or include/
+# reaches 1,000 lines.
+#
+# Usage: cmake -DNM=<nm> -DOBJECTS=<file listing the object files, one a
+#        line> -DROOT=<repository root> -P check_structure.cmake
+cmake_minimum_required(VERSION 3.25)
+
+# Nodes are numbered by their place in `nodes`: edge i -> j is j in out_<i>,
+# with what makes it (symbols or an include) in why_<i>_<j>.
+set(nodes "")
+macro(node_index name result)
+  list(FIND nodes "${name}" ${result})
+  if(${result} EQUAL -1)
+    list(LENGTH nodes ${result})
+    list(APPEND nodes "${name}")
+    set(out_${${result}} "")
+  endif()
+endmacro()
+
+macro(add_edge from to what)
+  node_index("${from}" _from)
+  node_index("${to}" _to)
+  if(NOT _from EQUAL _to)
+    list(APPEND out_${_from} ${_to})
+    list(REMOVE_DUPLICATES out_${_from})
+    list(APPEND why_${_from}_${_to} "${what}")
+  endif()
+endmacro()
+
+# The nodes reachable from `start` (itself included) into `result`.
+function(reachable start result)
+  set(seen ${start})
+  set(todo ${start})
+  while(todo)
+    list(POP_FRONT todo n)
+    foreach(m IN LISTS out_${n})
+      if(NOT m IN_LIST seen)
+        list(APPEND seen ${m})
+        list(APPEND todo ${m})
+      endif()
+    endforeach()
+  endwhile()
+  set(${result} ${seen} PARENT_SCOPE)
+endfunction()
+
+# Every circle, as its strongly connected set of nodes and the edges among
+# them, into the text `result` (empty: none).
+function(circles result)
+  set(text "")
+  list(LENGTH nodes count)
+  if(count EQUAL 0)
+    set(${result} "" PARENT_SCOPE)
+    return()
+  endif()
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    reachable(${i} reach_${i})
+  endforeach()
+  set(placed "")
+  foreach(i RANGE ${last})
+    if(i IN_LIST placed)
+      continue()
+    endif()
+    set(group ${i})
+    foreach(j IN LISTS reach_${i})
+      if(NOT j EQUAL i AND i IN_LIST reach_${j})
+        list(APPEND group ${j})
+      endif()
+    endforeach()
+    list(APPEND placed ${group})
+    list(LENGTH group size)
+    if(size LESS 2)
+      continue()
+    endif()
+    set(names "")
+    foreach(j IN LISTS group)
+      list(GET nodes ${j} name)
+      list(APPEND names "${name}")
+    endforeach()
+    list(JOIN names ", " names)
+    string(APPEND text "\n  circle of ${names}:")
+    foreach(a IN LISTS group)
+      foreach(b IN LISTS out_${a})
+        if(b IN_LIST group)
+          list(GET nodes ${a} from)
+          list(GET nodes ${b} to)
+          list(REMOVE_DUPLICATES why_${a}_${b})
+          list(JOIN why_${a}_${b} " " why)
+          string(APPEND text "\n    ${from} -> ${to} (${why})")
+        endif()
+      endforeach()
+    endforeach()
+  endforeach()
+  set(${result} "${text}" PARENT_SCOPE)
+endfunction()
+
+set(failures "")
+set(needed "")
+
+# ---- calls between the library's files -----------------------------------
+file(STRINGS "${OBJECTS}" objects)
+if(NOT objects)
+  message(FATAL_ERROR "no object files listed in ${OBJECTS}")
+endif()
+set(sources "")
+foreach(object IN LISTS objects)
+  # CMake keeps a source's object at <target>.dir/<its path>.o.
+  if(NOT object MATCHES "\\.dir/(\\./)?(.+)\\.(o|obj)$")
+    message(FATAL_ERROR "cannot tell the source of ${object}")
+  endif()
+  set(source "${CMAKE_MATCH_2}")
+  list(APPEND sources "${source}")
+  node_index("${source}" _)
+  execute_process(COMMAND "${NM}" -g -P "${object}" OUTPUT_VARIABLE listing
+                  RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${NM} failed on ${object}")
+  endif()
+  string(REPLACE "\n" ";" lines "${listing}")
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "^([A-Za-z_.$][A-Za-z0-9_.$@]*) ([A-Za-z]) ")
+      continue()
+    endif()
+    set(symbol "${CMAKE_MATCH_1}")
+    string(MAKE_C_IDENTIFIER "${symbol}" key)
+    if(CMAKE_MATCH_2 STREQUAL "U" OR CMAKE_MATCH_2 STREQUAL "w")
+      list(APPEND needs_${key} "${source}")
+      list(APPEND needed "${symbol}")
+    else()
+      list(APPEND defines_${key} "${source}")
+    endif()
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES sources)
+list(REMOVE_DUPLICATES needed)
+foreach(symbol IN LISTS needed)
+  string(MAKE_C_IDENTIFIER "${symbol}" key)
+  foreach(from IN LISTS needs_${key})
+    foreach(to IN LISTS defines_${key})
+      add_edge("${from}" "${to}" "${symbol}")
+    endforeach()
+  endforeach()
+endforeach()
+circles(call_circles)
+if(call_circles)
+  string(APPEND failures "\nfiles that call each other in a circle "
+         "(a shared helper belongs in a file below both):${call_circles}")
+endif()
+list(LENGTH sources source_count)
+set(graph "")
+set(calls 0)
+foreach(from IN LISTS sources)
+  list(FIND nodes "${from}" i)
+  list(LENGTH out_${i} n)
+  math(EXPR calls "${calls} + ${n}")
+  set(callees "")
+  foreach(j IN LISTS out_${i})
+    list(GET nodes ${j} to)
+    list(APPEND callees "${to}")
+  endforeach()
+  list(SORT callees)
+  list(JOIN callees " " callees)
+  string(APPEND graph "\n  ${from} -> ${callees}")
+endforeach()
+
+# ---- includes within src/ and include/ ---------------------------------------
+# A header of one part of the library and the files that may include it:
+# the step's neighbour pass is the step's own; the kernel parts and vector
+# layers are the SIMD kernels'.
+set(owned
+  "^src/neighbours/step_neighbours\\.h$" "^src/(step|neighbours/step_neighbours)\\.c$"
+  "^src/kernels/" "^src/kernels/"
+  "^src/" "^src/") # nothing outside src/ includes the library's internals
+set(nodes "")
+file(GLOB_RECURSE files RELATIVE "${ROOT}" "${ROOT}/src/*.[ch]" "${ROOT}/include/*.h")
+foreach(f IN LISTS files)
+  node_index("${f}" _)
+endforeach()
+foreach(f IN LISTS files)
+  file(STRINGS "${ROOT}/${f}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^[^\"]*\"([^\"]+)\".*$" "\\1" header "${line}")
+    # Quoted includes resolve beside the file, then in src/ and include/.
+    get_filename_component(here "${f}" DIRECTORY)
+    set(target "")
+    foreach(candidate "${here}/${header}" "src/${header}" "include/${header}")
+      if(candidate IN_LIST files)
+        set(target "${candidate}")
+        break()
+      endif()
+    endforeach()
+    if(NOT target)
+      continue() # outside the library (SIMDe, util/)
+    endif()
+    add_edge("${f}" "${target}" "#include")
+    set(rules ${owned})
+    while(rules)
+      list(POP_FRONT rules header_pattern includer_pattern)
+      if(target MATCHES "${header_pattern}" AND NOT f MATCHES "${includer_pattern}")
+        string(APPEND failures "\n${f} includes ${target}, which only files matching "
+               "${includer_pattern} may include")
+        break()
+      endif()
+    endwhile()
+  endforeach()
+endforeach()
+# A file a reader can hold: under 1,000 lines.
+foreach(f IN LISTS files)
+  file(READ "${ROOT}/${f}" text)
+  string(REGEX REPLACE "[^\n]" "" newlines "${text}")
+  string(LENGTH "${newlines}" lines)
+  if(lines GREATER_EQUAL 1000)
+    string(APPEND failures "\n${f} has ${lines} lines: split it by concern (at most 999)")
+  endif()
+endforeach()
+circles(include_circles)
+if(include_circles)
+  string(APPEND failures "\nfiles that include each other in a circle:${include_circles}")
+endif()
+
+if(failures)
+  message(FATAL_ERROR "the library's structure is broken (docs/architecture.md):"
+                      "${failures}")
+endif()
+list(LENGTH files file_count)
+message(STATUS "no circle among the calls of ${source_count} library sources "
+               "(${calls} pairs of files, one calling the other) or the includes of ${file_count} "
+               "files; who calls whom:${graph}")
