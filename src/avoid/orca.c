@@ -5,6 +5,7 @@
  * library). Every value is a float computed in the order written. */
 #include "avoid/orca.h"
 
+#include <float.h>
 #include <math.h>
 
 static inline float dot(const float a[2], const float b[2]) {
@@ -318,10 +319,16 @@ static int program_on_line(const cs_orca_line *lines, size_t n, float max_speed,
                            const float target[2], int toward, float result[2]) {
   const cs_orca_line *l = &lines[n];
   const float along = dot(l->point, l->direction);
-  const float discriminant =
-      along * along + max_speed * max_speed - dot(l->point, l->point);
-  if (discriminant < 0.0f) return 0; /* the line misses the speed disc */
-  const float root = sqrtf(discriminant);
+  const float point_sq = dot(l->point, l->point);
+  const float discriminant = along * along + max_speed * max_speed - point_sq;
+  /* The line misses the speed disc, by more than the rounding of the
+   * discriminant: a tangent line (a result on the circle violating it by
+   * rounding) takes its foot point, where giving up would send the answer
+   * across the disc. */
+  const float rounding =
+      4.0f * FLT_EPSILON * (along * along + max_speed * max_speed + point_sq);
+  if (discriminant < -rounding) return 0;
+  const float root = sqrtf(fmaxf(discriminant, 0.0f));
   float t_left = -along - root, t_right = -along + root;
   for (size_t i = 0; i < n; i++) {
     const cs_orca_line *m = &lines[i];
@@ -329,7 +336,12 @@ static int program_on_line(const cs_orca_line *lines, size_t n, float max_speed,
     const float denominator = det(l->direction, m->direction);
     const float numerator = det(m->direction, gap);
     if (fabsf(denominator) <= CS_ORCA_EPSILON) { /* parallel */
-      if (numerator < 0.0f) return 0;
+      /* Opposite ways, line n outside m: no point of n keeps m. The same
+       * way, n is violated after m was kept only through rounding (n is m
+       * again, or crosses it at a near-zero angle): the point on n keeps m
+       * up to that rounding, where giving up would throw the answer
+       * across the disc. */
+      if (numerator < 0.0f && dot(l->direction, m->direction) < 0.0f) return 0;
       continue;
     }
     const float t = numerator / denominator;
