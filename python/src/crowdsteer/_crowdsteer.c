@@ -37,6 +37,7 @@ static const struct status_row {
     {CROWDSTEER_ERROR_GRID, "GRID"},
     {CROWDSTEER_ERROR_ALIGNMENT, "ALIGNMENT"},
     {(crowdsteer_status)STATUS_OVERLAP, "OVERLAP"},
+    {CROWDSTEER_ERROR_GEOMETRY, "GEOMETRY"},
 };
 enum { STATUS_ROWS = sizeof status_rows / sizeof status_rows[0] };
 

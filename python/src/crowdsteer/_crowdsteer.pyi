@@ -65,6 +65,7 @@ class AlignmentError(Error): ...
 class OverlapError(Error, ValueError):
     """A written array shares memory with another array of the call (status 11),
     found by the binding (naming both) or by the library."""
+class GeometryError(Error): ...
 
 errors_by_status: Dict[int, Type[Error]]
 
