@@ -838,11 +838,25 @@ typedef struct crowdsteer_step_desc {
    *  is NULL); its workers need the stack an OpenMP worker needs. The
    *  neighbours' own `tasks` fields are not read by a step. */
   const crowdsteer_task_system *tasks;
+  /** Non-NULL: avoidance (ORCA, crowdsteer_avoid.h) as the step's last
+   *  stage. Each agent's integrated velocity is its preferred velocity;
+   *  the velocity ORCA picks (with the integrator's max_speed and dt)
+   *  replaces it, and the agent moves by it from where it was. Its
+   *  neighbours need a grid built from the state before the step
+   *  (NULL_POINTER without one); NULL neighbours avoids obstacles only.
+   *  With obstacles the walls hold: no agent's move crosses an obstacle
+   *  edge (a move that would slides along the edge or stops short, and its
+   *  velocity becomes the move made over dt: CROWDSTEER_REPORT_WALL), and
+   *  an agent inside a polygon stays where it is, at rest
+   *  (CROWDSTEER_REPORT_INSIDE). The results are those of integrating,
+   *  then crowdsteer_avoid, then moving, whatever the threads or tiles. */
+  const struct crowdsteer_avoidance *avoidance;
 } crowdsteer_step_desc;
 
 /** Runs a mixed step on agents [begin, end). It allocates nothing (but a
- *  step with neighbour behaviours allocates its scratch memory per call
- *  without a workspace, and grows its workspace when needed); with
+ *  step with neighbour behaviours or avoidance allocates its scratch
+ *  memory per call without a workspace, and grows its workspace when
+ *  needed); with
  *  threads = 1 it needs about 9 KiB of the caller's stack plus 0.7 KiB per
  *  behaviour, 0.3 KiB more for each separation, cohesion or alignment
  *  (12.1 to 13.5 KiB for 7 behaviours, 21.2 KiB for 10 neighbour ones,

@@ -13,6 +13,7 @@
 #include <omp.h>
 #endif
 
+#include "avoid/step_avoid.h"
 #include "internal.h"
 #include "neighbours/step_neighbours.h"
 #include "parallel.h"
@@ -47,6 +48,7 @@ typedef struct plan {
   const uint32_t *mask;
   cs_integrator integrator;
   size_t tile;
+  cs_step_avoid avoid; /* the last stage, when on */
 } plan;
 
 /* A second state buffer (snapshot or output): same shape as the agents and
@@ -247,6 +249,7 @@ static void step_spans(cs_spans *spans, const plan *pl, const crowdsteer_agents 
   cs_spans_add(spans, pl->integrator.max_speed.array, begin, end, 0);
   cs_spans_add(spans, pl->integrator.max_force.array, begin, end, 0);
   cs_spans_add(spans, pl->integrator.mass.array, begin, end, 0);
+  cs_step_avoid_spans(spans, &pl->avoid, agents, begin, end);
 }
 
 /* Behaviour b's own arrays over [begin, end), its weights included. Agent
@@ -353,6 +356,10 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
       return fault;
   }
   if ((fault = check_agent_data(out, step, begin, end)) != CROWDSTEER_OK) return fault;
+  if ((fault = cs_step_avoid_prepare(&out->avoid, agents, step, out->integrator.pos_rw,
+                                     out->integrator.vel_rw, CHUNK, begin, end)) !=
+      CROWDSTEER_OK)
+    return fault;
   return check_apart(out, agents, step, begin, end);
 }
 
@@ -475,7 +482,12 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
   for (int k = 0; k < dims; k++)
     integrate.steering[k] = acc[k];
   integrate.steering_base = first;
+  /* With avoidance the integrator's velocity is only the preferred one:
+   * the state it overwrites is kept for the last stage. */
+  cs_step_avoid *avoid = (cs_step_avoid *)&pl->avoid;
+  const size_t slot = avoid->on ? cs_step_avoid_begin(avoid, first, last) : 0;
   backend->integrate(&integrate, first, last);
+  if (avoid->on) cs_step_avoid_end(avoid, slot, first, last);
 }
 
 /* One tile [first, last), chunk by chunk. Chunks give the same bits: every
@@ -547,7 +559,9 @@ static void worker_tiles(void *context, size_t first, size_t last) {
  * from holding everyone back. */
 static void run_plan(plan *pl, const cs_spread *spread, const cs_backend *backend,
                      size_t begin, size_t end) {
-  pl->fused_bits = fused_bits(pl, backend);
+  /* Avoidance needs each chunk's preferred velocities: no chunk runs in
+   * registers alone then. */
+  pl->fused_bits = pl->avoid.on ? 0 : fused_bits(pl, backend);
   const size_t tiles = (end - begin + pl->tile - 1) / pl->tile;
   if (!spread->tasks && spread->threads == 1) {
     run_tiles(pl, pl->behaviour, backend, begin, end, 0, tiles);
@@ -584,11 +598,18 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   size_t floats;
   if (!cs_nb_step_floats(step, pl.neighbour, end - begin, agents->dims, isa, &floats))
     return CROWDSTEER_ERROR_OUT_OF_MEMORY;
-  cs_scratch scratch;
-  if ((fault = cs_scratch_take(&scratch, step->workspace, floats)) != CROWDSTEER_OK)
-    return fault;
   const size_t tiles = (end - begin + pl.tile - 1) / pl.tile;
   const cs_spread spread = cs_spread_for(step->tasks, step->threads, tiles);
+  /* The avoidance stage's slots, one per thread that may run tiles, after
+   * the neighbour behaviours' floats. */
+  const size_t slots = cs_spread_width(&spread, tiles) + 1;
+  const size_t avoid_floats = (cs_step_avoid_bytes(&pl.avoid, slots) + 3) / 4;
+  if (avoid_floats > SIZE_MAX / 4 - floats) return CROWDSTEER_ERROR_OUT_OF_MEMORY;
+  cs_scratch scratch;
+  if ((fault = cs_scratch_take(&scratch, step->workspace, floats + avoid_floats)) !=
+      CROWDSTEER_OK)
+    return fault;
+  cs_step_avoid_attach(&pl.avoid, scratch.floats + floats, slots);
   cs_nb_step_run(agents, step, begin, end, isa, pl.behaviour, pl.neighbour,
                  scratch.floats);
   run_plan(&pl, &spread, cs_backend_for(isa), begin, end);

@@ -444,17 +444,25 @@ int cs_obstacle_inside(const crowdsteer_obstacles *o, cs_obstacle_scratch *s,
   return inside;
 }
 
-int cs_obstacle_move_blocked(const crowdsteer_obstacles *o, cs_obstacle_scratch *s,
-                             const float p[2], const float q[2]) {
+uint32_t cs_obstacle_first_crossed(const crowdsteer_obstacles *o, cs_obstacle_scratch *s,
+                                   const float p[2], const float q[2]) {
   const size_t found = cs_obstacle_edges_near(o, s, fminf(p[0], q[0]), fminf(p[1], q[1]),
                                               fmaxf(p[0], q[0]), fmaxf(p[1], q[1]));
+  uint32_t first = UINT32_MAX;
   for (size_t k = 0; k < found; k++) {
+    const uint32_t e = s->found[k];
+    if (e >= first) continue;
     float a[2], b[2];
-    edge_ends(o, s->found[k], a, b);
+    edge_ends(o, e, a, b);
     const int from_left = cs_orient(a, b, p) > 0, to_left = cs_orient(a, b, q) > 0;
-    if (from_left != to_left && cs_segments_touch(p, q, a, b)) return 1;
+    if (from_left != to_left && cs_segments_touch(p, q, a, b)) first = e;
   }
-  return 0;
+  return first;
+}
+
+int cs_obstacle_move_blocked(const crowdsteer_obstacles *o, cs_obstacle_scratch *s,
+                             const float p[2], const float q[2]) {
+  return cs_obstacle_first_crossed(o, s, p, q) != UINT32_MAX;
 }
 
 crowdsteer_status crowdsteer_obstacles_inside(const crowdsteer_obstacles *o, float x,

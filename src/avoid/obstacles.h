@@ -74,4 +74,9 @@ int cs_obstacle_inside(const crowdsteer_obstacles *o, cs_obstacle_scratch *s,
 int cs_obstacle_move_blocked(const crowdsteer_obstacles *o, cs_obstacle_scratch *s,
                              const float p[2], const float q[2]);
 
+/* The lowest-numbered edge the move from p to q crosses (as
+ * cs_obstacle_move_blocked), or UINT32_MAX when it crosses none. */
+uint32_t cs_obstacle_first_crossed(const crowdsteer_obstacles *o, cs_obstacle_scratch *s,
+                                   const float p[2], const float q[2]);
+
 #endif /* CROWDSTEER_AVOID_OBSTACLES_H */

@@ -1,0 +1,174 @@
+/* crowdsteer_step's avoidance stage: the integrator's velocity is each
+ * agent's preferred velocity; ORCA replaces it (cs_avoid_agent), the agent
+ * moves by it from where it was, and a move that would cross an obstacle
+ * edge slides along that edge or stops short (decided exactly). */
+#include "avoid/step_avoid.h"
+
+#include <math.h>
+#include <string.h>
+
+crowdsteer_status cs_step_avoid_prepare(cs_step_avoid *sa,
+                                        const crowdsteer_agents *agents,
+                                        const crowdsteer_step_desc *step,
+                                        float *const out_pos[3], float *const out_vel[3],
+                                        size_t chunk, size_t begin, size_t end) {
+  memset(sa, 0, sizeof *sa);
+  const crowdsteer_avoidance *av = step->avoidance;
+  if (!av) return CROWDSTEER_OK;
+  /* As for the neighbour behaviours: a step reads other agents from a grid. */
+  if (av->neighbours && !av->neighbours->grid) return CROWDSTEER_ERROR_NULL_POINTER;
+  crowdsteer_status fault =
+      cs_avoid_prepare(&sa->job, agents, av, &step->integrator, begin, end);
+  if (fault != CROWDSTEER_OK) return fault;
+  sa->on = 1;
+  sa->desc = av;
+  sa->dims = agents->dims;
+  sa->dt = step->integrator.dt == 0.0f ? 1.0f : step->integrator.dt;
+  sa->chunk = chunk;
+  const float *pos[3] = {agents->px, agents->py, agents->pz};
+  const float *vel[3] = {agents->vx, agents->vy, agents->vz};
+  for (int k = 0; k < sa->dims; k++) {
+    sa->pos[k] = pos[k];
+    sa->vel[k] = vel[k];
+    sa->out_pos[k] = out_pos[k];
+    sa->out_vel[k] = out_vel[k];
+  }
+  return CROWDSTEER_OK;
+}
+
+void cs_step_avoid_spans(cs_spans *spans, const cs_step_avoid *sa,
+                         const crowdsteer_agents *agents, size_t begin, size_t end) {
+  if (!sa->on) return;
+  const crowdsteer_avoidance *av = sa->desc;
+  const size_t first = av->neighbours ? 0 : begin,
+               last = av->neighbours ? agents->count : end;
+  cs_spans_add(spans, av->report, begin, end, 1);
+  cs_spans_add(spans, av->radius_per_agent, first, last, 0);
+  cs_spans_add(spans, av->responsibility_per_agent, first, last, 0);
+  if (av->neighbours) {
+    cs_spans_add(spans, agents->id, 0, agents->count, 0);
+    cs_spans_add(spans, av->neighbours->radius_per_agent, begin, end, 0);
+    if (av->neighbours->field_of_view)
+      cs_spans_add(spans, av->neighbours->cos_field_of_view_per_agent, begin, end, 0);
+    cs_spans_add(spans, av->neighbours->neighbour_mask_per_agent, begin, end, 0);
+  }
+}
+
+static size_t round_up(size_t bytes) { return (bytes + 63u) & ~(size_t)63u; }
+
+/* A slot: the ORCA scratch, then the chunk's saved positions and
+ * velocities (dims floats each per agent). */
+size_t cs_step_avoid_bytes(const cs_step_avoid *sa, size_t slots) {
+  if (!sa->on) return 0;
+  const size_t saved = 2u * 3u * sa->chunk * sizeof(float);
+  const size_t slot = round_up(cs_avoid_scratch_bytes(&sa->job)) + round_up(saved);
+  return round_up(slots * sizeof(atomic_int)) + slots * slot + 64;
+}
+
+void cs_step_avoid_attach(cs_step_avoid *sa, void *memory, size_t slots) {
+  if (!sa->on) return;
+  char *at = (char *)(((uintptr_t)memory + 63u) & ~(uintptr_t)63u);
+  sa->busy = (atomic_int *)at;
+  for (size_t k = 0; k < slots; k++)
+    atomic_init(&sa->busy[k], 0);
+  at += round_up(slots * sizeof(atomic_int));
+  sa->slots = slots;
+  sa->slot_bytes = round_up(cs_avoid_scratch_bytes(&sa->job)) +
+                   round_up(2u * 3u * sa->chunk * sizeof(float));
+  sa->memory = at;
+}
+
+static float *saved_state(const cs_step_avoid *sa, size_t slot) {
+  return (float *)(sa->memory + slot * sa->slot_bytes +
+                   round_up(cs_avoid_scratch_bytes(&sa->job)));
+}
+
+size_t cs_step_avoid_begin(cs_step_avoid *sa, size_t first, size_t last) {
+  /* At most `slots` chunks run at once (one per thread): one is free. */
+  size_t slot = 0;
+  for (;; slot = (slot + 1) % sa->slots) {
+    int idle = 0;
+    if (atomic_compare_exchange_strong(&sa->busy[slot], &idle, 1)) break;
+  }
+  float *saved = saved_state(sa, slot);
+  const size_t n = last - first;
+  for (int k = 0; k < sa->dims; k++) {
+    memcpy(saved + (size_t)k * sa->chunk, sa->pos[k] + first, n * sizeof(float));
+    memcpy(saved + (size_t)(3 + k) * sa->chunk, sa->vel[k] + first, n * sizeof(float));
+  }
+  return slot;
+}
+
+/* The walls: the move from p to q, or a slide along the first edge it
+ * crosses, or a part of it, or none; whatever is kept crosses no edge. */
+static uint32_t hold_walls(const crowdsteer_obstacles *o, cs_obstacle_scratch *s,
+                           const float p[2], float q[2]) {
+  if (!isfinite(p[0]) || !isfinite(p[1])) return 0; /* nowhere to hold it */
+  if (cs_obstacle_inside(o, s, p)) {
+    q[0] = p[0], q[1] = p[1];
+    return CROWDSTEER_REPORT_INSIDE;
+  }
+  if (!isfinite(q[0]) || !isfinite(q[1])) {
+    q[0] = p[0], q[1] = p[1];
+    return CROWDSTEER_REPORT_WALL;
+  }
+  const uint32_t edge = cs_obstacle_first_crossed(o, s, p, q);
+  if (edge == UINT32_MAX) return 0;
+  const float d[2] = {q[0] - p[0], q[1] - p[1]};
+  const float along = d[0] * o->dir_x[edge] + d[1] * o->dir_y[edge];
+  float try_q[2] = {p[0] + along * o->dir_x[edge], p[1] + along * o->dir_y[edge]};
+  if (!cs_obstacle_move_blocked(o, s, p, try_q)) {
+    q[0] = try_q[0], q[1] = try_q[1];
+    return CROWDSTEER_REPORT_WALL;
+  }
+  /* Halves of the move, then staying put (which crosses nothing). */
+  float part = 0.5f;
+  for (int k = 0; k < 8; k++, part *= 0.5f) {
+    try_q[0] = p[0] + part * d[0];
+    try_q[1] = p[1] + part * d[1];
+    if (!cs_obstacle_move_blocked(o, s, p, try_q)) {
+      q[0] = try_q[0], q[1] = try_q[1];
+      return CROWDSTEER_REPORT_WALL;
+    }
+  }
+  q[0] = p[0], q[1] = p[1];
+  return CROWDSTEER_REPORT_WALL;
+}
+
+void cs_step_avoid_end(cs_step_avoid *sa, size_t slot, size_t first, size_t last) {
+  const cs_avoid_job *job = &sa->job;
+  const int dims = sa->dims;
+  const float dt = sa->dt;
+  cs_avoid_scratch s;
+  cs_avoid_scratch_init(&s, job, sa->memory + slot * sa->slot_bytes);
+  const float *saved = saved_state(sa, slot);
+  for (size_t i = first; i < last; i++) {
+    const size_t c = i - first;
+    /* The agent's own state before the step (bit for bit the grid's copy
+     * of it, the grid being built from that state). */
+    float p[3] = {0.0f, 0.0f, 0.0f}, v[3] = {0.0f, 0.0f, 0.0f};
+    float pref[3] = {0.0f, 0.0f, 0.0f}, out[3];
+    for (int k = 0; k < dims; k++) {
+      p[k] = saved[(size_t)k * sa->chunk + c];
+      v[k] = saved[(size_t)(3 + k) * sa->chunk + c];
+      pref[k] = sa->out_vel[k][i];
+    }
+    uint32_t report = cs_avoid_agent(job, &s, i, p, v, pref, out);
+    float q[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < dims; k++)
+      q[k] = p[k] + out[k] * dt;
+    if (job->obstacles) {
+      const uint32_t wall = hold_walls(job->obstacles, &s.obstacle, p, q);
+      if (wall) /* the velocity is the move made */
+        for (int k = 0; k < 2; k++)
+          out[k] = (q[k] - p[k]) / dt;
+      report |= wall;
+    }
+    for (int k = 0; k < dims; k++) {
+      sa->out_pos[k][i] = q[k];
+      sa->out_vel[k][i] = out[k];
+    }
+    if (sa->desc->report) sa->desc->report[i] = report;
+  }
+  atomic_store(&sa->busy[slot], 0);
+}
