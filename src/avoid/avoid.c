@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static cs_avoid_scan_fn scan_for(crowdsteer_isa isa);
+
 /* ---- validation ------------------------------------------------------------- */
 
 /* Every element of a[first, last) in [lo, hi] (so not NaN). */
@@ -90,6 +92,7 @@ crowdsteer_status cs_avoid_prepare(cs_avoid_job *job, const crowdsteer_agents *a
   job->inv_dt = 1.0f / dt;
   if (avoidance->report && any && !cs_aligned(avoidance->report))
     return CROWDSTEER_ERROR_ALIGNMENT;
+  job->scan = scan_for(crowdsteer_active_isa());
   job->obstacles = avoidance->obstacles;
   if (job->obstacles && !job->obstacles->built) return CROWDSTEER_ERROR_GRID;
   if (job->avoid_agents) {
@@ -145,40 +148,9 @@ void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *m
 
 /* ---- one agent ------------------------------------------------------------------- */
 
-static int nearer(const cs_avoid_near *a, const cs_avoid_near *b) {
-  return a->key < b->key || (a->key == b->key && a->order < b->order);
-}
-
-/* The kept neighbours as a max-heap (farthest at the root): a candidate
- * nearer than the root replaces it once `cap` are kept. */
-static void heap_offer(cs_avoid_near *heap, uint32_t *count, uint32_t cap,
-                       cs_avoid_near c) {
-  size_t k;
-  if (*count < cap) {
-    k = (*count)++;
-    while (k > 0 && nearer(&heap[(k - 1) / 2], &c)) {
-      heap[k] = heap[(k - 1) / 2];
-      k = (k - 1) / 2;
-    }
-    heap[k] = c;
-    return;
-  }
-  if (!nearer(&c, &heap[0])) return;
-  k = 0;
-  for (;;) {
-    size_t child = 2 * k + 1;
-    if (child >= *count) break;
-    if (child + 1 < *count && nearer(&heap[child], &heap[child + 1])) child++;
-    if (!nearer(&c, &heap[child])) break;
-    heap[k] = heap[child];
-    k = child;
-  }
-  heap[k] = c;
-}
-
 static int compare_near(const void *a, const void *b) {
   const cs_avoid_near *x = a, *y = b;
-  return nearer(x, y) ? -1 : (nearer(y, x) ? 1 : 0);
+  return cs_avoid_nearer(x, y) ? -1 : (cs_avoid_nearer(y, x) ? 1 : 0);
 }
 
 static int compare_keys(const void *a, const void *b) {
@@ -213,26 +185,6 @@ static size_t obstacle_lines(const cs_avoid_job *job, cs_avoid_scratch *s,
   return count;
 }
 
-/* Keeps c among the `cap` nearest in s->near: a sorted array while the
- * cap is small (most calls: RVO2's default is 10), a max-heap beyond. */
-enum { SORTED_CAP = 32 };
-
-static void keep_sorted(cs_avoid_near *near, uint32_t *count, uint32_t cap,
-                        cs_avoid_near c) {
-  uint32_t k = *count;
-  if (k == cap) {
-    if (!nearer(&c, &near[k - 1])) return;
-    k--;
-  } else {
-    (*count)++;
-  }
-  while (k > 0 && nearer(&c, &near[k - 1])) {
-    near[k] = near[k - 1];
-    k--;
-  }
-  near[k] = c;
-}
-
 /* The cap nearest neighbours of agent i, nearest first, into s->near
  * (section 8's rule: distance, then id; the field of view and group
  * filter as cs_nb_pair applies them). */
@@ -244,45 +196,65 @@ static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s,
   cs_nb_agent a;
   cs_nb_agent_init(&a, nb, i, p, v);
   cs_nb_rows_for(nb, &a, rows);
-  /* Without a field of view the test is the squared distance against
-   * cs_within_limit (the same decision as the distance against the
-   * radius); the square root only for the neighbours kept. */
-  const int plain = !a.fov;
-  uint32_t count = 0, order = 0;
-  for (int r = 0; r < rows->count; r++)
-    for (size_t slot = rows->first[r]; slot < rows->last[r]; slot++, order++) {
-      const uint32_t qi = rows->index ? rows->index[slot] : (uint32_t)slot;
-      float dist;
-      if (plain) {
-        if (qi == a.index) continue;
-        const float d0 = a.p[0] - rows->pos[0][slot], d1 = a.p[1] - rows->pos[1][slot];
-        float dd = d0 * d0 + d1 * d1;
-        if (dims == 3) {
-          const float d2 = a.p[2] - rows->pos[2][slot];
-          dd += d2 * d2;
-        }
-        if (!(dd < a.within)) continue;
-        if (a.use_mask && ((rows->group ? rows->group[slot] : 0u) & a.mask) == 0)
-          continue;
-        dist = sqrtf(dd);
-      } else {
-        float pq[3] = {0.0f, 0.0f, 0.0f}, unused[3];
+  uint32_t count = 0;
+  if (!a.fov) {
+    /* The squared distance against cs_within_limit decides as the distance
+     * against the radius does; the backend's scan, lanes over candidates. */
+    const cs_avoid_scan scan = {rows,     dims,    {a.p[0], a.p[1], a.p[2]},
+                                a.within, a.index, a.use_mask,
+                                a.mask,   job->id, cap};
+    count = job->scan(&scan, s->near);
+  } else {
+    uint32_t order = 0;
+    for (int r = 0; r < rows->count; r++)
+      for (size_t slot = rows->first[r]; slot < rows->last[r]; slot++, order++) {
+        const uint32_t qi = rows->index ? rows->index[slot] : (uint32_t)slot;
+        float pq[3] = {0.0f, 0.0f, 0.0f}, unused[3], dist;
         const float vq[3] = {0.0f, 0.0f, 0.0f};
         for (int k = 0; k < dims; k++)
           pq[k] = rows->pos[k][slot];
         const uint32_t group = rows->group ? rows->group[slot] : 0u;
         if (!cs_nb_pair(&a, CS_NB_COHESION, dims, qi, pq, vq, group, &dist, unused))
           continue;
+        const cs_avoid_near c = {cs_nb_nearness(dist, cs_agent_id(job->id, qi)), order,
+                                 (uint32_t)slot};
+        if (cap <= CS_AVOID_SORTED_CAP)
+          cs_avoid_keep_sorted(s->near, &count, cap, c);
+        else
+          cs_avoid_heap_offer(s->near, &count, cap, c);
       }
-      const cs_avoid_near c = {cs_nb_nearness(dist, cs_agent_id(job->id, qi)), order,
-                               (uint32_t)slot};
-      if (cap <= SORTED_CAP)
-        keep_sorted(s->near, &count, cap, c);
-      else
-        heap_offer(s->near, &count, cap, c);
-    }
-  if (cap > SORTED_CAP) qsort(s->near, count, sizeof *s->near, compare_near);
+  }
+  if (cap > CS_AVOID_SORTED_CAP) qsort(s->near, count, sizeof *s->near, compare_near);
   return count;
+}
+
+uint32_t cs_avoid_scan_scalar(const cs_avoid_scan *scan, cs_avoid_near *near) {
+  uint32_t count = 0, order = 0;
+  for (int r = 0; r < scan->rows->count; r++) {
+    const size_t first = scan->rows->first[r], last = scan->rows->last[r];
+    cs_avoid_scan_range(scan, near, &count, first, last, order);
+    order += (uint32_t)(last - first);
+  }
+  return count;
+}
+
+/* The scan of an ISA (the scalar one where no SIMD scan is built). */
+static cs_avoid_scan_fn scan_for(crowdsteer_isa isa) {
+  switch (isa) {
+#ifdef CROWDSTEER_HAVE_SSE4
+  case CROWDSTEER_ISA_SSE4: return cs_avoid_scan_sse4;
+#endif
+#ifdef CROWDSTEER_HAVE_AVX2
+  case CROWDSTEER_ISA_AVX2: return cs_avoid_scan_avx2;
+#endif
+#ifdef CROWDSTEER_HAVE_AVX512
+  case CROWDSTEER_ISA_AVX512: return cs_avoid_scan_avx512;
+#endif
+#ifdef CROWDSTEER_HAVE_NEON
+  case CROWDSTEER_ISA_NEON: return cs_avoid_scan_neon;
+#endif
+  default: return cs_avoid_scan_scalar;
+  }
 }
 
 /* 3D: agents only. */

@@ -4,6 +4,7 @@
 #ifndef CROWDSTEER_AVOID_AVOID_H
 #define CROWDSTEER_AVOID_AVOID_H
 
+#include "avoid/near.h"
 #include "avoid/orca.h"
 #include "avoid/orca3.h"
 #include "neighbours/neighbours.h"
@@ -17,17 +18,10 @@ typedef struct cs_avoid_job {
   cs_param radius, responsibility, max_speed;
   float inv_time_horizon, obstacle_time_horizon, inv_obstacle_time_horizon, inv_dt;
   int avoid_agents;
-  cs_nb_job neighbours; /* valid when avoid_agents */
+  cs_nb_job neighbours;  /* valid when avoid_agents */
+  cs_avoid_scan_fn scan; /* the candidate scan of the call's ISA */
   const crowdsteer_obstacles *obstacles;
 } cs_avoid_job;
-
-/* One nearest neighbour kept: its ordering key (cs_nb_nearness), then its
- * place in the scan, which decides between agents sharing an id. */
-typedef struct cs_avoid_near {
-  uint64_t key;
-  uint32_t order;
-  uint32_t slot;
-} cs_avoid_near;
 
 /* Memory one thread's agents use in turn. */
 typedef struct cs_avoid_scratch {

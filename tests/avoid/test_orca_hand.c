@@ -204,6 +204,25 @@ static void test_same_bits(void) {
     CHECK_MSG(same_bits(c.out_x[i], first_x[i]) && same_bits(c.out_y[i], first_y[i]),
               "agent %zu: grid gives other bits", i);
 
+  /* Every ISA's candidate scan gives the same bits (the scalar one is the
+   * definition: forced first when the test runs for all ISAs). */
+  const crowdsteer_isa active = crowdsteer_active_isa();
+  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
+  const int isa_count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
+  for (int k = 0; k < isa_count; k++) {
+    CHECK_STATUS(crowdsteer_force_isa(isas[k]), CROWDSTEER_OK);
+    for (int with_grid = 0; with_grid < 2; with_grid++) {
+      nb.grid = with_grid ? grid : NULL;
+      CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_OK);
+      for (size_t i = 0; i < c.n; i++)
+        CHECK_MSG(same_bits(c.out_x[i], first_x[i]) && same_bits(c.out_y[i], first_y[i]),
+                  "agent %zu: isa %s (grid %d) gives other bits", i,
+                  crowdsteer_isa_name(isas[k]), with_grid);
+    }
+  }
+  CHECK_STATUS(crowdsteer_force_isa(active), CROWDSTEER_OK);
+  nb.grid = grid;
+
   /* Reversed, with ids and per-agent arrays moved along. */
   float radius2[MAX], responsibility2[MAX];
   shuffled.n = c.n;
