@@ -230,9 +230,10 @@ static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s,
 
 uint32_t cs_avoid_scan_scalar(const cs_avoid_scan *scan, cs_avoid_near *near) {
   uint32_t count = 0, order = 0;
+  float limit = scan->within;
   for (int r = 0; r < scan->rows->count; r++) {
     const size_t first = scan->rows->first[r], last = scan->rows->last[r];
-    cs_avoid_scan_range(scan, near, &count, first, last, order);
+    cs_avoid_scan_range(scan, near, &count, first, last, order, &limit);
     order += (uint32_t)(last - first);
   }
   return count;

@@ -86,6 +86,25 @@ static inline void cs_avoid_heap_offer(cs_avoid_near *heap, uint32_t *count, uin
   heap[k] = c;
 }
 
+/* The squared distances still worth a look: below `within`, and once `cap`
+ * neighbours are kept, below a bound every dd with sqrtf(dd) <= the
+ * farthest kept distance w stays under: with v the float after w, such a
+ * dd is below v^2, and v * v rounded (2^-24) then widened by 2^-20 is
+ * above it. A candidate at or over the bound has a larger key whatever its
+ * id, so dropping it before its square root changes nothing. */
+static inline float cs_avoid_limit(const cs_avoid_scan *scan, const cs_avoid_near *near,
+                                   uint32_t count) {
+  if (count < scan->cap) return scan->within;
+  const cs_avoid_near *far =
+      scan->cap <= CS_AVOID_SORTED_CAP ? &near[count - 1] : &near[0];
+  const uint32_t bits = (uint32_t)(far->key >> 32);
+  float worst;
+  memcpy(&worst, &bits, sizeof worst);
+  const float v = cs_float_step(worst, 1);
+  const float limit = v * v * (1.0f + 0x1p-20f);
+  return limit < scan->within ? limit : scan->within;
+}
+
 /* A candidate whose squared distance dd passed `within`: kept when it is
  * not the agent itself and passes the group filter. */
 static inline void cs_avoid_offer(const cs_avoid_scan *scan, cs_avoid_near *near,
@@ -119,10 +138,12 @@ static inline float cs_avoid_dd(const cs_avoid_scan *scan, size_t slot) {
 /* The scalar scan: every backend's definition (and its tails). */
 static inline void cs_avoid_scan_range(const cs_avoid_scan *scan, cs_avoid_near *near,
                                        uint32_t *count, size_t first, size_t last,
-                                       uint32_t order) {
+                                       uint32_t order, float *limit) {
   for (size_t slot = first; slot < last; slot++, order++) {
     const float dd = cs_avoid_dd(scan, slot);
-    if (dd < scan->within) cs_avoid_offer(scan, near, count, slot, order, dd);
+    if (!(dd < *limit)) continue;
+    cs_avoid_offer(scan, near, count, slot, order, dd);
+    *limit = cs_avoid_limit(scan, near, *count);
   }
 }
 

@@ -10,7 +10,7 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
   const cs_nb_rows *rows = sc->rows;
   const int dims = sc->dims;
   const vf px = v_set1(sc->p[0]), py = v_set1(sc->p[1]), pz = v_set1(sc->p[2]);
-  const vf within = v_set1(sc->within);
+  float limit = sc->within;
   float dd_lanes[CS_LANES];
   uint32_t count = 0, order = 0;
   for (int r = 0; r < rows->count; r++) {
@@ -24,17 +24,20 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
         const vf d2 = v_sub(pz, v_load(rows->pos[2] + slot));
         dd = v_add(dd, v_mul(d2, d2));
       }
-      unsigned bits = m_bits(v_lt(dd, within));
+      unsigned bits = m_bits(v_lt(dd, v_set1(limit)));
       if (!bits) continue;
       v_store(dd_lanes, dd);
       while (bits) {
         const int lane = __builtin_ctz(bits);
+        bits &= bits - 1u;
+        /* The limit may have tightened since the block was tested. */
+        if (!(dd_lanes[lane] < limit)) continue;
         cs_avoid_offer(sc, near, &count, slot + (size_t)lane, order + (uint32_t)lane,
                        dd_lanes[lane]);
-        bits &= bits - 1u;
+        limit = cs_avoid_limit(sc, near, count);
       }
     }
-    cs_avoid_scan_range(sc, near, &count, slot, last, order);
+    cs_avoid_scan_range(sc, near, &count, slot, last, order, &limit);
     order += (uint32_t)(last - slot);
   }
   return count;
