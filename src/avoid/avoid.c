@@ -196,6 +196,18 @@ static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s,
   cs_nb_agent a;
   cs_nb_agent_init(&a, nb, i, p, v);
   cs_nb_rows_for(nb, &a, rows);
+  /* The middle run first (the agent's own row of cells): its nearest
+   * neighbours fill the cap early and tighten the scan's bound. The order
+   * of runs decides nothing but ties between agents sharing an id. */
+  if (rows->count > 2) {
+    const int mid = rows->count / 2;
+    const size_t first = rows->first[mid], last = rows->last[mid];
+    for (int r = mid; r > 0; r--) {
+      rows->first[r] = rows->first[r - 1];
+      rows->last[r] = rows->last[r - 1];
+    }
+    rows->first[0] = first, rows->last[0] = last;
+  }
   uint32_t count = 0;
   if (!a.fov) {
     /* The squared distance against cs_within_limit decides as the distance
