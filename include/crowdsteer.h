@@ -631,10 +631,10 @@ typedef struct crowdsteer_neighbours {
    *  one). Needs group bits (grid or `group`) when in effect. */
   uint32_t neighbour_mask;
   const uint32_t *neighbour_mask_per_agent;
-  /** Non-NULL: a behaviour's own call (crowdsteer_separation, ...) with a
-   *  grid spreads its walk over this task system (NULL_POINTER if enqueue
-   *  or finish is NULL); NULL: it runs on the caller's thread. A step
-   *  does not read it (crowdsteer_step_desc.tasks). */
+  /** Non-NULL: a behaviour's own call (crowdsteer_separation, ...,
+   *  crowdsteer_avoid) with a grid spreads its walk over this task system (NULL_POINTER
+   * if enqueue or finish is NULL); NULL: it runs on the caller's thread. A step does not
+   * read it (crowdsteer_step_desc.tasks). */
   const crowdsteer_task_system *tasks;
 } crowdsteer_neighbours;
 

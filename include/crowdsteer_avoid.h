@@ -127,7 +127,12 @@ typedef struct crowdsteer_avoidance {
  * keeping the obstacle constraints (CROWDSTEER_REPORT_CROWDED). Results are
  * the same bits on every ISA, for any thread count and any order of the
  * agents (with ids). `preferred` and `velocity` may be the same arrays; the
- * output must not overlap anything else the call reads (OVERLAP).
+ * output must not overlap anything else the call reads (OVERLAP). With a
+ * grid and the neighbours' `tasks`, the call spreads over that task system
+ * in parts of 256 grid slots; otherwise it runs on the caller's thread. It
+ * allocates its working memory for the call (per worker: the constraints of
+ * max_neighbours plus every obstacle edge, 24 + 12 bytes each, and 12 bytes
+ * per edge and 5 per polygon for the obstacle queries).
  */
 CROWDSTEER_API crowdsteer_status crowdsteer_avoid(const crowdsteer_agents *agents,
                                                   const crowdsteer_avoidance *avoidance,

@@ -6,8 +6,11 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "parallel.h"
 
 static cs_avoid_scan_fn scan_for(crowdsteer_isa isa);
 
@@ -380,6 +383,60 @@ static int output_clashes(const crowdsteer_agents *agents,
   return cs_spans_clash(&writes, &writes) || cs_spans_clash(&writes, &reads);
 }
 
+/* One call's walk: its job, arrays and the scratch slots its workers
+ * take (one each at a time). */
+typedef struct avoid_walk {
+  const cs_avoid_job *job;
+  const crowdsteer_avoidance *avoidance;
+  const crowdsteer_vectors *preferred, *velocity;
+  size_t begin, end;
+  char *memory;
+  size_t slot_bytes, slots;
+  atomic_int *busy;
+} avoid_walk;
+
+/* Slots (grid slots, or agent indices without a grid) [first, last). */
+static void walk_part(void *context, size_t first, size_t last) {
+  const avoid_walk *w = context;
+  const cs_avoid_job *job = w->job;
+  const crowdsteer_grid *g = job->avoid_agents ? job->neighbours.grid : NULL;
+  size_t mine = 0;
+  for (;; mine = (mine + 1) % w->slots) {
+    int idle = 0;
+    if (atomic_compare_exchange_strong(&w->busy[mine], &idle, 1)) break;
+  }
+  cs_avoid_scratch s;
+  cs_avoid_scratch_init(&s, job, w->memory + mine * w->slot_bytes);
+  const int dims = job->dims;
+  float *const pref_axis[3] = {w->preferred->x, w->preferred->y, w->preferred->z};
+  float *const out_axis[3] = {w->velocity->x, w->velocity->y, w->velocity->z};
+  for (size_t slot = first; slot < last; slot++) {
+    const size_t i = g ? g->index[slot] : slot;
+    if (i < w->begin || i >= w->end) continue;
+    float p[3] = {0.0f, 0.0f, 0.0f}, v[3] = {0.0f, 0.0f, 0.0f};
+    float pref[3] = {0.0f, 0.0f, 0.0f}, out[3];
+    for (int k = 0; k < dims; k++) {
+      p[k] = g ? g->pos[k][slot] : job->pos[k][i];
+      v[k] = g ? g->vel[k][slot] : job->vel[k][i];
+      pref[k] = pref_axis[k][i];
+    }
+    const uint32_t report = cs_avoid_agent(job, &s, i, p, v, pref, out);
+    for (int k = 0; k < dims; k++)
+      out_axis[k][i] = out[k];
+    if (w->avoidance->report) w->avoidance->report[i] = report;
+  }
+  atomic_store(&w->busy[mine], 0);
+}
+
+/* Parts [first, last) of 256 slots each (any cut gives the same
+ * bits: each agent's velocity is its own). */
+static void avoid_parts(void *context, size_t first, size_t last) {
+  const avoid_walk *w = context;
+  const crowdsteer_grid *g = w->job->neighbours.grid;
+  const size_t to = last * 256 < g->count ? last * 256 : g->count;
+  walk_part(context, first * 256, to);
+}
+
 crowdsteer_status
 crowdsteer_avoid(const crowdsteer_agents *agents, const crowdsteer_avoidance *avoidance,
                  const crowdsteer_params *params, const crowdsteer_vectors *preferred,
@@ -393,35 +450,35 @@ crowdsteer_avoid(const crowdsteer_agents *agents, const crowdsteer_avoidance *av
   if ((fault = check_vectors(preferred, job.dims, begin, end)) != CROWDSTEER_OK ||
       (fault = check_vectors(velocity, job.dims, begin, end)) != CROWDSTEER_OK)
     return cs_fpenv_return(host, fault);
+  /* The neighbours' task system spreads a call with a grid, as for the
+   * neighbour behaviours' own calls. */
+  const crowdsteer_task_system *tasks =
+      job.avoid_agents && job.neighbours.grid ? avoidance->neighbours->tasks : NULL;
+  if ((fault = cs_tasks_check(tasks)) != CROWDSTEER_OK)
+    return cs_fpenv_return(host, fault);
   if (begin == end) return cs_fpenv_return(host, CROWDSTEER_OK);
   if (output_clashes(agents, avoidance, params, preferred, velocity, begin, end))
     return cs_fpenv_return(host, CROWDSTEER_ERROR_OVERLAP);
-  void *memory = malloc(cs_avoid_scratch_bytes(&job));
-  if (!memory) return cs_fpenv_return(host, CROWDSTEER_ERROR_OUT_OF_MEMORY);
-  cs_avoid_scratch s;
-  cs_avoid_scratch_init(&s, &job, memory);
   const crowdsteer_grid *g = job.avoid_agents ? job.neighbours.grid : NULL;
-  const int dims = job.dims;
-  float *const pref_axis[3] = {preferred->x, preferred->y, preferred->z};
-  float *const out_axis[3] = {velocity->x, velocity->y, velocity->z};
   /* With a grid an agent's own state is the grid's copy too: walk its
    * slots (in cell order, which also keeps neighbours in cache). */
-  const size_t slots = g ? g->count : end;
-  for (size_t slot = g ? 0 : begin; slot < slots; slot++) {
-    const size_t i = g ? g->index[slot] : slot;
-    if (i < begin || i >= end) continue;
-    float p[3] = {0.0f, 0.0f, 0.0f}, v[3] = {0.0f, 0.0f, 0.0f};
-    float pref[3] = {0.0f, 0.0f, 0.0f}, out[3];
-    for (int k = 0; k < dims; k++) {
-      p[k] = g ? g->pos[k][slot] : job.pos[k][i];
-      v[k] = g ? g->vel[k][slot] : job.vel[k][i];
-      pref[k] = pref_axis[k][i];
-    }
-    const uint32_t report = cs_avoid_agent(&job, &s, i, p, v, pref, out);
-    for (int k = 0; k < dims; k++)
-      out_axis[k][i] = out[k];
-    if (avoidance->report) avoidance->report[i] = report;
-  }
+  const size_t first = g ? 0 : begin, last = g ? g->count : end;
+  const cs_spread spread = {tasks, 1};
+  /* Parts of 256 slots: enough to share, each worth a slot grab. */
+  const size_t parts = tasks ? (last - first + 255) / 256 : 1;
+  const size_t slots = tasks ? cs_spread_width(&spread, parts) + 1 : 1;
+  const size_t slot_bytes = (cs_avoid_scratch_bytes(&job) + 63u) & ~(size_t)63u;
+  char *memory = malloc(slots * slot_bytes + slots * sizeof(atomic_int));
+  if (!memory) return cs_fpenv_return(host, CROWDSTEER_ERROR_OUT_OF_MEMORY);
+  avoid_walk walk = {
+      &job, avoidance, preferred,  velocity, begin,
+      end,  memory,    slot_bytes, slots,    (atomic_int *)(memory + slots * slot_bytes)};
+  for (size_t k = 0; k < slots; k++)
+    atomic_init(&walk.busy[k], 0);
+  if (tasks)
+    cs_spread_run(&spread, parts, 1, avoid_parts, &walk);
+  else
+    walk_part(&walk, first, last);
   free(memory);
   return cs_fpenv_return(host, CROWDSTEER_OK);
 }

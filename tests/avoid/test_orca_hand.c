@@ -143,6 +143,24 @@ static float uniform(uint32_t *state, float lo, float hi) {
   return lo + (hi - lo) * (float)next_random(state) / 16777216.0f;
 }
 
+/* A host task system that runs every range at once, last range first. */
+static void *run_backwards(crowdsteer_task_fn *task, uint32_t items, uint32_t min_range,
+                           void *task_context, void *host_context) {
+  (void)host_context;
+  const uint32_t step = min_range ? min_range : 1;
+  for (uint32_t end = items; end > 0;) {
+    const uint32_t first = end > step ? end - step : 0;
+    task(first, end, task_context);
+    end = first;
+  }
+  return NULL;
+}
+
+static void never_called(void *handle, void *host_context) {
+  (void)handle, (void)host_context;
+  check_failures++;
+}
+
 /* A packed crowd around pillars: with a grid and without, in two orders. */
 static void test_same_bits(void) {
   static crowd c, shuffled;
@@ -222,6 +240,18 @@ static void test_same_bits(void) {
   }
   CHECK_STATUS(crowdsteer_force_isa(active), CROWDSTEER_OK);
   nb.grid = grid;
+
+  /* On a task system (parts run last first, in ranges of the least size
+   * allowed): the same bits. */
+  crowdsteer_task_system backwards = {run_backwards, never_called, 3, NULL};
+  nb.tasks = &backwards;
+  CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_OK);
+  for (size_t i = 0; i < c.n; i++)
+    CHECK_MSG(same_bits(c.out_x[i], first_x[i]) && same_bits(c.out_y[i], first_y[i]),
+              "agent %zu: a task system gives other bits", i);
+  backwards.worker_count = 0;
+  CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_ERROR_PARAMETER);
+  nb.tasks = NULL;
 
   /* Reversed, with ids and per-agent arrays moved along. */
   float radius2[MAX], responsibility2[MAX];
