@@ -25,7 +25,8 @@ static void add_wall(crowdsteer_obstacles *o, float x0, float y0, float x1, floa
 }
 
 static void add_square(crowdsteer_obstacles *o, float cx, float cy, float h) {
-  const float x[4] = {cx - h, cx + h, cx + h, cx - h}, y[4] = {cy - h, cy - h, cy + h, cy + h};
+  const float x[4] = {cx - h, cx + h, cx + h, cx - h},
+              y[4] = {cy - h, cy - h, cy + h, cy + h};
   CHECK_STATUS(crowdsteer_obstacles_add(o, x, y, 4), CROWDSTEER_OK);
   for (int k = 0; k < 4; k++) {
     edge_list[edge_count][0] = x[k], edge_list[edge_count][1] = y[k];
@@ -76,8 +77,10 @@ static void index_edges(void) {
     const float *E = edge_list[e];
     for (int i = cell_of(fminf(E[0], E[2])); i <= cell_of(fmaxf(E[0], E[2])); i++)
       for (int j = cell_of(fminf(E[1], E[3])); j <= cell_of(fmaxf(E[1], E[3])); j++)
-        if (cell_fill[i][j] < 24) cell_edges[i][j][cell_fill[i][j]++] = e;
-        else check_failures++;
+        if (cell_fill[i][j] < 24)
+          cell_edges[i][j][cell_fill[i][j]++] = e;
+        else
+          check_failures++;
   }
 }
 
@@ -113,7 +116,8 @@ int main(int argc, char **argv) {
   crowdsteer_obstacles *o = make_rooms();
   index_edges();
   float *px = malloc(n * 4), *py = malloc(n * 4), *vx = calloc(n, 4), *vy = calloc(n, 4);
-  float *gx = malloc(n * 4), *gy = malloc(n * 4), *bx = malloc(n * 4), *by = malloc(n * 4);
+  float *gx = malloc(n * 4), *gy = malloc(n * 4), *bx = malloc(n * 4),
+        *by = malloc(n * 4);
   uint32_t *report = calloc(n, 4);
   uint32_t seed = 2024;
   const float side = ROOMS * ROOM;
@@ -180,8 +184,8 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < n; i++) {
       const float p[2] = {bx[i], by[i]}, q[2] = {px[i], py[i]};
       if (crosses(p, q) && crossings++ < 5)
-        fprintf(stderr, "step %d agent %zu: (%a, %a) -> (%a, %a) crossed\n", t, i, p[0], p[1],
-                q[0], q[1]);
+        fprintf(stderr, "step %d agent %zu: (%a, %a) -> (%a, %a) crossed\n", t, i, p[0],
+                p[1], q[0], q[1]);
       wall_stops += (report[i] & CROWDSTEER_REPORT_WALL) != 0;
     }
   }
@@ -194,11 +198,12 @@ int main(int argc, char **argv) {
   CHECK_MSG(crossings == 0, "%zu moves crossed an edge", crossings);
   CHECK_MSG(inside == 0, "%zu agents ended inside a pillar", inside);
   CHECK_MSG(wall_stops > 0, "no move met a wall: the test does not push");
-  printf("walls hold: %zu agents x %d steps, %zu wall stops, 0 crossings, %zu inside\n", n,
-         steps, wall_stops, inside);
+  printf("walls hold: %zu agents x %d steps, %zu wall stops, 0 crossings, %zu inside\n",
+         n, steps, wall_stops, inside);
   crowdsteer_workspace_destroy(ws);
   crowdsteer_grid_destroy(grid);
   crowdsteer_obstacles_destroy(o);
-  free(px), free(py), free(vx), free(vy), free(gx), free(gy), free(bx), free(by), free(report);
+  free(px), free(py), free(vx), free(vy), free(gx), free(gy), free(bx), free(by),
+      free(report);
   return check_report("test_walls_stress");
 }
