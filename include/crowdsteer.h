@@ -1,5 +1,7 @@
 /* crowdsteer: batch steering behaviours for very large crowds, stored as
  * structure-of-arrays and computed with SIMD, bit-identical on every ISA. */
+/** \file crowdsteer.h
+ * The whole public API of crowdsteer (it includes crowdsteer_avoid.h). */
 #ifndef CROWDSTEER_H
 #define CROWDSTEER_H
 
@@ -55,16 +57,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CROWDSTEER_VERSION_MAJOR 0
-#define CROWDSTEER_VERSION_MINOR 1
-#define CROWDSTEER_VERSION_PATCH 0
+#define CROWDSTEER_VERSION_MAJOR 0 /**< major version: changes break the API */
+#define CROWDSTEER_VERSION_MINOR 1 /**< minor version (in 0.x it may break the API) */
+#define CROWDSTEER_VERSION_PATCH 0 /**< patch version: fixes only */
 /** The version as one comparable number: major * 10000 + minor * 100 + patch. */
 #define CROWDSTEER_VERSION_NUMBER                                                        \
   (CROWDSTEER_VERSION_MAJOR * 10000 + CROWDSTEER_VERSION_MINOR * 100 +                   \
    CROWDSTEER_VERSION_PATCH)
 
 /* Public symbols are exported; everything else in the library is hidden. */
-#if defined(_WIN32) && !defined(CROWDSTEER_STATIC_DEFINE)
+#if defined(CROWDSTEER_DOXYGEN)
+/** Marks the library's exported functions (visibility or dllimport/export). */
+#define CROWDSTEER_API
+#elif defined(_WIN32) && !defined(CROWDSTEER_STATIC_DEFINE)
 #if defined(CROWDSTEER_BUILDING)
 #define CROWDSTEER_API __declspec(dllexport)
 #else
@@ -136,10 +141,14 @@ CROWDSTEER_API const char *crowdsteer_version_string(void);
  * alignment is needed (CROWDSTEER_ERROR_ALIGNMENT otherwise).
  */
 typedef struct crowdsteer_agents {
-  size_t count;        /**< number of agents in the batch */
-  int dims;            /**< 2 or 3 */
-  float *px, *py, *pz; /**< positions */
-  float *vx, *vy, *vz; /**< velocities */
+  size_t count; /**< number of agents in the batch */
+  int dims;     /**< 2 or 3 */
+  float *px;    /**< positions, x */
+  float *py;    /**< positions, y */
+  float *pz;    /**< positions, z (3D only) */
+  float *vx;    /**< velocities, x */
+  float *vy;    /**< velocities, y */
+  float *vz;    /**< velocities, z (3D only) */
   /** Optional stable agent ids, `count` of them, or NULL: agent i's id is
    *  then i, its index in the batch (the results are exactly those without
    *  this field). The id is what the semantics call "the agent" wherever an
@@ -160,7 +169,9 @@ typedef struct crowdsteer_agents {
 /** Per-agent vectors in structure-of-arrays form, `count` elements each
  *  (z unused, may be NULL, in 2D). */
 typedef struct crowdsteer_vectors {
-  float *x, *y, *z;
+  float *x; /**< x components */
+  float *y; /**< y components */
+  float *z; /**< z components (3D only) */
 } crowdsteer_vectors;
 
 /** How a behaviour's target is given. */
@@ -188,7 +199,7 @@ typedef enum crowdsteer_target_kind {
  * `velocity` and `point_velocity` only by pursuit and evade.
  */
 typedef struct crowdsteer_target {
-  crowdsteer_target_kind kind;
+  crowdsteer_target_kind kind; /**< which of the fields below give the target */
   float point[3];              /**< POINT: position (z ignored in 2D) */
   float point_velocity[3];     /**< POINT: velocity, for pursuit and evade */
   crowdsteer_vectors position; /**< ARRAYS: per-agent target positions */
@@ -244,19 +255,19 @@ typedef struct crowdsteer_params {
   float jitter;
 
   /* Per-agent overrides (NULL: use the uniform field above). */
-  const float *max_speed_per_agent;
-  const float *max_force_per_agent;
-  const float *mass_per_agent;
-  const float *target_radius_per_agent;
-  const float *slowing_radius_per_agent;
-  const float *panic_radius_per_agent;
-  const float *danger_radius_per_agent;
-  const float *escape_radius_per_agent;
-  const float *wander_radius_per_agent;
-  const float *wander_distance_per_agent;
-  const float *time_to_target_per_agent;
-  const float *max_prediction_per_agent;
-  const float *jitter_per_agent;
+  const float *max_speed_per_agent;       /**< per-agent max_speed, or NULL */
+  const float *max_force_per_agent;       /**< per-agent max_force, or NULL */
+  const float *mass_per_agent;            /**< per-agent mass, or NULL */
+  const float *target_radius_per_agent;   /**< per-agent target_radius, or NULL */
+  const float *slowing_radius_per_agent;  /**< per-agent slowing_radius, or NULL */
+  const float *panic_radius_per_agent;    /**< per-agent panic_radius, or NULL */
+  const float *danger_radius_per_agent;   /**< per-agent danger_radius, or NULL */
+  const float *escape_radius_per_agent;   /**< per-agent escape_radius, or NULL */
+  const float *wander_radius_per_agent;   /**< per-agent wander_radius, or NULL */
+  const float *wander_distance_per_agent; /**< per-agent wander_distance, or NULL */
+  const float *time_to_target_per_agent;  /**< per-agent time_to_target, or NULL */
+  const float *max_prediction_per_agent;  /**< per-agent max_prediction, or NULL */
+  const float *jitter_per_agent;          /**< per-agent jitter, or NULL */
 } crowdsteer_params;
 
 /** How a behaviour writes its steering. */
@@ -273,8 +284,8 @@ typedef enum crowdsteer_write_mode {
  * mode) or each other: CROWDSTEER_ERROR_OVERLAP (see "Memory overlap").
  */
 typedef struct crowdsteer_output {
-  crowdsteer_vectors steering;
-  crowdsteer_write_mode mode;
+  crowdsteer_vectors steering; /**< the arrays written, elements [begin, end) */
+  crowdsteer_write_mode mode;  /**< overwrite or accumulate */
   /** ACCUMULATE: the blend weight, finite; 0 means 1 (like every other
    *  uniform field left at 0). */
   float weight;
@@ -290,9 +301,9 @@ typedef struct crowdsteer_output {
  * Advance `tick` once per simulation step to get fresh randomness.
  */
 typedef struct crowdsteer_wander_state {
-  crowdsteer_vectors direction;
-  uint32_t seed;
-  uint32_t tick;
+  crowdsteer_vectors direction; /**< each agent's unit wander direction */
+  uint32_t seed;                /**< the random stream's seed */
+  uint32_t tick;                /**< the step number the stream is keyed by */
 } crowdsteer_wander_state;
 
 /* ---- Memory overlap --------------------------------------------------------
@@ -610,7 +621,7 @@ typedef struct crowdsteer_neighbours {
    *  grid), finite. A uniform 0 means the grid's cell size (an error
    *  without a grid); a per-agent 0 means that agent sees no one. */
   float radius;
-  const float *radius_per_agent;
+  const float *radius_per_agent; /**< per-agent radius, or NULL */
   /** Nonzero: agent i sees only agents q with dot(heading(v_i),
    *  normalize(p_q - p_i)) >= cos_field_of_view (an agent at rest, and a
    *  coincident q, see all round; at rest means len(v_i) is not positive:
@@ -620,7 +631,7 @@ typedef struct crowdsteer_neighbours {
   /** Cosine of the half-angle of view, in [-1, 1] (no trigonometry is
    *  needed: 0 is a half-plane, -1 all round, 1 a single ray). */
   float cos_field_of_view;
-  const float *cos_field_of_view_per_agent;
+  const float *cos_field_of_view_per_agent; /**< per-agent cos_field_of_view, or NULL */
   /** The nearest this many at most; 0 or anything above
    *  CROWDSTEER_MAX_NEIGHBOURS means CROWDSTEER_MAX_NEIGHBOURS. A cap that
    *  binds costs an agent past it at most 12 more passes over its
@@ -630,7 +641,7 @@ typedef struct crowdsteer_neighbours {
    *  0 means no filter; per-agent masks are taken literally (0 sees no
    *  one). Needs group bits (grid or `group`) when in effect. */
   uint32_t neighbour_mask;
-  const uint32_t *neighbour_mask_per_agent;
+  const uint32_t *neighbour_mask_per_agent; /**< per-agent neighbour_mask, or NULL */
   /** Non-NULL: a behaviour's own call (crowdsteer_separation, ...,
    *  crowdsteer_avoid) with a grid spreads its walk over this task system (NULL_POINTER
    * if enqueue or finish is NULL); NULL: it runs on the caller's thread. A step does not
@@ -723,7 +734,7 @@ CROWDSTEER_API unsigned crowdsteer_behaviour_inputs(crowdsteer_behaviour behavio
 
 /** One behaviour of a mixed step. Zero-initialise, then set what you need. */
 typedef struct crowdsteer_step_behaviour {
-  crowdsteer_behaviour behaviour;
+  crowdsteer_behaviour behaviour; /**< which behaviour */
   /** Its target (unused by wander). In place, AGENTS targets read the
    *  step's snapshot; an AGENT target is read by the step itself. */
   crowdsteer_target target;
@@ -790,9 +801,10 @@ typedef enum crowdsteer_combine {
  * whatever the tile size and thread count.
  */
 typedef struct crowdsteer_step_desc {
-  const crowdsteer_step_behaviour *behaviours;
-  size_t behaviour_count; /**< 1 .. CROWDSTEER_STEP_MAX_BEHAVIOURS */
-  crowdsteer_combine combine;
+  const crowdsteer_step_behaviour
+      *behaviours;            /**< behaviour_count behaviours, in order */
+  size_t behaviour_count;     /**< 1 .. CROWDSTEER_STEP_MAX_BEHAVIOURS */
+  crowdsteer_combine combine; /**< blend or priority */
   /** PRIORITY: steering magnitude a behaviour must exceed to win, >= 0. */
   float priority_threshold;
   /** Per agent, bit b set when behaviours[b] applies to that agent. NULL:

@@ -1,6 +1,8 @@
 /* crowdsteer's obstacles and avoidance (ORCA): static 2D obstacle sets and
  * the velocities that keep agents clear of each other and of walls. Part of
  * the public API: include crowdsteer.h, which includes this header. */
+/** \file crowdsteer_avoid.h
+ * Obstacle sets and avoidance (ORCA); included by crowdsteer.h. */
 #ifndef CROWDSTEER_AVOID_H
 #define CROWDSTEER_AVOID_H
 
@@ -90,7 +92,7 @@ typedef struct crowdsteer_avoidance {
    *  values taken literally. Two agents collide when closer than the sum
    *  of their radii; an agent and an edge when closer than its radius. */
   float radius;
-  const float *radius_per_agent;
+  const float *radius_per_agent; /**< per-agent radius, or NULL */
   /** How far ahead (in time) agents avoid each other, > 0 and finite;
    *  0 means 1. */
   float time_horizon;
@@ -101,7 +103,7 @@ typedef struct crowdsteer_avoidance {
    *  that does not yield; two such agents ignore each other). In [0, 1];
    *  a uniform 0 means 0.5 (each takes half); per-agent values literal. */
   float responsibility;
-  const float *responsibility_per_agent;
+  const float *responsibility_per_agent; /**< per-agent responsibility, or NULL */
   /** Who each agent avoids (required for agents; NULL avoids obstacles
    *  only): as for the neighbour behaviours, and its grid must hold
    *  velocities (not positions_only: PARAMETER). The nearest
