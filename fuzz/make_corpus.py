@@ -256,7 +256,8 @@ for name, data in av_seeds.items():
     with open(os.path.join(out, name), "wb") as f_:
         f_.write(data)
 
-# A known library bug (see speed_checked in fuzz/fuzz_avoid.c): two coincident
+# A known library bug (see speed_slack in fuzz/fuzz_avoid.c; its other seed,
+# avoid-known-speed-tangent, is a fuzzer finding kept as found): two coincident
 # agents moving at (1.5, -2000) (cs_fuzz_float: 232 any float, 43 times 100,
 # 236 is -20), radius 1/16 and 0, max_speed 0.5: the second gets |v| 1.5625.
 raw_2000 = [232, 43, 236]
