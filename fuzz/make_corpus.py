@@ -121,3 +121,150 @@ seeds = {
 for name, data in seeds.items():
     with open(os.path.join(out, name), "wb") as f_:
         f_.write(data)
+
+# Obstacle and avoidance seeds ("AV" prefix; layout: decode and add_obstacle
+# in fuzz/fuzz_avoid_call.c). Past the end of an input the reader's
+# generator fills in the rest (the agents, for the seeds that stop early).
+def lat(v):
+    return v + 8  # a lattice coordinate: (byte % 17 - 8) units
+
+FORM = {"wall": 0, "rect": 3, "rect_cw": 5, "shape": 6, "changed": 9, "points": 11,
+        "raw_wall": 13, "few": 14, "pointer": 15}
+SHAPE = {n: k for k, n in enumerate(
+    ["triangle", "octagon", "L", "U", "spike", "straight", "flat", "crossed", "touches",
+     "notch", "square", "concave"])}
+NAN, NEG_ONE = 23, 3  # cs_fuzz_float's specials
+
+def wall(x0, y0, x1, y1):
+    return [FORM["wall"], 8, 8, 0, lat(x0), lat(y0), lat(x1), lat(y1)]
+
+def rect(x, y, w, h, cw=False):  # w, h in lattice units (1..4)
+    return [FORM["rect_cw" if cw else "rect"], lat(x), lat(y), 0, w - 1, h - 1]
+
+def shape(name, x, y, scale=1, change=None):
+    b = [FORM["changed" if change else "shape"], lat(x), lat(y), scale - 1, SHAPE[name]]
+    return b + (list(change) if change else [])
+
+def obstacles(items, on=True, build=(1,)):
+    return [len(items)] + sum(items, []) + [1 if on else 0] + list(build)
+
+def choose(lo, hi, mod, rest):  # a selector byte in [lo, hi) with byte % mod == rest
+    return next(b for b in range(lo, hi) if b % mod == rest)
+
+# index tables of decode(): horizons 0 .25 .5 1 2 4 8; shares 0 .25 .5 1 0 .75;
+# speeds 0 .5 1 2 4 .25; dts 0 .1 .25 .5 1 2; forces 0 1 4 .5; tiles 0 1 2 3 7 64 4096 5
+def avoidance(radius=1, radius_pa=False, tau=4, tau_o=3, resp=0, resp_pa=False,
+              report=True, nb_mode=2, nb_radius=4, cap=0, fov=None, mask=0, cell=4,
+              positions_only=False, speed=3, speed_pa=False, dt=2, force=2,
+              target=(8, 0, 0), threads=2, in_place=True, workspace=True, tile=4):
+    b = [0 if radius == 0 else choose(64, 232, 5, radius)]  # radius * 0.5 units
+    # tau, tau_o, resp: a table index, or a list of bytes (232 and up: any float)
+    b += [0 if radius_pa else 1] + sum(([x] if isinstance(x, int) else list(x)
+                                        for x in (tau, tau_o, resp)), [])
+    b += [0 if resp_pa else 1]
+    b += [1 if report else 0, nb_mode]
+    b += [0 if nb_radius == 0 else choose(64, 232, 8, nb_radius - 1)]  # * 0.5 units
+    b += [2 if cap == 0 else 4 * cap] + ([0, fov] if fov is not None else [1])
+    b += [mask, cell - 1, 0 if positions_only else 1]  # cell * 0.5 units
+    b += [speed, 0 if speed_pa else 1, dt, force] + [lat(t) for t in target]
+    b += [(threads - 1) + 2 * in_place + 4 * workspace + 8 * tile]
+    return b + [0, 0]  # the whole range; split at its start
+
+def agent(p, v, pref, per=0, copy=False):
+    b = [0 if copy else 255]
+    for k in range(len(p)):
+        b += [0, lat(p[k]), 0, lat(2 * v[k]), 0, lat(2 * pref[k])]  # v, pref: 0.5 units
+    return b + [per]
+
+def av_seed(obstacle_bytes, avoid_bytes, agents=(), dims=2, count=None, unit=3, isa=2,
+            ids=1):
+    count = len(agents) if count is None else count
+    head = [ord("A"), ord("V"), isa, 0, 3 if dims == 3 else 0, count, unit]
+    tail = sum(agents, []) + ([ids, 1, 2, 3, 4] if agents else [])
+    return bytes(head + obstacle_bytes + avoid_bytes + tail)
+
+box = [wall(-7, -7, 7, -7), wall(7, -7, 7, 7), wall(7, 7, -7, 7), wall(-7, 7, -7, -7)]
+room_agents = [
+    agent((2, 2), (1, 0), (2, 0)),         # inside the pillar: stays (INSIDE)
+    agent((1, 2), (1, 0), (2, 0)),         # on the pillar's edge
+    agent((6, 0), (2, 0), (2, 0)),         # into the right wall
+    agent((6, 3), (2, 1), (2, 1)),
+    agent((7, 2), (1, 0), (1, 0)),         # on the wall itself
+    agent((0, -3), (1, 0), (2, 0)),
+    agent((0, -3), (-1, 0), (2, 0), copy=True),  # coincident with the last
+    agent((-5, -5), (0, 0), (-2, -2)),     # into the L's corner
+    agent((-6, 6), (-2, 2), (-2, 2)),      # into a room corner
+    agent((4, -6), (0, -2), (1, -2)),
+    agent((-2, 0), (2, 0), (2, 0), per=3),
+    agent((3, 0), (-2, 0), (-2, 0), per=1),  # head-on with the last
+]
+av_seeds = {
+    # walls hold: a box of walls, a pillar, an L; the crowd seeks beyond the right wall
+    "avoid-room-walls": av_seed(
+        obstacles(box + [rect(1, 1, 2, 2), shape("L", -7, -7)]), avoidance(), room_agents),
+    # the same out of place, one thread, tile 1, point agents, per-agent speeds
+    "avoid-room-out-of-place": av_seed(
+        obstacles(box + [rect(1, 1, 2, 2), shape("U", -6, 2)]),
+        avoidance(radius=0, threads=1, in_place=False, workspace=False, tile=1,
+                  speed_pa=True, cap=3), room_agents, isa=0),
+    # a doorway in a wall; 64 agents from the generator seek through it
+    "avoid-doorway-64": av_seed(
+        obstacles([wall(0, -8, 0, -1), wall(0, 1, 0, 8), shape("octagon", 3, -6)]),
+        avoidance(target=(8, 0, 0), cap=5), count=129, unit=2),
+    # 200 agents (size byte 255) through a grid, obstacles only avoided by some
+    "avoid-200-grid": av_seed(obstacles([rect(-2, -2, 4, 4), shape("concave", 4, 4, 2)]),
+                              avoidance(cap=10), count=255, unit=1),
+    # 3D: coincident pairs, per-agent responsibilities with zeros, no obstacles
+    "avoid-3d-coincident": av_seed(
+        obstacles([], on=False, build=(0,)), avoidance(resp_pa=True, radius_pa=True),
+        [agent((0, 0, 0), (1, 0, 0), (1, 0, 0), per=1),
+         agent((0, 0, 0), (-1, 0, 0), (-1, 0, 0), per=2, copy=True),
+         agent((1, 1, 1), (0, 0, 0), (0, 1, 0), per=0),
+         agent((1, 1, 1), (0, 0, 0), (0, -1, 0), per=3, copy=True),
+         agent((2, 0, 0), (-2, 0, 0), (-2, 0, 0), per=4),
+         agent((-2, 0, 0), (2, 0, 0), (2, 0, 0), per=5)], dims=3),
+    # refusals by add: flat, crossed, touching, clockwise, NaN, too few vertices,
+    # NULL, misaligned, a repeated vertex, an ulp off; then a valid square
+    "avoid-geometry-refusals": av_seed(obstacles([
+        shape("flat", 0, 0), shape("crossed", 0, 0), shape("touches", 0, 0),
+        rect(0, 0, 2, 2, cw=True), [FORM["raw_wall"], 8, 8, 0, 0, 0, NAN, 200, 8, 200, 8,
+                                    200, 8],
+        [FORM["few"], 8, 8, 0, 1], [FORM["pointer"], 8, 8, 0, 1],
+        shape("U", -4, -4, change=(3, 5))]), avoidance()),
+    "avoid-ulp-nudges": av_seed(obstacles([
+        shape("U", -4, -4, change=(0, 4)), shape("touches", 0, 0, change=(1, 3)),
+        shape("notch", 2, 2, change=(1, 3)), [FORM["pointer"], 8, 8, 0, 0],
+        shape("octagon", -8, 2, change=(3, 0))]), avoidance()),
+    # one fault each: an unbuilt set (GRID), a negative time horizon, a
+    # responsibility of 1.5, a positions-only grid, a mask without groups,
+    # obstacles in 3D (DIMS), neighbours without a grid in a step (NULL_POINTER)
+    "avoid-invalid-unbuilt": av_seed(obstacles([rect(0, 0, 1, 1)], build=(0,)),
+                                     avoidance(), room_agents),
+    "avoid-invalid-horizon": av_seed(obstacles(box), avoidance(tau=(232, NEG_ONE)),
+                                     room_agents),
+    # 232: any float; 35, 3: 3 * 0.5 (cs_fuzz_float's small multiples)
+    "avoid-invalid-responsibility": av_seed(obstacles(box), avoidance(resp=(232, 35, 3)),
+                                            room_agents),
+    "avoid-invalid-positions-only": av_seed(obstacles(box), avoidance(positions_only=True),
+                                            room_agents),
+    "avoid-invalid-mask": av_seed(obstacles(box), avoidance(mask=2), room_agents),
+    "avoid-invalid-3d-obstacles": av_seed(obstacles([rect(0, 0, 1, 1)]), avoidance(),
+                                          count=9, dims=3),
+    "avoid-step-without-grid": av_seed(obstacles(box), avoidance(nb_mode=1), room_agents),
+}
+for name, data in av_seeds.items():
+    with open(os.path.join(out, name), "wb") as f_:
+        f_.write(data)
+
+# A known library bug (see speed_slack in fuzz/fuzz_avoid.c; its other seed,
+# avoid-known-speed-tangent, is a fuzzer finding kept as found): two coincident
+# agents moving at (1.5, -2000) (cs_fuzz_float: 232 any float, 43 times 100,
+# 236 is -20), radius 1/16 and 0, max_speed 0.5: the second gets |v| 1.5625.
+raw_2000 = [232, 43, 236]
+speed_agent = lambda per, copy: ([0 if copy else 255, 0, lat(1), 0, lat(3), 0, lat(-5),
+                                  0, lat(0)] + raw_2000 + [0, lat(3), per])
+with open(os.path.join(out, "avoid-known-speed-above-max"), "wb") as f_:
+    f_.write(av_seed(obstacles([], on=False, build=(0,)),
+                     avoidance(radius_pa=True, tau=1, tau_o=0, resp=5, nb_radius=8, cell=8,
+                               speed=1, dt=3),
+                     [speed_agent(1, False), speed_agent(0, True)], unit=1, isa=0))

@@ -609,7 +609,9 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   if ((fault = cs_scratch_take(&scratch, step->workspace, floats + avoid_floats)) !=
       CROWDSTEER_OK)
     return fault;
-  cs_step_avoid_attach(&pl.avoid, scratch.floats + floats, slots);
+  /* No scratch (no neighbour behaviour, no avoidance): floats is NULL, and
+   * even NULL + 0 is undefined behaviour (UBSan's pointer-overflow check). */
+  if (scratch.floats) cs_step_avoid_attach(&pl.avoid, scratch.floats + floats, slots);
   cs_nb_step_run(agents, step, begin, end, isa, pl.behaviour, pl.neighbour,
                  scratch.floats);
   run_plan(&pl, &spread, cs_backend_for(isa), begin, end);
