@@ -256,10 +256,11 @@ for name, data in av_seeds.items():
     with open(os.path.join(out, name), "wb") as f_:
         f_.write(data)
 
-# A known library bug (see speed_slack in fuzz/fuzz_avoid.c; its other seed,
-# avoid-known-speed-tangent, is a fuzzer finding kept as found): two coincident
-# agents moving at (1.5, -2000) (cs_fuzz_float: 232 any float, 43 times 100,
-# 236 is -20), radius 1/16 and 0, max_speed 0.5: the second gets |v| 1.5625.
+# Once a library bug found by the fuzzer (see speed_slack in fuzz/fuzz_avoid.c;
+# its other seed, avoid-known-speed-tangent, is the finding kept as found): two
+# coincident agents moving at (1.5, -2000) (cs_fuzz_float: 232 any float, 43
+# times 100, 236 is -20), radius 1/16 and 0, max_speed 0.5: the second got
+# |v| 1.5625 before the speed disc's test used the line's distance.
 raw_2000 = [232, 43, 236]
 speed_agent = lambda per, copy: ([0 if copy else 255, 0, lat(1), 0, lat(3), 0, lat(-5),
                                   0, lat(0)] + raw_2000 + [0, lat(3), per])

@@ -120,7 +120,8 @@ typedef struct crowdsteer_avoidance {
 
 /**
  * ORCA for agents [begin, end): velocity[i] = the velocity closest to
- * preferred[i] with length <= max_speed (params: uniform or per agent) that
+ * preferred[i] with length <= max_speed (params: uniform or per agent; up to
+ * a last rounding, 2^-20 relative) that
  * keeps agent i clear of its neighbours for time_horizon and of the
  * obstacles for obstacle_time_horizon, given every agent's current position
  * and velocity (the agents' arrays, or the grid's copy); an agent already

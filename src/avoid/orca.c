@@ -319,16 +319,17 @@ static int program_on_line(const cs_orca_line *lines, size_t n, float max_speed,
                            const float target[2], int toward, float result[2]) {
   const cs_orca_line *l = &lines[n];
   const float along = dot(l->point, l->direction);
-  const float point_sq = dot(l->point, l->point);
-  const float discriminant = along * along + max_speed * max_speed - point_sq;
-  /* The line misses the speed disc, by more than the rounding of the
-   * discriminant: a tangent line (a result on the circle violating it by
-   * rounding) takes its foot point, where giving up would send the answer
-   * across the disc. */
-  const float rounding =
-      4.0f * FLT_EPSILON * (along * along + max_speed * max_speed + point_sq);
-  if (discriminant < -rounding) return 0;
-  const float root = sqrtf(fmaxf(discriminant, 0.0f));
+  /* The line's distance from the origin (the direction is a unit vector):
+   * it misses the speed disc when beyond max_speed by more than the
+   * rounding of the difference of squares; a tangent line (an answer on the
+   * circle that violates it by rounding) takes its foot point, where giving
+   * up would send the answer across the disc. (along^2 + S^2 - |point|^2,
+   * the same in exact arithmetic, let a line far out pass by its own
+   * rounding: a fuzzer finding.) */
+  const float distance = det(l->direction, l->point);
+  const float discriminant = max_speed * max_speed - distance * distance;
+  if (discriminant < -4.0f * FLT_EPSILON * max_speed * max_speed) return 0;
+  const float root = sqrtf(discriminant > 0.0f ? discriminant : 0.0f);
   float t_left = -along - root, t_right = -along + root;
   for (size_t i = 0; i < n; i++) {
     const cs_orca_line *m = &lines[i];
@@ -433,13 +434,26 @@ static void program_least_violation(const cs_orca_line *lines, size_t obstacle_l
   }
 }
 
+/* Back into the speed disc: a point computed on a line far from the
+ * origin carries that line's rounding, and may land just outside. */
+static void within_speed(float max_speed, float result[2]) {
+  const float speed_sq = dot(result, result);
+  if (!(speed_sq > max_speed * max_speed)) return;
+  const float scale = max_speed / sqrtf(speed_sq);
+  set(result, result[0] * scale, result[1] * scale);
+}
+
 int cs_orca_solve(const cs_orca_line *lines, size_t obstacle_lines, size_t line_count,
                   float max_speed, const float preferred[2], cs_orca_line *room,
                   float result[2]) {
   const size_t failed =
       program_in_disc(lines, line_count, max_speed, preferred, 0, result);
-  if (failed == line_count) return 0;
-  program_least_violation(lines, obstacle_lines, failed, line_count, max_speed, room,
-                          result);
-  return 1;
+  int crowded = 0;
+  if (failed < line_count) {
+    program_least_violation(lines, obstacle_lines, failed, line_count, max_speed, room,
+                            result);
+    crowded = 1;
+  }
+  within_speed(max_speed, result);
+  return crowded;
 }

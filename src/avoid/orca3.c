@@ -267,7 +267,16 @@ static void program_least_violation(const cs_orca_plane *planes, size_t first,
 int cs_orca3_solve(const cs_orca_plane *planes, size_t count, float max_speed,
                    const float preferred[3], cs_orca_plane *room, float result[3]) {
   const size_t failed = program_in_ball(planes, count, max_speed, preferred, 0, result);
-  if (failed == count) return 0;
-  program_least_violation(planes, failed, count, max_speed, room, result);
-  return 1;
+  int crowded = 0;
+  if (failed < count) {
+    program_least_violation(planes, failed, count, max_speed, room, result);
+    crowded = 1;
+  }
+  /* Back into the ball, as in 2D (a line far out carries its rounding). */
+  const float speed_sq = dot3(result, result);
+  if (speed_sq > max_speed * max_speed) {
+    const float scale = max_speed / sqrtf(speed_sq);
+    set3(result, result[0] * scale, result[1] * scale, result[2] * scale);
+  }
+  return crowded;
 }
