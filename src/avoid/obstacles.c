@@ -38,6 +38,7 @@ static int reserve(void **array, size_t *capacity, size_t count, size_t size) {
   void *grown = realloc(*array, want * size);
   if (!grown) return 0;
   *array = grown;
+  *capacity = want;
   return 1;
 }
 
@@ -207,11 +208,12 @@ crowdsteer_status crowdsteer_obstacles_add(crowdsteer_obstacles *o, const float 
   }
   for (size_t k = 0; k < n; k++) {
     const size_t v = first + k, w = o->next[v], u = o->previous[v];
-    /* The edge's unit direction, in float, as the ORCA lines use it. */
-    const float dx = o->x[w] - o->x[v], dy = o->y[w] - o->y[v];
-    const float length = sqrtf(dx * dx + dy * dy);
-    o->dir_x[v] = dx / length;
-    o->dir_y[v] = dy / length;
+    /* The edge's unit direction, as the ORCA lines use it: worked in
+     * double (a float dx * dx overflows past edges of 1.8e19), rounded once. */
+    const double dx = (double)o->x[w] - o->x[v], dy = (double)o->y[w] - o->y[v];
+    const double length = sqrt(dx * dx + dy * dy);
+    o->dir_x[v] = (float)(dx / length);
+    o->dir_y[v] = (float)(dy / length);
     const float a[2] = {o->x[u], o->y[u]}, b[2] = {o->x[v], o->y[v]},
                 c[2] = {o->x[w], o->y[w]};
     o->convex[v] = n == 2 || cs_orient(a, b, c) >= 0;
