@@ -11,7 +11,7 @@
     python3 python/compare_speed.py [--demo PATH] [--agents N] [--steps N]
         [--rounds N] [--threads N] [--separation R]
 
-Run it with the package installed (see the README) and a release build of the
+Run it with the package installed (see docs/python.md) and a release build of the
 demo. Timings on a shared machine are noisy: check `uptime`, read the medians.
 """
 import argparse

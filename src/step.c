@@ -422,7 +422,7 @@ static void behaviours_of(const plan *pl, size_t first, size_t last, uint32_t *u
  * range uses one of them alone, decided once per step: its shape, dims and
  * ISA do not change between ranges. Never a neighbour behaviour. (Several
  * behaviours per block in registers were measured slower than the
- * accumulator: docs/benchmarks.md.) */
+ * accumulator: docs/lab-notes.md, "The register-fused step".) */
 static uint32_t fused_bits(const plan *pl, const cs_backend *backend) {
   uint32_t bits = 0;
   for (size_t b = 0; backend->fuses && b < pl->behaviour_count; b++) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# CI step: the README's "Install" section, word for word (its command blocks
-# are the files in tests/install/readme/, which a ctest test keeps equal to
-# the README): a library-only static build and a shared build installed into
+# CI step: docs/install.md, word for word (its command blocks are the files
+# in tests/install/readme/, which a ctest test keeps equal to the page): a
+# library-only static build and a shared build installed into
 # temporary prefixes, each used by a C and a C++-only CMake project and by
 # plain pkg-config; the newcomer example (examples/chase) against the static
 # install; and the shared library's SONAME and exported symbols.
@@ -22,7 +22,7 @@ declared_api() {
     tr -d '(' | sort -u
 }
 
-# consumers KIND: the README's CMake (C, then C++-only) and pkg-config
+# consumers KIND: docs/install.md's CMake (C, then C++-only) and pkg-config
 # consumers against $PREFIX, each in a directory of its own.
 consumers() {
   local kind=$1
@@ -93,4 +93,4 @@ for exe in cmake-c-shared/myapp/build/myapp cmake-cxx-shared/myapp/build/myapp c
   readelf -d "$work/$exe" | grep -q "NEEDED.*\[$soname\]" ||
     fail "$exe is not linked to $soname"
 done
-echo "=== install consumer: README install section, static and shared, C and C++ CMake, pkg-config, examples/chase: OK"
+echo "=== install consumer: docs/install.md, static and shared, C and C++ CMake, pkg-config, examples/chase: OK"

@@ -1,5 +1,5 @@
-"""python/examples/crowd_picture.py runs and writes its PNG (the README's
-Python picture), in a smaller crowd."""
+"""python/examples/crowd_picture.py runs and writes its PNG (the picture of
+docs/python.md), in a smaller crowd."""
 import subprocess
 import sys
 from pathlib import Path

@@ -232,8 +232,8 @@ CS_INLINE void rows_group(const cs_nb_job *job, size_t first, size_t n, uint32_t
     const uint32_t main_cells = runs.main_cells[j], extra_cells = runs.extra_cells[j];
     /* In 2D, with 16 lanes, 5 agents in 6 have every row in one vector:
      * those go straight through, with no loop per row (-14 % at 65,536
-     * agents; docs/benchmarks.md). With 8 lanes most rows take two
-     * vectors. */
+     * agents; docs/lab-notes.md, "Rows straight through"). With 8 lanes
+     * most rows take two vectors. */
     const int straight = dims == 2 && W >= 16;
     uint32_t from[3], to[3], longest = 0;
     if (straight)
