@@ -121,7 +121,7 @@ def test_obstacles_add_build_inside_and_sizes():
     with pytest.raises(cs.GridError):
         o.inside(1, 1)  # unbuilt again until the next build
     o.build(cell_size=1.5)
-    assert o.bytes > empty_bytes
+    assert o.bytes >= empty_bytes > 0
     assert o.inside(1, 1) is True and o.inside(np.float32(11), 1.0) is True
     assert o.inside(4, 2) is False  # on an edge: outside
     assert o.inside(20, 2) is False  # walls have no inside
@@ -290,18 +290,16 @@ def composition_holds(scene, threads, tile_size, in_place):
     assert np.array_equal(scene.report & cs.REPORT_CROWDED, manual_report)
     for a, r in zip(scene.arrays, result):
         a[:] = r
-    return walls.sum(), (manual_report != 0).sum()
+    return np.count_nonzero(manual_report)
 
 
 @pytest.mark.parametrize("dims", [2, 3])
 def test_a_step_with_avoidance_is_its_composition(dims):
     scene = Scene(600, dims, world() if dims == 2 else None)
-    walls = crowded = 0
+    crowded = 0
     for r, (threads, tile) in enumerate([(1, 0), (2, 64), (1, 300), (2, 4096)] * 2):
-        w, c = composition_holds(scene, threads, tile, r % 2 == 1)
-        walls, crowded = walls + w, crowded + c
+        crowded += composition_holds(scene, threads, tile, r % 2 == 1)
     assert crowded > 0  # the crowd was packed enough to matter
-    assert dims == 3 or scene.report.any()
 
 
 def test_the_walls_hold_a_crowd_pushing_into_them():
@@ -527,6 +525,29 @@ def avoid_scenario(a, obstacles):
                             (a["out_x"], a["out_y"]))
 
 
+def step_scenario(a, obstacles):
+    """The same arrays in a step: the output buffer is out_x, out_y, pref_x
+    and pref_y; its avoidance's neighbours use a grid built before each step."""
+    agents = cs.Agents(a["px"], a["py"], a["vx"], a["vy"])
+    output = cs.Agents(a["out_x"], a["out_y"], a["pref_x"], a["pref_y"])
+    grid = cs.Grid()
+    av = cs.Avoidance(radius_per_agent=a["radius_per_agent"],
+                      responsibility_per_agent=a["responsibility_per_agent"],
+                      report=a["report"], obstacles=obstacles,
+                      neighbours=cs.Neighbours(grid=grid,
+                                               radius_per_agent=a["nb_radius_per_agent"]))
+    behaviours = [cs.Behaviour(cs.SEEK, cs.Target.point((5, 9)))]
+
+    def run():
+        grid.build(agents, 4.0)
+        cs.step(agents, behaviours, output=output, avoidance=av,
+                integrator=cs.Params(max_speed=2, dt=0.1))
+    return run
+
+
+SCENARIOS = {"avoid": avoid_scenario, "step": step_scenario}
+
+
 def moving_arrays(n=48):
     rng = np.random.default_rng(8)
     a = {k: f32(rng.uniform(0, 10, n)) for k in ("px", "py")}
@@ -541,10 +562,12 @@ def moving_arrays(n=48):
 
 @pytest.mark.parametrize("how", ["resize", "data"])
 @pytest.mark.parametrize("slot", SLOTS)
-def test_avoid_uses_the_arrays_current_memory(slot, how):
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_calls_use_the_arrays_current_memory(scenario, slot, how):
     obstacles = wall(0, 5, 10, 5)
     arrays, twin = moving_arrays(), moving_arrays()
-    run, run_twin = avoid_scenario(arrays, obstacles), avoid_scenario(twin, obstacles)
+    make = SCENARIOS[scenario]
+    run, run_twin = make(arrays, obstacles), make(twin, obstacles)
     run()
     run_twin()
     move(arrays[slot], how)
@@ -557,9 +580,10 @@ def test_avoid_uses_the_arrays_current_memory(slot, how):
 
 
 @pytest.mark.parametrize("slot", SLOTS)
-def test_an_array_resized_between_calls_raises_naming_it(slot):
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_an_array_resized_between_calls_raises_naming_it(scenario, slot):
     arrays = moving_arrays()
-    run = avoid_scenario(arrays, None)
+    run = SCENARIOS[scenario](arrays, None)
     run()
     arrays[slot].resize(len(arrays[slot]) + 3, refcheck=False)
     untouched = {k: a.tobytes() for k, a in arrays.items() if k != slot}
@@ -573,8 +597,9 @@ def test_an_array_resized_between_calls_raises_naming_it(slot):
 
 def threads_main():
     """Threads avoid through one built set at once (the sequential bits),
-    while another rebuilds it now and then: RuntimeError on one side or the
-    other, never a crash or other bits."""
+    while another adds far-away walls to it and rebuilds it: RuntimeError on
+    one side or the other (or GridError for a reader that finds the set
+    unbuilt between an add and a build), never a crash or other bits."""
     obstacles = world()
     scenes = []
     for t in range(3):
@@ -602,15 +627,17 @@ def threads_main():
             try:
                 if work(*scenes[t]) != expected[t]:
                     wrong.append((t, r))
-            except RuntimeError:
+            except (RuntimeError, cs.GridError):
                 refused.append("reader")
 
     def builder():
         while not stop.is_set():
-            try:
-                obstacles.build()
-            except RuntimeError:
-                refused.append("builder")
+            for change in (lambda: obstacles.add([900, 901], [900, 900]), obstacles.build):
+                try:
+                    change()
+                except RuntimeError:
+                    refused.append("builder")
+            stop.wait(0.0005)  # leave the readers the GIL now and then
 
     threads = [threading.Thread(target=reader, args=(t,)) for t in range(3)]
     rebuild = threading.Thread(target=builder)
@@ -623,7 +650,8 @@ def threads_main():
     if wrong or not refused:
         print("wrong %s, refused %d" % (wrong[:5], len(refused)))
         return 1
-    print("ok: %d refused" % len(refused))
+    print("ok: %d refused (%d by readers), %d edges" % (
+        len(refused), refused.count("reader"), obstacles.edge_count))
     return 0
 
 
@@ -720,6 +748,19 @@ def test_a_wall_of_huge_finite_coordinates_still_holds():
                    integrator=cs.Params(max_speed=1, dt=1),
                    avoidance=cs.Avoidance(obstacles=o))
     assert np.isfinite(crowd.py[0]) and crowd.py[0] <= 2
+
+
+@pytest.mark.xfail(strict=True, reason="C library: reserve() in src/avoid/obstacles.c "
+                   "never updates *capacity, so crowdsteer_obstacles_bytes stays "
+                   "sizeof(struct) and every add and build reallocates")
+def test_bytes_grow_with_the_set():
+    o = cs.Obstacles()
+    o.build()
+    empty = o.bytes
+    for k in range(50):
+        o.add([k, k + 0.5, k + 0.5, k], [0, 0, 1, 1])
+    o.build()
+    assert o.bytes >= empty + 200 * 4 * 4  # at least x, y and two directions
 
 
 if __name__ == "__main__":
