@@ -28,8 +28,10 @@ step their own crowds over it at the same time.
         cs.integrate(agents, steering, params)
 
 The exact semantics are the C library's (docs/behaviours.md); C structs are
-classes with the same field names: Agents, Params, Target, WanderState and
-Behaviour (one entry of a step). Crowd holds a double-buffered crowd.
+classes with the same field names: Agents, Params, Target, WanderState,
+Behaviour (one entry of a step), Neighbours and Avoidance (ORCA, with
+Obstacles: static 2D polygons and walls); avoid() and step(avoidance=...)
+run it. Crowd holds a double-buffered crowd.
 """
 import operator
 from typing import Optional, Sequence
@@ -37,8 +39,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ._crowdsteer import *  # noqa: F401,F403 (the C API)
-from ._crowdsteer import (Agents, Behaviour, Error, Params, errors_by_status,
-                          step, version_string)
+from ._crowdsteer import (Agents, Avoidance, Behaviour, Error, Params,
+                          errors_by_status, step, version_string)
 
 __version__ = version_string()
 
@@ -113,13 +115,17 @@ class Crowd:
     def step(self, behaviours: Sequence[Behaviour], *, integrator: Optional[Params] = None,
              combine: int = 0, priority_threshold: float = 0.0,
              mask: Optional[np.ndarray] = None, tile_size: int = 0, threads: int = 0,
-             begin: int = 0, end: Optional[int] = None) -> None:
+             begin: int = 0, end: Optional[int] = None,
+             avoidance: Optional[Avoidance] = None) -> None:
         """One crowdsteer_step from the current buffer into the other, then a swap.
 
-        Arguments as crowdsteer.step (without output and snapshot). On error
-        nothing is written and the buffers are not swapped.
+        Arguments as crowdsteer.step (without output and snapshot). With
+        avoidance, build its neighbours' Grid from crowd.agents (the state
+        before the step) first. On error nothing is written and the buffers
+        are not swapped.
         """
         step(self.agents, behaviours, integrator=integrator, combine=combine,
              priority_threshold=priority_threshold, mask=mask, output=self.next_agents,
-             tile_size=tile_size, threads=threads, begin=begin, end=end)
+             tile_size=tile_size, threads=threads, begin=begin, end=end,
+             avoidance=avoidance)
         self._current = 1 - self._current

@@ -62,6 +62,9 @@ static const struct constant_row {
     {"ISA_NEON", CROWDSTEER_ISA_NEON},
     {"ISA_COUNT", CROWDSTEER_ISA_COUNT},
     {"MAX_NEIGHBOURS", CROWDSTEER_MAX_NEIGHBOURS},
+    {"REPORT_CROWDED", CROWDSTEER_REPORT_CROWDED},
+    {"REPORT_WALL", CROWDSTEER_REPORT_WALL},
+    {"REPORT_INSIDE", CROWDSTEER_REPORT_INSIDE},
 };
 
 /* ---- errors ------------------------------------------------------------------ */
@@ -319,14 +322,29 @@ static PyMethodDef module_methods[] = {
     {"step", KW(py_step),
      "step(agents, behaviours, *, integrator=None, combine=BLEND, "
      "priority_threshold=0.0, mask=None, output=None, snapshot=None, tile_size=0, "
-     "threads=0, begin=0, end=None)\n--\n\n"
+     "threads=0, begin=0, end=None, avoidance=None)\n--\n\n"
      "crowdsteer_step: each agent's behaviours (bit b of mask[i] selects "
      "behaviours[b]; no mask: all), blended or by priority, then integrated, in one "
      "pass. output: a second Agents buffer for the new state (else in place, with "
      "snapshot for AGENTS targets). OverlapError when what the step writes (output, "
      "or the agents in place, and wander directions) shares memory with another "
      "array of the step. Threads may step their own crowds over one built Grid at "
-     "the same time."},
+     "the same time. avoidance: an Avoidance as the step's last stage (its "
+     "neighbours need a Grid built from the state before the step): the integrated "
+     "velocity is the preferred one, ORCA picks the velocity, the agent moves by it "
+     "from where it was, and with obstacles the walls hold (REPORT_WALL, "
+     "REPORT_INSIDE in avoidance.report)."},
+    {"avoid", KW(py_avoid),
+     "avoid(agents, avoidance, params, preferred, velocity, *, begin=0, end=None)\n--\n\n"
+     "crowdsteer_avoid (ORCA): writes velocity (a tuple of float32 arrays) for agents "
+     "[begin, end): the velocity closest to preferred[i] with length <= max_speed "
+     "(params; None: 1) that keeps agent i clear of its neighbours for "
+     "avoidance.time_horizon and of the obstacles for obstacle_time_horizon, given "
+     "every agent's position and velocity now (or the grid's copy); an agent "
+     "already overlapping another aims to separate within params.dt. velocity may "
+     "be the preferred arrays themselves, nothing else the call reads "
+     "(OverlapError). avoidance.report, if any, gets each agent's REPORT_CROWDED "
+     "bit. Nothing is written on error."},
     {"active_isa", py_active_isa, METH_NOARGS,
      "active_isa() -> str: the ISA calls run on ('avx512', ...)."},
     {"force_isa", py_force_isa, METH_O,
@@ -361,10 +379,11 @@ static struct PyModuleDef module_def = {
     -1, module_methods};
 
 static int add_types(PyObject *module) {
-  PyTypeObject *types[] = {&Agents_Type,    &Params_Type, &Target_Type,    &Wander_Type,
-                           &Behaviour_Type, &Grid_Type,   &Neighbours_Type};
-  const char *names[] = {"Agents",    "Params", "Target",    "WanderState",
-                         "Behaviour", "Grid",   "Neighbours"};
+  PyTypeObject *types[] = {&Agents_Type,     &Params_Type,    &Target_Type,
+                           &Wander_Type,     &Behaviour_Type, &Grid_Type,
+                           &Neighbours_Type, &Obstacles_Type, &Avoidance_Type};
+  const char *names[] = {"Agents", "Params",     "Target",    "WanderState", "Behaviour",
+                         "Grid",   "Neighbours", "Obstacles", "Avoidance"};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (PyType_Ready(types[i]) < 0 ||
         PyModule_AddObjectRef(module, names[i], (PyObject *)types[i]) < 0)

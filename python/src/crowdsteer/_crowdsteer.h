@@ -71,10 +71,18 @@ typedef struct {
 } AgentsObject;
 
 typedef struct GridObject GridObject;
+typedef struct ObstaclesObject ObstaclesObject;
+
+/* Who uses a Grid or an Obstacles with the GIL released: any number of calls
+ * that read it, or one that changes it (build, add), never both; counted
+ * under the GIL. The library's objects are read-only to readers only. */
+typedef struct use_count {
+  int readers, changing;
+} use_count;
 
 /* The types, ready by module init (_crowdsteer.c). */
 extern PyTypeObject Agents_Type, Params_Type, Target_Type, Wander_Type, Behaviour_Type,
-    Grid_Type, Neighbours_Type;
+    Grid_Type, Neighbours_Type, Obstacles_Type, Avoidance_Type;
 
 /* _crowdsteer.c: the errors. */
 int add_owned(PyObject *module, const char *name, PyObject *obj);
@@ -126,13 +134,32 @@ int spans_add_target(spans *s, const crowdsteer_target *t, int dims, size_t coun
                      int behaviour);
 int add_param_fields(PyObject *module);
 
-/* _crowdsteer_grid.c: Grid and Neighbours. */
+/* _crowdsteer_grid.c: Grid and Neighbours, and the use counts. */
+int use_begin(use_count *u, int change, const char *what);
+void use_end(use_count *u, int change);
 int grid_claim(GridObject *g, int build);
 void grid_unclaim(GridObject *g, int build);
 int neighbours_to_c(PyObject *obj, const arg_name *name, Py_ssize_t count,
                     crowdsteer_neighbours *out, GridObject **grid);
 int spans_add_neighbours(spans *s, const crowdsteer_neighbours *nb, size_t count,
                          int behaviour, const char *field);
+
+/* _crowdsteer_avoid.c: Obstacles, Avoidance and avoid. One call's avoidance:
+ * the struct, its neighbours, and the Grid and Obstacles the call claims. */
+typedef struct avoidance_call {
+  crowdsteer_avoidance c;
+  crowdsteer_neighbours neighbours;
+  GridObject *grid;           /* or NULL */
+  ObstaclesObject *obstacles; /* or NULL */
+} avoidance_call;
+int obstacles_claim(ObstaclesObject *o, int change);
+void obstacles_unclaim(ObstaclesObject *o, int change);
+int avoidance_to_c(PyObject *obj, const arg_name *name, Py_ssize_t count,
+                   avoidance_call *out);
+int spans_add_avoidance(spans *s, const avoidance_call *a, size_t count);
+int avoidance_claim(avoidance_call *a);
+void avoidance_unclaim(avoidance_call *a);
+PyObject *py_avoid(PyObject *self, PyObject *args, PyObject *kwargs);
 
 /* _crowdsteer_behaviours.c and _crowdsteer_step.c: the module's calls. */
 PyObject *py_seek(PyObject *self, PyObject *args, PyObject *kwargs);

@@ -2,7 +2,7 @@
 # Per-agent arrays are 1-D C-contiguous numpy arrays of float32 (uint32 for
 # target indices and masks) whose length is the agents' count.
 from typing import (Dict, List, Optional, Sequence, SupportsFloat, SupportsIndex, Tuple,
-                    Type, Union)
+                    Type, Union, overload)
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +45,9 @@ ISA_AVX512: int
 ISA_NEON: int
 ISA_COUNT: int
 MAX_NEIGHBOURS: int
+REPORT_CROWDED: int
+REPORT_WALL: int
+REPORT_INSIDE: int
 PARAM_FIELDS: Tuple[str, ...]
 PARAM_ARRAY_FIELDS: Tuple[str, ...]
 
@@ -204,6 +207,44 @@ class Neighbours:
                  max_neighbours: Int = ..., neighbour_mask: Int = ...,
                  neighbour_mask_per_agent: Optional[IndexArray] = ...) -> None: ...
 
+class Obstacles:
+    """A static 2D obstacle set (crowdsteer_obstacles): polygons (counter-clockwise)
+    and two-vertex walls. add() and build() need it to themselves (else
+    RuntimeError); a built set is read-only to any number of threads."""
+    def __init__(self) -> None: ...
+    def add(self, x: Union[FloatArray, Sequence[Float]],
+            y: Union[FloatArray, Sequence[Float]]) -> None: ...
+    def build(self, cell_size: Float = ...) -> None: ...
+    @overload
+    def inside(self, x: Float, y: Float) -> bool: ...
+    @overload
+    def inside(self, x: FloatArray, y: FloatArray) -> npt.NDArray[np.bool_]: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def edge_count(self) -> int: ...
+
+class Avoidance:
+    """Avoidance of agents and obstacles, ORCA (crowdsteer_avoidance); immutable."""
+    radius: float
+    radius_per_agent: Optional[FloatArray]
+    time_horizon: float
+    obstacle_time_horizon: float
+    responsibility: float
+    responsibility_per_agent: Optional[FloatArray]
+    neighbours: Optional[Neighbours]
+    obstacles: Optional[Obstacles]
+    report: Optional[IndexArray]
+    def __init__(self, *, radius: Float = ..., radius_per_agent: Optional[FloatArray] = ...,
+                 time_horizon: Float = ..., obstacle_time_horizon: Float = ...,
+                 responsibility: Float = ...,
+                 responsibility_per_agent: Optional[FloatArray] = ...,
+                 neighbours: Optional[Neighbours] = ..., obstacles: Optional[Obstacles] = ...,
+                 report: Optional[IndexArray] = ...) -> None: ...
+
+def avoid(agents: Agents, avoidance: Avoidance, params: Optional[Params],
+          preferred: Vectors, velocity: Vectors, *, begin: Int = ...,
+          end: Optional[Int] = ...) -> None: ...
 def separation(agents: Agents, neighbours: Neighbours, params: Optional[Params],
                steering: Vectors, *, mode: Int = ..., weight: Float = ...,
                weight_per_agent: Optional[FloatArray] = ..., begin: Int = ...,
@@ -246,7 +287,7 @@ def step(agents: Agents, behaviours: Sequence[Behaviour], *,
          priority_threshold: Float = ..., mask: Optional[IndexArray] = ...,
          output: Optional[Agents] = ..., snapshot: Optional[Agents] = ...,
          tile_size: Int = ..., threads: Int = ..., begin: Int = ...,
-         end: Optional[Int] = ...) -> None: ...
+         end: Optional[Int] = ..., avoidance: Optional[Avoidance] = ...) -> None: ...
 def active_isa() -> str: ...
 def force_isa(isa: Isa) -> None: ...
 def isa_supported(isa: Isa) -> bool: ...

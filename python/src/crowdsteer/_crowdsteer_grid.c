@@ -9,8 +9,7 @@
 
 struct GridObject {
   PyObject_HEAD crowdsteer_grid *grid;
-  /* Calls using the grid with the GIL released; a build waits for none. */
-  int users, building;
+  use_count use; /* calls using the grid with the GIL released */
 };
 
 static PyObject *Grid_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -33,26 +32,33 @@ static void Grid_dealloc(GridObject *self) {
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* One thread at a time may build a grid, and never while it is queried. */
-int grid_claim(GridObject *g, int build) {
-  if (g->building || (build && g->users)) {
-    PyErr_SetString(PyExc_RuntimeError,
-                    "crowdsteer.Grid is being built or queried in another thread");
+/* One thread at a time may change a Grid or an Obstacles (`what`), and
+ * never while it is read: else RuntimeError. */
+int use_begin(use_count *u, int change, const char *what) {
+  if (u->changing || (change && u->readers)) {
+    PyErr_Format(PyExc_RuntimeError, "%s is being %s in another thread", what,
+                 u->changing ? "changed" : "used");
     return -1;
   }
-  if (build)
-    g->building = 1;
+  if (change)
+    u->changing = 1;
   else
-    g->users++;
+    u->readers++;
   return 0;
 }
 
-void grid_unclaim(GridObject *g, int build) {
-  if (build)
-    g->building = 0;
+void use_end(use_count *u, int change) {
+  if (change)
+    u->changing = 0;
   else
-    g->users--;
+    u->readers--;
 }
+
+int grid_claim(GridObject *g, int build) {
+  return use_begin(&g->use, build, "crowdsteer.Grid");
+}
+
+void grid_unclaim(GridObject *g, int build) { use_end(&g->use, build); }
 
 static PyObject *Grid_build(GridObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"agents",  "cell_size",      "table_size", "group",

@@ -1,5 +1,6 @@
-/* crowdsteer._crowdsteer: crowdsteer_step, a mixed crowd in one pass, and
- * Behaviour, one entry of a step. */
+/* crowdsteer._crowdsteer: crowdsteer_step, a mixed crowd in one pass (with
+ * avoidance as its last stage when asked), and Behaviour, one entry of a
+ * step. */
 #include "_crowdsteer.h"
 
 #include <string.h>
@@ -159,6 +160,7 @@ static int second_buffer(PyObject *obj, const char *name, const AgentsObject *ag
 typedef struct step_args {
   PyObject *agents, *behaviours, *integrator, *mask, *output, *snapshot;
   PyObject *combine, *priority_threshold, *tile_size, *threads, *begin, *end;
+  PyObject *avoidance; /* an Avoidance, or None */
 } step_args;
 
 /* The step's numbers, converted before any array is read. */
@@ -179,12 +181,12 @@ static int step_numbers(const step_args *in, size_t count, crowdsteer_step_desc 
   return 0;
 }
 
-/* The step's arrays: the agents, every behaviour's, the mask, the integrator's
- * and the second buffers, read now and checked for overlaps. */
+/* The step's arrays: the agents, every behaviour's, the mask, the integrator's,
+ * the second buffers and the avoidance's, read now and checked for overlaps. */
 static int step_arrays(const step_args *in, AgentsObject *a, PyObject *list,
                        crowdsteer_step_behaviour *behaviours, step_entry *entries,
                        crowdsteer_agents *agents, crowdsteer_agents second[2],
-                       crowdsteer_step_desc *d) {
+                       avoidance_call *av, crowdsteer_step_desc *d) {
   const size_t count = a->count;
   const Py_ssize_t n = PyTuple_GET_SIZE(list);
   const int in_place = in->output == Py_None;
@@ -222,6 +224,13 @@ static int step_arrays(const step_args *in, AgentsObject *a, PyObject *list,
      * shares memory with what the step writes is a mistake either way. */
     if (spans_add_agents(&memory, &second[1], "snapshot", 0) < 0) goto fail;
   }
+  if (in->avoidance != Py_None) {
+    if (avoidance_to_c(in->avoidance, NAME(NULL, "avoidance"), (Py_ssize_t)count, av) <
+            0 ||
+        spans_add_avoidance(&memory, av, count) < 0)
+      goto fail;
+    d->avoidance = &av->c;
+  }
   if (check_spans(&memory) < 0) goto fail;
   spans_free(&memory);
   return 0;
@@ -243,17 +252,18 @@ PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {
       "agents", "behaviours", "integrator", "combine",   "priority_threshold",
       "mask",   "output",     "snapshot",   "tile_size", "threads",
-      "begin",  "end",        NULL};
+      "begin",  "end",        "avoidance",  NULL};
   step_args in = {.integrator = Py_None,
                   .mask = Py_None,
                   .output = Py_None,
                   .snapshot = Py_None,
-                  .end = Py_None};
+                  .end = Py_None,
+                  .avoidance = Py_None};
   (void)self;
   if (!PyArg_ParseTupleAndKeywords(
-          args, kwargs, "OO|$OOOOOOOOOO:step", kwlist, &in.agents, &in.behaviours,
+          args, kwargs, "OO|$OOOOOOOOOOO:step", kwlist, &in.agents, &in.behaviours,
           &in.integrator, &in.combine, &in.priority_threshold, &in.mask, &in.output,
-          &in.snapshot, &in.tile_size, &in.threads, &in.begin, &in.end))
+          &in.snapshot, &in.tile_size, &in.threads, &in.begin, &in.end, &in.avoidance))
     return NULL;
   AgentsObject *a = as_agents(in.agents, "agents");
   if (!a) return NULL;
@@ -273,13 +283,19 @@ PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
       PyMem_Calloc(n ? (size_t)n : 1, sizeof *behaviours);
   step_entry *entries = PyMem_Calloc(n ? (size_t)n : 1, sizeof *entries);
   crowdsteer_agents agents, second[2];
+  avoidance_call av = {0};
   crowdsteer_status status = CROWDSTEER_OK;
   Py_ssize_t claimed = 0;
-  int ok = behaviours && entries &&
-           step_arrays(&in, a, list, behaviours, entries, &agents, second, &desc) == 0;
+  int ok =
+      behaviours && entries &&
+      step_arrays(&in, a, list, behaviours, entries, &agents, second, &av, &desc) == 0;
   if (!behaviours || !entries) PyErr_NoMemory();
   for (; ok && claimed < n; claimed++)
     if (entries[claimed].grid && grid_claim(entries[claimed].grid, 0) < 0) ok = 0;
+  const Py_ssize_t held = claimed - !ok; /* behaviours whose grid is claimed */
+  /* The avoidance's grid and obstacles last, when every other claim held. */
+  int avoiding = 0;
+  if (ok && desc.avoidance) ok = avoiding = avoidance_claim(&av) == 0;
   if (ok) {
     PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
     struct timespec start, stop;
@@ -290,8 +306,9 @@ PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
     last_step_seconds = (double)(stop.tv_sec - start.tv_sec) +
                         1e-9 * (double)(stop.tv_nsec - start.tv_nsec);
   }
-  for (Py_ssize_t i = 0; i < claimed - !ok; i++)
+  for (Py_ssize_t i = 0; i < held; i++)
     if (entries[i].grid) grid_unclaim(entries[i].grid, 0);
+  if (avoiding) avoidance_unclaim(&av);
   PyMem_Free(behaviours);
   PyMem_Free(entries);
   Py_DECREF(list);
