@@ -101,7 +101,10 @@ static inline float cs_avoid_limit(const cs_avoid_scan *scan, const cs_avoid_nea
   float worst;
   memcpy(&worst, &bits, sizeof worst);
   const float v = cs_float_step(worst, 1);
-  const float limit = v * v * (1.0f + 0x1p-20f);
+  /* Below 2^-60, v * v underflows (to 0 for coincident agents, which
+   * then dropped the rest of them whatever their ids: found by the Python
+   * tests); any dd whose root is that small is below 2^-100. */
+  const float limit = worst < 0x1p-60f ? 0x1p-100f : v * v * (1.0f + 0x1p-20f);
   return limit < scan->within ? limit : scan->within;
 }
 

@@ -429,7 +429,37 @@ static void test_head_on_3d(void) {
   CHECK(oy[0] != 0.0f || oz[0] != 0.0f);
 }
 
+/* Eight coincident agents at rest, cap 6: the nearest six are the six of
+ * lowest id in any order (a bound that underflowed to 0 once dropped
+ * later ones whatever their ids). */
+static void test_coincident_order(void) {
+  static crowd c, r;
+  c.n = r.n = 8;
+  for (size_t i = 0; i < 8; i++) {
+    put(&c, i, 0, 0, 0, 0);
+    put(&r, i, 0, 0, 0, 0);
+    r.id[i] = (uint32_t)(7 - i);
+  }
+  crowdsteer_neighbours nb = {0};
+  nb.radius = 5;
+  nb.max_neighbours = 6;
+  crowdsteer_avoidance av = {0};
+  av.radius = 0.25f;
+  av.time_horizon = 2;
+  av.neighbours = &nb;
+  crowdsteer_params params = {0};
+  params.max_speed = 0.25f;
+  params.dt = 0.1f;
+  CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_OK);
+  CHECK_STATUS(avoid(&r, &av, &params), CROWDSTEER_OK);
+  for (size_t i = 0; i < 8; i++)
+    CHECK_MSG(same_bits(c.out_x[i], r.out_x[7 - i]) &&
+                  same_bits(c.out_y[i], r.out_y[7 - i]),
+              "coincident agent %zu: the order changed its bits", i);
+}
+
 int main(void) {
+  test_coincident_order();
   test_head_on();
   test_head_on_3d();
   test_wall();
