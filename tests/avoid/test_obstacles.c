@@ -71,7 +71,8 @@ static void test_refusals(void) {
                CROWDSTEER_ERROR_GRID);
   CHECK_STATUS(crowdsteer_obstacles_build(o, 0.0f), CROWDSTEER_OK);
   /* The vertices and the grid are counted (once a bare struct only). */
-  CHECK(crowdsteer_obstacles_bytes(o) > 5 * (4 * sizeof(float) + 3 * sizeof(uint32_t)) + 256);
+  CHECK(crowdsteer_obstacles_bytes(o) >
+        5 * (4 * sizeof(float) + 3 * sizeof(uint32_t)) + 256);
   CHECK(crowdsteer_obstacles_bytes(NULL) == 0);
   crowdsteer_obstacles_destroy(o);
   crowdsteer_obstacles_destroy(NULL);
