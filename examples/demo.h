@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "crowdsteer.h"
+#include "obstacle_layout.h"
 #include "spacing.h"
 #include "task_pool.h"
 
@@ -55,7 +56,28 @@ static inline uint32_t group_bit(int g) { return 1u << (g + FIRST_GROUP_SLOT); }
  * pursuers and evaders have moving agents to target by index. */
 enum { QUARRY_AGENT = 0, HUNTER_AGENT = 1, DRIVEN_AGENTS = 2 };
 
+/* Avoidance (ORCA, --avoid): a body radius per agent, and two agents
+ * overlap when closer than the sum of their radii (the report counts those
+ * pairs whether or not ORCA runs). The default radius is half the spacing
+ * separation gives this crowd: with the default separation the mean
+ * nearest-neighbour distance of the million agents settles at 0.2 (0.205
+ * after 200 steps), so bodies of radius 0.1 just touch at that spacing.
+ * (Half the separation radius, 0.125, would not fit: the crowd starts at
+ * 26 agents per unit area, where discs of 0.125 would cover 129% of it.)
+ * ORCA looks AVOID_TIME_HORIZON steps ahead for agents (the crowd is dense
+ * and fast, up to 1.5 a step: a longer look leaves more agents with no
+ * velocity clear of every neighbour) and AVOID_OBSTACLE_TIME_HORIZON for
+ * walls, and avoids the AVOID_NEIGHBOURS nearest within AVOID_REACH body
+ * radii (its grid's cell size: farther reach found no fewer overlaps but
+ * cost a grid walk over more candidates). */
+#define DEFAULT_BODY_RADIUS 0.1f
+#define AVOID_TIME_HORIZON 2.0f
+#define AVOID_OBSTACLE_TIME_HORIZON 2.0f
+#define AVOID_NEIGHBOURS 10
+#define AVOID_REACH 8.0f
+
 enum step_mode { MODE_STEP, MODE_SEPARATE };
+enum avoid_mode { AVOID_OFF, AVOID_ON, AVOID_ONLY }; /* --avoid off|on|only */
 enum snapshot_mode { SNAPSHOT_SWAP, SNAPSHOT_COPY, SNAPSHOT_TARGETS };
 
 typedef struct demo_options {
@@ -73,6 +95,9 @@ typedef struct demo_options {
   uint32_t seed;
   float separation;        /* separation radius, 0: off */
   float separation_weight; /* its blend weight */
+  int avoid;               /* enum avoid_mode; only: separation forced off */
+  float body_radius;       /* ORCA's radius, and what the overlap figures use */
+  int obstacles;           /* 1: the shared layout in the world (2D) */
   const char *pictures_dir;
 } demo_options;
 
@@ -122,7 +147,15 @@ typedef struct scenario {
   crowdsteer_neighbours neighbours; /* who separation sees */
   crowdsteer_params separation_params;
   crowdsteer_step_desc step_desc;
-  unsigned step; /* steps taken so far */
+  /* --avoid, --obstacles: ORCA as the step's last stage. */
+  crowdsteer_obstacles *obstacles; /* the layout, or NULL */
+  crowdsteer_grid *avoid_grid;     /* ORCA's neighbours (keeps velocities) */
+  crowdsteer_neighbours avoid_neighbours;
+  crowdsteer_avoidance avoidance;
+  uint32_t *report;     /* CROWDSTEER_REPORT_* of each agent, last step */
+  size_t wall_stops;    /* agent-steps stopped or slid at a wall, whole run */
+  size_t crowded_steps; /* agent-steps with no velocity clear of every neighbour */
+  unsigned step;        /* steps taken so far */
   markers now;
   /* Seconds spent, per part of the work. */
   double behaviour_seconds[GROUP_COUNT], clear_seconds, integrate_seconds;
@@ -155,8 +188,10 @@ typedef struct figures {
   size_t leavers_inside_escape, evaders_inside_panic;
   double wander_mean_speed, wander_top_speed;
   size_t non_finite;       /* NaN or inf anywhere in the state */
-  spacing_figures spacing; /* of the steered agents */
+  spacing_figures spacing; /* of the steered agents (close_pairs2: overlapping) */
   int spacing_measured;
+  size_t inside, walled,
+      crowded; /* report bits of the last step (--avoid, --obstacles) */
 } figures;
 
 /* The state an agent carries from step to step: position, velocity and

@@ -53,6 +53,15 @@ static void print_usage(FILE *to) {
       "                    radius R (default 0.25; 0: off)\n"
       "  --separation-weight W\n"
       "                    its blend weight (default 4)\n"
+      "  --avoid off|on|only\n"
+      "                    ORCA collision avoidance as the step's last stage: on,\n"
+      "                    with separation; only, instead of it (default off;\n"
+      "                    needs --mode step)\n"
+      "  --radius R        body radius of ORCA and of the overlap figures (pairs\n"
+      "                    closer than 2R; default 0.1, half the spacing the\n"
+      "                    default separation gives the crowd)\n"
+      "  --obstacles       walls, pillars and doorways in the world (2D, --mode\n"
+      "                    step); agents avoid them even with --avoid off\n"
       "  --pictures DIR    write PNG pictures of the behaviours into DIR and exit\n"
       "  --help            this text\n"
       "Exit status: 0 ok, 1 a call failed or the state holds NaN/inf, 2 bad usage.\n",
@@ -66,6 +75,17 @@ static int parse_count(const char *text, unsigned long long min, unsigned long l
   char *end = NULL;
   unsigned long long v = strtoull(text, &end, 10);
   if (*end != '\0' || v < min || v > max) return 0;
+  *value = v;
+  return 1;
+}
+
+/* Parses a whole decimal real in [min, max] ((min, max] when min_open). */
+static int parse_real(const char *text, double min, double max, int min_open,
+                      double *value) {
+  char *end = NULL;
+  double v = strtod(text, &end);
+  if (*text == '\0' || *end != '\0' || !(v >= min && v <= max) || (min_open && v == min))
+    return 0;
   *value = v;
   return 1;
 }
@@ -87,6 +107,7 @@ static int pick(const char *value, const char *const *names, int count) {
 /* One option and its value; -1 when fine, else the exit code to leave with. */
 static int apply_option(const char *name, const char *value, demo_options *opts) {
   unsigned long long number = 0;
+  double real = 0.0;
   if (strcmp(name, "--agents") == 0) {
     /* Target indices are 32-bit, so a batch holds at most 2^32 - 1 agents. */
     if (!parse_count(value, DRIVEN_AGENTS + GROUP_COUNT, UINT32_MAX, &number))
@@ -136,17 +157,21 @@ static int apply_option(const char *name, const char *value, demo_options *opts)
                          value);
     opts->tile = (size_t)number;
   } else if (strcmp(name, "--separation") == 0) {
-    char *end = NULL;
-    double radius = strtod(value, &end);
-    if (*value == '\0' || *end != '\0' || !(radius >= 0.0 && radius <= 100.0))
+    if (!parse_real(value, 0.0, 100.0, 0, &real))
       return usage_error("--separation needs a radius from 0 (off) to 100", value);
-    opts->separation = (float)radius;
+    opts->separation = (float)real;
   } else if (strcmp(name, "--separation-weight") == 0) {
-    char *end = NULL;
-    double weight = strtod(value, &end);
-    if (*value == '\0' || *end != '\0' || !(weight > 0.0 && weight <= 1000.0))
+    if (!parse_real(value, 0.0, 1000.0, 1, &real))
       return usage_error("--separation-weight needs a weight in (0, 1000]", value);
-    opts->separation_weight = (float)weight;
+    opts->separation_weight = (float)real;
+  } else if (strcmp(name, "--avoid") == 0) {
+    static const char *const avoids[] = {"off", "on", "only"}; /* enum order */
+    opts->avoid = pick(value, avoids, 3);
+    if (opts->avoid < 0) return usage_error("--avoid must be off, on or only", value);
+  } else if (strcmp(name, "--radius") == 0) {
+    if (!parse_real(value, 0.0, 10.0, 1, &real))
+      return usage_error("--radius needs a body radius in (0, 10]", value);
+    opts->body_radius = (float)real;
   } else if (strcmp(name, "--isa") == 0) {
     opts->isa_name = value;
   } else if (strcmp(name, "--pictures") == 0) {
@@ -168,12 +193,18 @@ int parse_options(int argc, char **argv, demo_options *opts) {
                          .snapshot = SNAPSHOT_SWAP,
                          .seed = 1,
                          .separation = DEFAULT_SEPARATION_RADIUS,
-                         .separation_weight = DEFAULT_SEPARATION_WEIGHT};
+                         .separation_weight = DEFAULT_SEPARATION_WEIGHT,
+                         .avoid = AVOID_OFF,
+                         .body_radius = DEFAULT_BODY_RADIUS};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       print_usage(stdout);
       return 0;
+    }
+    if (strcmp(arg, "--obstacles") == 0) { /* the one option without a value */
+      opts->obstacles = 1;
+      continue;
     }
     /* Every other option takes a value, as "--opt VALUE" or "--opt=VALUE". */
     char name[32];
@@ -198,6 +229,14 @@ int parse_options(int argc, char **argv, demo_options *opts) {
    * calls can express a blend but not a priority choice. */
   if (opts->mode == MODE_SEPARATE && opts->combine == CROWDSTEER_PRIORITY)
     return usage_error("--combine priority needs --mode step", NULL);
+  /* The step's avoidance moves agents from where they were and holds them
+   * at walls, which no public entry point after crowdsteer_integrate does,
+   * so the separate calls cannot reproduce it. */
+  if (opts->mode == MODE_SEPARATE && (opts->avoid != AVOID_OFF || opts->obstacles))
+    return usage_error("--avoid and --obstacles need --mode step", NULL);
+  if (opts->obstacles && opts->dims != 2)
+    return usage_error("--obstacles needs --dims 2 (obstacles are 2D)", NULL);
+  if (opts->avoid == AVOID_ONLY) opts->separation = 0.0f; /* ORCA instead */
   return -1;
 }
 

@@ -74,9 +74,23 @@ figures measure(const scenario *sc) {
       sc->wander.direction.x, sc->wander.direction.y, sc->wander.direction.z};
   for (size_t k = 0; k < sizeof state / sizeof state[0]; k++)
     f.non_finite += count_non_finite(state[k], sc->agents.count);
+  /* Bodies of radius r overlap when closer than r_i + r_j = 2r. */
   f.spacing_measured =
-      f.non_finite == 0 && spacing_measure(&sc->agents, DRIVEN_AGENTS, sc->agents.count,
-                                           OVERLAP_SPACING, &f.spacing) == 0;
+      f.non_finite == 0 &&
+      spacing_measure2(&sc->agents, DRIVEN_AGENTS, sc->agents.count, OVERLAP_SPACING,
+                       2.0 * (double)sc->opts.body_radius, &f.spacing) == 0;
+  if (sc->obstacles) /* exactly, as the step decides it */
+    for (size_t i = DRIVEN_AGENTS; i < sc->agents.count; i++) {
+      int inside = 0;
+      if (crowdsteer_obstacles_inside(sc->obstacles, sc->agents.px[i], sc->agents.py[i],
+                                      &inside) == CROWDSTEER_OK)
+        f.inside += inside != 0;
+    }
+  if (sc->report)
+    for (size_t i = DRIVEN_AGENTS; i < sc->agents.count; i++) {
+      f.walled += (sc->report[i] & CROWDSTEER_REPORT_WALL) != 0;
+      f.crowded += (sc->report[i] & CROWDSTEER_REPORT_CROWDED) != 0;
+    }
   return f;
 }
 
@@ -131,6 +145,20 @@ void print_mode(const scenario *sc) {
            o->combine == CROWDSTEER_PRIORITY ? "first in priority" : "blended");
   else
     printf("separation: off\n");
+  /* Nothing more when avoidance is off: the output stays as it was. */
+  if (o->avoid != AVOID_OFF)
+    printf("avoidance: ORCA %s separation, body radius %g, time horizon %g (obstacles "
+           "%g), the %d nearest within %g (own grid, velocities kept)\n",
+           o->avoid == AVOID_ON ? "with" : "instead of", (double)o->body_radius,
+           (double)AVOID_TIME_HORIZON, (double)AVOID_OBSTACLE_TIME_HORIZON,
+           AVOID_NEIGHBOURS, (double)sc->avoid_neighbours.radius);
+  if (sc->obstacles)
+    printf("obstacles: %zu (walls with doorways, pillars, a wedge, an L) over the world, "
+           "%zu edges, %zu bytes; %s\n",
+           layout_count(), crowdsteer_obstacles_edge_count(sc->obstacles),
+           crowdsteer_obstacles_bytes(sc->obstacles),
+           o->avoid == AVOID_OFF ? "agents avoid the walls only (ORCA without neighbours)"
+                                 : "ORCA avoids them too");
 }
 
 void report_throughput(const scenario *sc, double wall_seconds) {
@@ -147,7 +175,7 @@ void report_throughput(const scenario *sc, double wall_seconds) {
            "agent-steps/s\n",
            sc->snapshot_seconds, 100.0 * sc->snapshot_seconds / sc->step_seconds,
            agent_steps / (sc->step_seconds + sc->snapshot_seconds) * 1e-6);
-    if (sc->grid)
+    if (sc->grid || sc->avoid_grid)
       printf("grid: %.3f s (crowdsteer_grid_build before each step, %.1f%% of the step "
              "time); grid + step = %.1f steps/s\n",
              sc->grid_seconds, 100.0 * sc->grid_seconds / sc->step_seconds,
@@ -252,6 +280,24 @@ int report_sanity(const scenario *sc, const figures *start, const figures *end) 
            start->spacing.mean_nearest, end->spacing.mean_nearest,
            start->spacing.min_nearest, end->spacing.min_nearest, OVERLAP_SPACING,
            start->spacing.close_pairs, end->spacing.close_pairs, sc->grid ? "on" : "off");
+  if (start->spacing_measured && end->spacing_measured)
+    printf(
+        "  overlap pairs closer than r_i + r_j = %g: %zu -> %zu, minimum pair distance "
+        "%.3g -> %.3g (avoidance %s)\n",
+        2.0 * (double)sc->opts.body_radius, start->spacing.close_pairs2,
+        end->spacing.close_pairs2, start->spacing.min_nearest, end->spacing.min_nearest,
+        sc->opts.avoid == AVOID_OFF  ? "off"
+        : sc->opts.avoid == AVOID_ON ? "on"
+                                     : "only");
+  if (sc->report)
+    printf(
+        "  avoidance last step: %zu agents crowded (no velocity clear of every "
+        "neighbour), %zu stopped or slid at a wall; whole run: %zu crowded and %zu wall "
+        "agent-steps\n",
+        end->crowded, end->walled, sc->crowded_steps, sc->wall_stops);
+  if (sc->obstacles)
+    printf("  obstacles inside a polygon (held at rest): %zu -> %zu\n", start->inside,
+           end->inside);
   printf("  state hash: %016" PRIx64 " (the same in both modes, for any tile size "
          "and thread count)\n",
          state_hash(sc));

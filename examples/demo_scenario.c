@@ -84,6 +84,9 @@ void scenario_free(scenario *sc) {
   free(sc->wander.direction.z);
   free(sc->target_agent);
   free(sc->mask);
+  free(sc->report);
+  crowdsteer_obstacles_destroy(sc->obstacles);
+  crowdsteer_grid_destroy(sc->avoid_grid);
   for (int g = 0; g < GROUP_COUNT; g++)
     free(sc->runs[g]);
   crowdsteer_grid_destroy(sc->grid);
@@ -290,6 +293,40 @@ static void set_integrator_limits(scenario *sc, size_t n) {
     sc->integrate_max_force[i] = 0.1f;
 }
 
+/* --avoid and --obstacles: ORCA as the step's last stage, with the body
+ * radius and time horizons of demo.h, the integrator's top speeds and dt;
+ * its own grid (velocities kept, cells AVOID_REACH radii wide), and the
+ * layout scaled to the world. With --avoid off and --obstacles, agents
+ * avoid the walls only (no neighbours). 1 when out of memory. */
+static int describe_avoidance(scenario *sc, const demo_options *opts) {
+  if (opts->avoid == AVOID_OFF && !opts->obstacles) return 0;
+  crowdsteer_avoidance *av = &sc->avoidance;
+  av->radius = opts->body_radius;
+  av->time_horizon = AVOID_TIME_HORIZON;
+  av->obstacle_time_horizon = AVOID_OBSTACLE_TIME_HORIZON;
+  sc->report = calloc(opts->agents, sizeof *sc->report);
+  if (!sc->report) return 1;
+  av->report = sc->report;
+  if (opts->avoid != AVOID_OFF) {
+    if (crowdsteer_grid_create(&sc->avoid_grid) != CROWDSTEER_OK) return 1;
+    sc->avoid_neighbours.grid = sc->avoid_grid;
+    sc->avoid_neighbours.radius = AVOID_REACH * opts->body_radius;
+    sc->avoid_neighbours.max_neighbours = AVOID_NEIGHBOURS;
+    av->neighbours = &sc->avoid_neighbours;
+  }
+  if (opts->obstacles) {
+    if (layout_build(&sc->obstacles, 0.0f, 0.0f, WORLD_HALF_SIZE, WORLD_HALF_SIZE) !=
+        CROWDSTEER_OK)
+      return 1;
+    av->obstacles = sc->obstacles;
+  }
+  if (!sc->workspace && crowdsteer_workspace_create(&sc->workspace) != CROWDSTEER_OK)
+    return 1;
+  sc->step_desc.workspace = sc->workspace; /* ORCA's per-thread slots */
+  sc->step_desc.avoidance = av;
+  return 0;
+}
+
 /* The step's description; 1 when the neighbour grid cannot be created. */
 static int describe_step(scenario *sc, const demo_options *opts) {
   /* The step: separation, then one behaviour per group, in group order (the
@@ -333,8 +370,7 @@ static int describe_step(scenario *sc, const demo_options *opts) {
     sc->tasks = &sc->pool.system;
   }
   d->tasks = sc->tasks;
-
-  return 0;
+  return describe_avoidance(sc, opts);
 }
 
 /* Allocates the batch and sets up every group; 0 on success. */
@@ -495,14 +531,23 @@ static crowdsteer_status step_at_once(scenario *sc) {
  * the step (on the step's threads); the behaviours then read that copy.
  * Separation reads no velocities: the grid keeps positions only. */
 static crowdsteer_status build_grid(scenario *sc) {
-  if (!sc->grid) return CROWDSTEER_OK;
-  const crowdsteer_grid_desc desc = {
-      .cell_size = sc->opts.separation,
-      .threads = sc->opts.mode == MODE_STEP ? sc->opts.threads : 1,
-      .positions_only = 1,
-      .tasks = sc->tasks};
+  crowdsteer_status status = CROWDSTEER_OK;
   double start = seconds_now();
-  crowdsteer_status status = crowdsteer_grid_build(sc->grid, &sc->agents, &desc);
+  if (sc->grid) {
+    const crowdsteer_grid_desc desc = {
+        .cell_size = sc->opts.separation,
+        .threads = sc->opts.mode == MODE_STEP ? sc->opts.threads : 1,
+        .positions_only = 1,
+        .tasks = sc->tasks};
+    status = crowdsteer_grid_build(sc->grid, &sc->agents, &desc);
+  }
+  /* ORCA reads velocities too, and looks farther: a grid of its own. */
+  if (sc->avoid_grid && status == CROWDSTEER_OK) {
+    const crowdsteer_grid_desc desc = {.cell_size = sc->avoid_neighbours.radius,
+                                       .threads = sc->opts.threads,
+                                       .tasks = sc->tasks};
+    status = crowdsteer_grid_build(sc->avoid_grid, &sc->agents, &desc);
+  }
   sc->grid_seconds += seconds_now() - start;
   if (status != CROWDSTEER_OK)
     fprintf(stderr, "crowdsteer-demo: crowdsteer_grid_build failed at step %u: %s\n",
@@ -517,6 +562,11 @@ crowdsteer_status scenario_step(scenario *sc) {
   if (status != CROWDSTEER_OK) return status;
   status = sc->opts.mode == MODE_STEP ? step_at_once(sc) : step_separately(sc);
   if (status != CROWDSTEER_OK) return status;
+  if (sc->report) /* the run's totals of the report bits */
+    for (size_t i = DRIVEN_AGENTS; i < sc->agents.count; i++) {
+      sc->wall_stops += (sc->report[i] & CROWDSTEER_REPORT_WALL) != 0;
+      sc->crowded_steps += (sc->report[i] & CROWDSTEER_REPORT_CROWDED) != 0;
+    }
   sc->wander.tick++; /* fresh wander randomness next step */
   sc->step++;
   place_markers(sc);

@@ -23,7 +23,8 @@ endif()
 
 find_package(SDL2 CONFIG QUIET)
 if(TARGET SDL2::SDL2)
-  add_executable(crowdsteer-viewer ${_cs_pic_dir}/viewer.c ${_cs_pic_sources})
+  add_executable(crowdsteer-viewer ${_cs_pic_dir}/viewer.c ${_cs_pic_dir}/obstacle_layout.c
+    ${_cs_pic_sources})
   target_include_directories(crowdsteer-viewer PRIVATE ${_cs_pic_dir})
   target_link_libraries(crowdsteer-viewer PRIVATE crowdsteer::crowdsteer SDL2::SDL2)
   target_compile_options(crowdsteer-viewer PRIVATE -ffp-contract=off ${CROWDSTEER_WARNING_FLAGS})
@@ -62,10 +63,14 @@ if(CROWDSTEER_BUILD_TESTS AND (NOT DEFINED BUILD_TESTING OR BUILD_TESTING))
   if(TARGET crowdsteer-viewer AND TARGET pictures_bmp_check AND _cs_xvfb_run AND _cs_xauth)
     # The default (seek with separation) and boids re-sort the crowd into
     # cell order every frame; the mixed crowd keeps its order.
-    foreach(_mode smoke boids mixed)
+    # avoid: ORCA among the walls, the mixed crowd in one step per frame.
+    foreach(_mode smoke boids mixed avoid)
       set(_name pictures.viewer_${_mode})
       set(_args --agents 20000 --script 30)
-      if(NOT _mode STREQUAL "smoke")
+      if(_mode STREQUAL "avoid")
+        set(_name pictures.viewer_avoid_smoke)
+        list(APPEND _args --behaviour mixed --avoid on --obstacles on)
+      elseif(NOT _mode STREQUAL "smoke")
         set(_name pictures.viewer_${_mode}_smoke)
         list(APPEND _args --behaviour ${_mode})
       endif()
@@ -80,11 +85,15 @@ if(CROWDSTEER_BUILD_TESTS AND (NOT DEFINED BUILD_TESTING OR BUILD_TESTING))
         ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
     endforeach()
     # The keys, through SDL's event queue: s turns separation off, 3 picks
-    # arrive, 9 boids (the summary line names what ran).
-    foreach(_keys s3 9)
+    # arrive, 9 boids, a avoidance, o walls (the summary line names what ran).
+    foreach(_keys s3 9 ao 8ao)
       set(_expect "20000 agents, arrive, ISA")
       if(_keys STREQUAL "9")
         set(_expect "20000 agents, boids, ISA")
+      elseif(_keys STREQUAL "ao")
+        set(_expect "20000 agents, seek [+] separation [+] avoidance [+] walls, ISA")
+      elseif(_keys STREQUAL "8ao")
+        set(_expect "20000 agents, mixed [+] separation [+] avoidance [+] walls, ISA")
       endif()
       add_test(NAME pictures.viewer_keys_${_keys}
         COMMAND ${_cs_xvfb_run} -a $<TARGET_FILE:crowdsteer-viewer> --agents 20000

@@ -30,7 +30,8 @@ typedef enum pic_figure {
   PIC_PURSUIT_SEEK = 2, /* pursuit intercepts, seek trails the same quarry */
   PIC_EVADE_WANDER = 3, /* sheep evade wolves (agent targets); wanderers */
   PIC_FLOCKING = 4,     /* separation packs a crowd; boids align */
-  PIC_FIGURE_COUNT = 5
+  PIC_AVOIDANCE = 5,    /* a crowd through a doorway: separation vs ORCA */
+  PIC_FIGURE_COUNT = 6
 } pic_figure;
 
 /* Allocates a width x height image filled with the background; 0 on success. */

@@ -1,4 +1,4 @@
-/* Pictures of crowdsteer behaviours: the five figures, each two panels of a
+/* Pictures of crowdsteer behaviours: the six figures, each two panels of a
  * small deterministic flock with its trails. */
 #include "pictures.h"
 
@@ -527,16 +527,181 @@ done:
   return rc;
 }
 
+/* ---- avoidance: a crowd through a doorway ---------------------------------- */
+
+/* The doorway scene, in panel pixels: a wall across the panel with a
+ * doorway, a pillar below it, agents starting above, heading for the
+ * doorway (a waypoint: ORCA is local, it plans no route round a wall) and
+ * then arriving at a point below. Both panels run crowdsteer_step with the
+ * walls (obstacle avoidance holds them); the left one keeps apart by
+ * separation only, the right one by ORCA. */
+#define DOOR_WALL_Y 200.0f
+#define DOOR_LEFT 172.0f
+#define DOOR_RIGHT 228.0f
+#define DOOR_BODY 6.0f /* body radius, px */
+enum { DOOR_AGENTS = 90, DOOR_STEPS = 300 };
+
+static crowdsteer_status door_obstacles(crowdsteer_obstacles **out) {
+  crowdsteer_obstacles *o = NULL;
+  crowdsteer_status st = crowdsteer_obstacles_create(&o);
+  const float walls[2][4] = {{0, DOOR_WALL_Y, DOOR_LEFT, DOOR_WALL_Y},
+                             {DOOR_RIGHT, DOOR_WALL_Y, 400, DOOR_WALL_Y}};
+  for (int w = 0; w < 2 && st == CROWDSTEER_OK; w++) {
+    const float x[2] = {walls[w][0], walls[w][2]}, y[2] = {walls[w][1], walls[w][3]};
+    st = crowdsteer_obstacles_add(o, x, y, 2);
+  }
+  /* The pillar: counter-clockwise in these coordinates (y grows down the
+   * picture, so it turns clockwise on screen). */
+  const float px[4] = {185, 215, 215, 185}, py[4] = {265, 265, 295, 295};
+  if (st == CROWDSTEER_OK) st = crowdsteer_obstacles_add(o, px, py, 4);
+  if (st == CROWDSTEER_OK) st = crowdsteer_obstacles_build(o, 0.0f);
+  if (st != CROWDSTEER_OK) {
+    crowdsteer_obstacles_destroy(o);
+    o = NULL;
+  }
+  *out = o;
+  return st;
+}
+
+/* Pairs of the flock closer than two body radii (every pair: a small flock). */
+static size_t overlapping_pairs(const flock *f) {
+  size_t pairs = 0;
+  for (size_t i = 0; i < f->n; i++)
+    for (size_t j = i + 1; j < f->n; j++) {
+      float dx = f->px[i] - f->px[j], dy = f->py[i] - f->py[j];
+      pairs += dx * dx + dy * dy < 4.0f * DOOR_BODY * DOOR_BODY;
+    }
+  return pairs;
+}
+
+/* One step of a doorway panel: arrive at the goal, separation blended in
+ * (left) or ORCA against the neighbours (right), walls held in both. */
+static int door_step(flock *f, crowdsteer_grid *grid, const crowdsteer_obstacles *walls,
+                     int orca, canvas *c) {
+  crowdsteer_grid_desc desc = {.cell_size = 40.0f, .threads = 1};
+  if (crowdsteer_grid_build(grid, &f->a, &desc) != CROWDSTEER_OK) return -1;
+  crowdsteer_params prm;
+  memset(&prm, 0, sizeof prm);
+  prm.max_speed = 2.0f;
+  prm.max_force = 0.3f;
+  prm.slowing_radius = 60.0f;
+  crowdsteer_neighbours near = within(grid, 40.0f), apart = within(grid, 2 * DOOR_BODY);
+  near.max_neighbours = 10;
+  crowdsteer_step_behaviour b[2];
+  memset(b, 0, sizeof b);
+  for (size_t i = 0; i < f->n; i++) { /* the doorway until through it */
+    const int above = f->py[i] < DOOR_WALL_Y + DOOR_BODY;
+    f->wx[i] = 200.0f;
+    f->wy[i] = above ? DOOR_WALL_Y + 20.0f : 325.0f;
+  }
+  b[0].behaviour = CROWDSTEER_ARRIVE;
+  b[0].target.kind = CROWDSTEER_TARGET_ARRAYS;
+  b[0].target.position.x = f->wx;
+  b[0].target.position.y = f->wy;
+  b[0].params = prm;
+  b[0].weight = 1.0f;
+  b[1].behaviour = CROWDSTEER_SEPARATION;
+  b[1].neighbours = &apart;
+  b[1].params = prm;
+  b[1].weight = 2.0f;
+  crowdsteer_avoidance av;
+  memset(&av, 0, sizeof av);
+  av.radius = DOOR_BODY;
+  av.time_horizon = 10.0f;
+  av.obstacle_time_horizon = 5.0f;
+  av.neighbours = orca ? &near : NULL; /* NULL: the walls only */
+  av.obstacles = walls;
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = b;
+  step.behaviour_count = orca ? 1 : 2;
+  step.integrator = prm;
+  step.threads = 1;
+  step.avoidance = &av;
+  memcpy(f->ox, f->px, f->n * sizeof(float));
+  memcpy(f->oy, f->py, f->n * sizeof(float));
+  if (crowdsteer_step(&f->a, &step, 0, f->n) != CROWDSTEER_OK) return -1;
+  for (size_t i = 0; i < f->n; i++)
+    canvas_line(c, pix(f->ox[i]), pix(f->oy[i]), pix(f->px[i]), pix(f->py[i]),
+                scale_rgb(f->colour[i], 1, 2));
+  return 0;
+}
+
+/* The walls (3 px thick) and the pillar (filled). */
+static void draw_door(pic_image *img) {
+  for (int x = 0; x < PIC_PANEL; x++)
+    if (x <= (int)DOOR_LEFT || x >= (int)DOOR_RIGHT)
+      for (int y = -1; y <= 1; y++)
+        put(img, x, (int)DOOR_WALL_Y + y, COL_WHITE);
+  for (int y = 265; y <= 295; y++)
+    for (int x = 185; x <= 215; x++)
+      put(img, x, y, COL_DIM);
+}
+
+/* Agents as discs of their body radius, dark-rimmed so overlaps show. */
+static void body_discs(const flock *f, pic_image *img) {
+  static const rgb rim = {PIC_BG_R, PIC_BG_G, PIC_BG_B};
+  for (size_t i = 0; i < f->n; i++) {
+    disc(img, pix(f->px[i]), pix(f->py[i]), (int)DOOR_BODY, rim);
+    disc(img, pix(f->px[i]), pix(f->py[i]), (int)DOOR_BODY - 1, f->colour[i]);
+  }
+}
+
+/* Left: separation keeps a crowd through a doorway only loosely apart, and
+ * at the goal it piles up; right: ORCA keeps every body clear. */
+static int figure_avoidance(pic_image *img) {
+  panel p[2];
+  int rc = -1;
+  crowdsteer_grid *grid = NULL;
+  crowdsteer_obstacles *walls = NULL;
+  if (panels_init(p, DOOR_AGENTS, DOOR_AGENTS) || crowdsteer_grid_create(&grid) ||
+      door_obstacles(&walls))
+    goto done;
+  uint64_t seed = 20260041;
+  for (size_t i = 0; i < DOOR_AGENTS; i++) {
+    const float x = uniform(&seed, 30, 370), y = uniform(&seed, 60, 180);
+    for (int k = 0; k < 2; k++) {
+      p[k].f->px[i] = x;
+      p[k].f->py[i] = y;
+      p[k].f->colour[i] = k == 0 ? COL_SEPARATION : COL_EVADE;
+    }
+  }
+  size_t start = overlapping_pairs(p[0].f);
+  for (int step = 0; step < DOOR_STEPS; step++)
+    for (int k = 0; k < 2; k++) {
+      canvas_fade(&p[k].cv);
+      if (door_step(p[k].f, grid, walls, k, &p[k].cv)) goto done;
+    }
+  blit_trails(p);
+  char line[2][80];
+  for (int k = 0; k < 2; k++) {
+    draw_door(&p[k].img);
+    body_discs(p[k].f, &p[k].img);
+    snprintf(line[k], sizeof line[k], "through a doorway, %s: %zu -> %zu pairs overlap",
+             k == 0 ? "separation" : "ORCA (radius 6)", start, overlapping_pairs(p[k].f));
+  }
+  caption(&p[0].img, "SEPARATION", COL_SEPARATION, line[0]);
+  caption(&p[1].img, "AVOIDANCE (ORCA)", COL_EVADE, line[1]);
+  compose(p, img);
+  rc = 0;
+done:
+  crowdsteer_obstacles_destroy(walls);
+  crowdsteer_grid_destroy(grid);
+  panels_free(p);
+  return rc;
+}
+
 const char *pic_figure_name(int figure) {
-  static const char *names[PIC_FIGURE_COUNT] = {
-      "seek_arrive", "flee_leave", "pursuit_seek", "evade_wander", "flocking"};
+  static const char *names[PIC_FIGURE_COUNT] = {"seek_arrive",  "flee_leave",
+                                                "pursuit_seek", "evade_wander",
+                                                "flocking",     "avoidance"};
   return figure >= 0 && figure < PIC_FIGURE_COUNT ? names[figure] : NULL;
 }
 
 int pic_render_figure(int figure, pic_image *out) {
   static int (*const fn[PIC_FIGURE_COUNT])(pic_image *) = {
-      figure_seek_arrive, figure_flee_leave, figure_pursuit_seek, figure_evade_wander,
-      figure_flocking};
+      figure_seek_arrive,  figure_flee_leave, figure_pursuit_seek,
+      figure_evade_wander, figure_flocking,   figure_avoidance};
   if (figure < 0 || figure >= PIC_FIGURE_COUNT) return -1;
   if (pic_image_init(out, PIC_FIGURE_WIDTH, PIC_FIGURE_HEIGHT)) return -1;
   if (fn[figure](out)) {

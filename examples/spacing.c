@@ -108,8 +108,8 @@ typedef struct search {
   size_t self;
   double at[3];
   double nearest;
-  double spacing;
-  size_t close; /* partners closer than the spacing with a higher index */
+  double spacing, spacing2;
+  size_t close, close2; /* partners closer than each spacing with a higher index */
 } search;
 
 static void visit_cell(const spacing_grid *g, const long c[3], search *s) {
@@ -124,6 +124,7 @@ static void visit_cell(const spacing_grid *g, const long c[3], search *s) {
     double d = sqrt(d2);
     if (d < s->nearest) s->nearest = d;
     s->close += d < s->spacing && g->order[k] > s->self;
+    s->close2 += d < s->spacing2 && g->order[k] > s->self;
   }
 }
 
@@ -149,6 +150,11 @@ static int visit_shell(const spacing_grid *g, const long home[3], long shell, se
 
 int spacing_measure(const crowdsteer_agents *agents, size_t begin, size_t end,
                     double spacing, spacing_figures *out) {
+  return spacing_measure2(agents, begin, end, spacing, 0.0, out);
+}
+
+int spacing_measure2(const crowdsteer_agents *agents, size_t begin, size_t end,
+                     double spacing, double spacing2, spacing_figures *out) {
   if (end < begin + 2) return -1;
   spacing_grid g = {.dims = agents->dims, .count = end - begin};
   if (grid_build(&g, agents, begin, end) != 0) {
@@ -156,9 +162,13 @@ int spacing_measure(const crowdsteer_agents *agents, size_t begin, size_t end,
     return -1;
   }
   double sum = 0.0, smallest = INFINITY;
-  size_t close = 0;
+  size_t close = 0, close2 = 0;
+  const double reach_needed = fmax(spacing, spacing2);
   for (size_t place = 0; place < g.count; place++) {
-    search s = {.self = g.order[place], .nearest = INFINITY, .spacing = spacing};
+    search s = {.self = g.order[place],
+                .nearest = INFINITY,
+                .spacing = spacing,
+                .spacing2 = spacing2};
     long home[3] = {0, 0, 0};
     for (int k = 0; k < g.dims; k++) {
       s.at[k] = g.sorted[k][place];
@@ -169,13 +179,14 @@ int spacing_measure(const crowdsteer_agents *agents, size_t begin, size_t end,
     for (long shell = 0;; shell++) {
       if (!visit_shell(&g, home, shell, &s)) break;
       double reach = (double)shell * g.cell * (1.0 - 1e-9);
-      if (s.nearest <= reach && spacing <= reach) break;
+      if (s.nearest <= reach && reach_needed <= reach) break;
     }
     sum += s.nearest;
     smallest = fmin(smallest, s.nearest);
     close += s.close;
+    close2 += s.close2;
   }
   grid_free(&g);
-  *out = (spacing_figures){sum / (double)g.count, smallest, close};
+  *out = (spacing_figures){sum / (double)g.count, smallest, close, close2};
   return 0;
 }

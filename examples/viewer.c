@@ -1,6 +1,7 @@
 /* crowdsteer-viewer: an SDL2 window where a crowd steers towards (or away
- * from) the mouse, keeping apart (separation), or flocks (boids); keys pick
- * the behaviour, agent count and ISA. */
+ * from) the mouse, keeping apart (separation, or ORCA avoidance), or flocks
+ * (boids), among walls and pillars if asked; keys pick the behaviour, agent
+ * count and ISA. */
 #if defined(__linux__) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* setenv, execv */
 #endif
@@ -17,6 +18,7 @@
 
 #include "../util/splitmix64.h"
 #include "crowdsteer.h"
+#include "obstacle_layout.h"
 #include "pictures.h"
 
 /* The modes: a single behaviour (keys 1-7, by its crowdsteer_behaviour
@@ -39,6 +41,14 @@ static const uint32_t behaviour_colour[B_COUNT] = {0xFFFF9628, 0xFFF03C3C, 0xFF5
 #define SEPARATION_RADIUS 5.0f
 #define SEPARATION_WEIGHT 1.0f
 #define FLOCK_RADIUS 12.0f
+/* Avoidance (key a): bodies half the separation radius (they touch where
+ * separation stops pushing), the 10 nearest within FLOCK_RADIUS (its grid
+ * keeps velocities) looked at 4 frames ahead, walls (key o: the layout
+ * the demo's --obstacles uses, stretched over the window) 2 frames ahead. */
+#define BODY_RADIUS (0.5f * SEPARATION_RADIUS)
+#define AVOID_HORIZON 4.0f
+#define WALL_HORIZON 2.0f
+#define WALL 0xFFB4B9C3u
 /* Boids' blend: the weights of the flocking picture (docs/pictures.md). */
 #define BOIDS_SEPARATION_WEIGHT 1.5f
 #define BOIDS_COHESION_WEIGHT 0.3f
@@ -60,6 +70,8 @@ typedef struct crowd {
    * boids' flockmates are farther, so they get a grid of their own. */
   crowdsteer_grid *grid, *flock_grid;
   crowdsteer_workspace *workspace; /* the steps' neighbour scratch */
+  uint32_t *mask;                  /* the mixed crowd's behaviour bits (avoidance) */
+  crowdsteer_obstacles *walls;     /* the layout over the window */
 } crowd;
 
 static float uniform(uint64_t *s, float lo, float hi) {
@@ -78,6 +90,9 @@ static int crowd_resize(crowd *c, size_t n, int w, int h) {
       if (!p) return -1;
       *arrays[k] = p;
     }
+    uint32_t *mask = realloc(c->mask, n * sizeof *mask);
+    if (!mask) return -1;
+    c->mask = mask;
     c->cap = n;
   }
   for (size_t i = c->n; i < n; i++) {
@@ -99,6 +114,8 @@ static void crowd_free(crowd *c) {
   crowdsteer_grid_destroy(c->grid);
   crowdsteer_grid_destroy(c->flock_grid);
   crowdsteer_workspace_destroy(c->workspace);
+  crowdsteer_obstacles_destroy(c->walls);
+  free(c->mask);
   memset(c, 0, sizeof *c);
 }
 
@@ -173,19 +190,29 @@ static crowdsteer_status add_separation(crowd *c, const crowdsteer_params *prm) 
   return st ? st : on_threads(crowdsteer_separation, &a, &apart, prm, &o);
 }
 
-/* Boids: separation, cohesion and alignment blended and integrated by one
- * crowdsteer_step, which splits its neighbour passes over its threads by
- * grid cells (each thread gathers only its own cells' candidates). */
-static crowdsteer_status boids_step(crowd *c, const crowdsteer_params *prm) {
-  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, NULL};
+/* The grids a step reads, from the state before it: separation's (cells of
+ * its radius, positions only) and the flockmates' (cohesion, alignment and
+ * ORCA read velocities too), each when asked for. */
+static crowdsteer_status build_grids(crowd *c, const crowdsteer_agents *a, int apart,
+                                     int mates) {
   crowdsteer_grid_desc desc;
   memset(&desc, 0, sizeof desc);
   desc.cell_size = SEPARATION_RADIUS;
   desc.positions_only = 1;
-  crowdsteer_status st = crowdsteer_grid_build(c->grid, &a, &desc);
+  crowdsteer_status st = apart ? crowdsteer_grid_build(c->grid, a, &desc) : CROWDSTEER_OK;
   desc.cell_size = FLOCK_RADIUS;
-  desc.positions_only = 0; /* cohesion and alignment read velocities */
-  if (st == CROWDSTEER_OK) st = crowdsteer_grid_build(c->flock_grid, &a, &desc);
+  desc.positions_only = 0;
+  if (st == CROWDSTEER_OK && mates) st = crowdsteer_grid_build(c->flock_grid, a, &desc);
+  return st;
+}
+
+/* Boids: separation, cohesion and alignment blended and integrated by one
+ * crowdsteer_step, which splits its neighbour passes over its threads by
+ * grid cells (each thread gathers only its own cells' candidates). */
+static crowdsteer_status boids_step(crowd *c, const crowdsteer_params *prm,
+                                    const crowdsteer_avoidance *avoid) {
+  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, NULL};
+  crowdsteer_status st = build_grids(c, &a, 1, 1);
   if (st != CROWDSTEER_OK) return st;
   const crowdsteer_neighbours apart = within(c->grid, SEPARATION_RADIUS);
   const crowdsteer_neighbours mates = within(c->flock_grid, FLOCK_RADIUS);
@@ -208,6 +235,63 @@ static crowdsteer_status boids_step(crowd *c, const crowdsteer_params *prm) {
   step.combine = CROWDSTEER_BLEND;
   step.integrator = *prm;
   step.workspace = c->workspace;
+  crowdsteer_avoidance av;
+  if (avoid) { /* ORCA sees the flockmates' grid (it keeps velocities) */
+    av = *avoid;
+    av.neighbours = av.neighbours ? &mates : NULL;
+    step.avoidance = &av;
+  }
+  return crowdsteer_step(&a, &step, 0, c->n);
+}
+
+/* With avoidance or walls, the behaviours, separation and integration run
+ * as one crowdsteer_step whose last stage is ORCA (walls held): its grids
+ * are built from the state before the step, separation's positions only,
+ * ORCA's with velocities. The mixed crowd's sevenths select their
+ * behaviour by mask. */
+static crowdsteer_status avoiding_step(crowd *c, int b, const crowdsteer_target *t,
+                                       crowdsteer_wander_state *ws,
+                                       const crowdsteer_params *prm, int separation,
+                                       const crowdsteer_avoidance *avoid) {
+  crowdsteer_agents a = {c->n, 2, c->px, c->py, NULL, c->vx, c->vy, NULL, NULL};
+  crowdsteer_status st = build_grids(c, &a, separation, avoid->neighbours != NULL);
+  if (st != CROWDSTEER_OK) return st;
+  const crowdsteer_neighbours apart = within(c->grid, SEPARATION_RADIUS);
+  crowdsteer_neighbours near = within(c->flock_grid, FLOCK_RADIUS);
+  near.max_neighbours = 10;
+  crowdsteer_avoidance av = *avoid;
+  av.neighbours = av.neighbours ? &near : NULL;
+  enum { KINDS = CROWDSTEER_WANDER + 1 };
+  crowdsteer_step_behaviour beh[KINDS + 1];
+  memset(beh, 0, sizeof beh);
+  const int first = b == B_MIXED ? 0 : b, last = b == B_MIXED ? KINDS - 1 : b;
+  size_t count = 0;
+  for (int k = first; k <= last; k++, count++) {
+    beh[count].behaviour = (crowdsteer_behaviour)k;
+    beh[count].target = *t;
+    beh[count].params = *prm;
+    beh[count].wander = ws;
+    beh[count].weight = 1.0f;
+  }
+  if (separation) {
+    beh[count].behaviour = CROWDSTEER_SEPARATION;
+    beh[count].neighbours = &apart;
+    beh[count].params = *prm;
+    beh[count++].weight = SEPARATION_WEIGHT;
+  }
+  if (b == B_MIXED) /* agent i of seventh k: behaviour k, and separation */
+    for (int k = 0; k < KINDS; k++)
+      for (size_t i = c->n * (size_t)k / KINDS; i < c->n * (size_t)(k + 1) / KINDS; i++)
+        c->mask[i] = 1u << k | (separation ? 1u << KINDS : 0u);
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = beh;
+  step.behaviour_count = count;
+  step.behaviour_mask = b == B_MIXED ? c->mask : NULL;
+  step.combine = CROWDSTEER_BLEND;
+  step.integrator = *prm;
+  step.workspace = c->workspace;
+  step.avoidance = &av;
   return crowdsteer_step(&a, &step, 0, c->n);
 }
 
@@ -290,6 +374,30 @@ static void circle(frame *f, int cx, int cy, int r, uint32_t c) {
   }
 }
 
+/* A line two pixels thick (Bresenham, then its neighbour below/right). */
+static void thick_line(frame *f, int x0, int y0, int x1, int y1, uint32_t c) {
+  int dx = abs(x1 - x0), dy = -abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+  for (int err = dx + dy;;) {
+    plot(f, x0, y0, c);
+    plot(f, x0 + (dx < -dy), y0 + (dx >= -dy), c);
+    if (x0 == x1 && y0 == y1) break;
+    int e2 = 2 * err;
+    if (e2 >= dy) err += dy, x0 += sx;
+    if (e2 <= dx) err += dx, y0 += sy;
+  }
+}
+
+/* The obstacle layout, as the avoidance sees it: every edge. */
+static void draw_walls(frame *f) {
+  for (size_t k = 0; k < layout_count(); k++) {
+    float x[LAYOUT_MAX_VERTICES], y[LAYOUT_MAX_VERTICES];
+    size_t n =
+        layout_obstacle(k, f->w * 0.5f, f->h * 0.5f, f->w * 0.5f, f->h * 0.5f, x, y);
+    for (size_t i = 0; i < (n == 2 ? 1 : n); i++)
+      thick_line(f, (int)x[i], (int)y[i], (int)x[(i + 1) % n], (int)y[(i + 1) % n], WALL);
+  }
+}
+
 /* Agents as single pixels, added (saturating) so dense regions glow. */
 static void draw_agents(frame *f, const crowd *c, size_t begin, size_t end,
                         uint32_t colour) {
@@ -311,7 +419,7 @@ static void draw_agents(frame *f, const crowd *c, size_t begin, size_t end,
 
 typedef struct options {
   size_t agents;
-  int behaviour, script, width, height, vsync, separation;
+  int behaviour, script, width, height, vsync, separation, avoid, obstacles;
   const char *screenshot, *isa, *keys;
 } options;
 
@@ -322,6 +430,8 @@ static int usage(const char *argv0) {
       "  --agents N          initial agent count (default 20000)\n"
       "  --behaviour NAME    seek flee arrive leave pursuit evade wander mixed boids\n"
       "  --separation on|off agents keep apart (default on; key s)\n"
+      "  --avoid on|off      ORCA collision avoidance (default off; key a)\n"
+      "  --obstacles on|off  walls, pillars and doorways (default off; key o)\n"
       "  --isa NAME          start on this ISA (scalar sse4 avx2 avx512 neon)\n"
       "  --size WxH          window size (default 1280x720)\n"
       "  --vsync             cap the frame rate to the display\n"
@@ -359,9 +469,11 @@ static int parse(int argc, char **argv, options *o) {
       if (o->behaviour < 0) return -1;
     } else if (strcmp(a, "--isa") == 0) {
       o->isa = v;
-    } else if (strcmp(a, "--separation") == 0) {
+    } else if (strcmp(a, "--separation") == 0 || strcmp(a, "--avoid") == 0 ||
+               strcmp(a, "--obstacles") == 0) {
       if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) return -1;
-      o->separation = strcmp(v, "on") == 0;
+      int *flag = a[2] == 's' ? &o->separation : a[2] == 'a' ? &o->avoid : &o->obstacles;
+      *flag = strcmp(v, "on") == 0;
     } else if (strcmp(a, "--size") == 0) {
       if (sscanf(v, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 ||
           o->height < 240 || o->width > 8192 || o->height > 8192)
@@ -417,7 +529,7 @@ typedef struct view {
   SDL_RendererInfo info;
   uint32_t *pixels;
   crowd c;
-  int behaviour, separation, paused, help, running, rc;
+  int behaviour, separation, avoid, obstacles, paused, help, running, rc;
   size_t rung;
   float tx, ty, ptx, pty;
   crowdsteer_wander_state ws;
@@ -451,7 +563,9 @@ static int view_open(view *v, const options *opt) {
   if (!v->tex || !v->pixels || crowd_resize(&v->c, opt->agents, v->W, v->H) ||
       crowdsteer_grid_create(&v->c.grid) != CROWDSTEER_OK ||
       crowdsteer_grid_create(&v->c.flock_grid) != CROWDSTEER_OK ||
-      crowdsteer_workspace_create(&v->c.workspace) != CROWDSTEER_OK) {
+      crowdsteer_workspace_create(&v->c.workspace) != CROWDSTEER_OK ||
+      layout_build(&v->c.walls, v->W * 0.5f, v->H * 0.5f, v->W * 0.5f, v->H * 0.5f) !=
+          CROWDSTEER_OK) {
     fprintf(stderr, "crowdsteer-viewer: setup failed: %s\n", SDL_GetError());
     return 1;
   }
@@ -463,6 +577,8 @@ static int view_open(view *v, const options *opt) {
 static void view_start(view *v) {
   v->behaviour = v->opt->behaviour;
   v->separation = v->opt->separation;
+  v->avoid = v->opt->avoid;
+  v->obstacles = v->opt->obstacles;
   v->help = 1;
   v->running = 1;
   while (v->rung + 1 < LADDER && ladder[v->rung] < v->c.n)
@@ -490,6 +606,10 @@ static void handle_key(view *v, SDL_Keycode k) {
     v->behaviour = (int)(k - SDLK_1);
   else if (k == SDLK_s)
     v->separation = !v->separation;
+  else if (k == SDLK_a)
+    v->avoid = !v->avoid;
+  else if (k == SDLK_o)
+    v->obstacles = !v->obstacles;
   else if (k == SDLK_ESCAPE || k == SDLK_q)
     v->running = 0;
   else if (k == SDLK_SPACE)
@@ -564,9 +684,27 @@ static crowdsteer_status simulate(view *v, const crowdsteer_target *t, int frame
   v->ws.direction.x = c->wx;
   v->ws.direction.y = c->wy;
   v->ws.tick = (uint32_t)frame_no;
+  crowdsteer_avoidance av;
+  memset(&av, 0, sizeof av);
+  av.radius = BODY_RADIUS;
+  av.time_horizon = AVOID_HORIZON;
+  av.obstacle_time_horizon = WALL_HORIZON;
+  /* A placeholder: non-NULL means "avoid the agents"; the step functions
+   * point it at the grid they build. */
+  av.neighbours = v->avoid ? &(crowdsteer_neighbours){0} : NULL;
+  av.obstacles = v->obstacles ? c->walls : NULL;
+  const crowdsteer_avoidance *avoid = v->avoid || v->obstacles ? &av : NULL;
   if (v->behaviour == B_BOIDS) {
-    crowdsteer_status st = boids_step(c, &v->prm);
+    crowdsteer_status st = boids_step(c, &v->prm, avoid);
     return st == CROWDSTEER_OK ? into_cell_order(c, c->flock_grid) : st;
+  }
+  if (avoid) {
+    crowdsteer_status st =
+        avoiding_step(c, v->behaviour, t, &v->ws, &v->prm, v->separation, avoid);
+    const crowdsteer_grid *order = v->avoid ? c->flock_grid : c->grid;
+    if (st == CROWDSTEER_OK && v->behaviour != B_MIXED && (v->avoid || v->separation))
+      st = into_cell_order(c, order);
+    return st;
   }
   crowdsteer_status st = CROWDSTEER_OK;
   if (v->behaviour == B_MIXED) {
@@ -611,6 +749,7 @@ static void draw_scene(const view *v, frame *f) {
   } else {
     draw_agents(f, &v->c, 0, v->c.n, behaviour_colour[behaviour]);
   }
+  if (v->obstacles) draw_walls(f);
   int cx = (int)v->tx, cy = (int)v->ty;
   for (int k = -8; k <= 8; k++) {
     plot(f, cx + k, cy, TEXT);
@@ -629,8 +768,10 @@ static void draw_scene(const view *v, frame *f) {
 /* The mode, the timings and (unless hidden) the keys. */
 static void draw_text(const view *v, frame *f) {
   char line[256];
-  snprintf(line, sizeof line, "%s%s  %zu agents  ISA %s%s", behaviour_name(v->behaviour),
-           v->separation && v->behaviour != B_BOIDS ? " + separation" : "", v->c.n,
+  snprintf(line, sizeof line, "%s%s%s%s  %zu agents  ISA %s%s",
+           behaviour_name(v->behaviour),
+           v->separation && v->behaviour != B_BOIDS ? " + separation" : "",
+           v->avoid ? " + avoidance" : "", v->obstacles ? " + walls" : "", v->c.n,
            crowdsteer_isa_name(crowdsteer_active_isa()), v->paused ? "  [paused]" : "");
   label(f, 10, 10, 2, behaviour_colour[v->behaviour], line);
   snprintf(line, sizeof line,
@@ -647,9 +788,8 @@ static void draw_text(const view *v, frame *f) {
     x += ((int)strlen(line) + 2) * (PIC_FONT_W + 1);
   }
   label(f, 10, v->H - 22, 1, DIM,
-        "s separation   +/- agents   i cycle ISA   space pause   r reset   h hide "
-        "keys   "
-        "esc quit   mouse = target");
+        "s separation   a avoidance (ORCA)   o walls   +/- agents   i cycle ISA   "
+        "space pause   r reset   h hide keys   esc quit   mouse = target");
 }
 
 /* Reads back what the renderer drew (or, if it cannot, our own frame). */
@@ -715,11 +855,12 @@ static void print_summary(const view *v) {
   const options *opt = v->opt;
   int frames = opt->script > 1 ? opt->script - 1 : 1;
   printf(
-      "crowdsteer-viewer: %d frames, %zu agents, %s%s, ISA %s, renderer %s: "
+      "crowdsteer-viewer: %d frames, %zu agents, %s%s%s%s, ISA %s, renderer %s: "
       "mean frame %.2f ms (%.1f fps), steer+integrate %.3f ms (%.1f M agents/s), "
       "drawing %.2f ms, presenting %.2f ms\n",
       opt->script, v->c.n, behaviour_name(v->behaviour),
       v->separation && v->behaviour != B_BOIDS ? " + separation" : "",
+      v->avoid ? " + avoidance" : "", v->obstacles ? " + walls" : "",
       crowdsteer_isa_name(crowdsteer_active_isa()), v->info.name, v->total_frame / frames,
       v->total_frame > 0 ? 1000.0 * frames / v->total_frame : 0.0, v->total_sim / frames,
       v->total_sim > 0 ? (double)v->c.n * frames / v->total_sim / 1000.0 : 0.0,

@@ -588,9 +588,9 @@ static int take_strip_option(int *argc, char **argv, double *width) {
 
 /* Every option of the demo but those that change what is computed here. */
 static int check_options(const demo_options *o, const decomposition *d) {
-  if (o->mode != MODE_STEP || o->pictures_dir) {
-    fprintf(stderr, "crowdsteer-mpi: --mode separate and --pictures are the demo's "
-                    "only\n");
+  if (o->mode != MODE_STEP || o->pictures_dir || o->avoid != AVOID_OFF || o->obstacles) {
+    fprintf(stderr, "crowdsteer-mpi: --mode separate, --pictures, --avoid and "
+                    "--obstacles are the demo's only\n");
     return EXIT_USAGE;
   }
   if (d->ranks > 1 && d->ghost > 0.0 && !(d->width > 2.0 * d->ghost)) {

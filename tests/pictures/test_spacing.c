@@ -76,6 +76,15 @@ int main(void) {
             got.min_nearest == want.min_nearest && got.close_pairs == want.close_pairs,
             "dims %d layout %d n %zu: min %g / %g, close pairs %zu / %zu", dims, layout,
             n, got.min_nearest, want.min_nearest, got.close_pairs, want.close_pairs);
+        /* A second spacing, larger than the first (the demo's bodies), in
+         * the same search: its pairs are those of a search with it alone. */
+        spacing_figures both, wide = brute_force(p, dims, n, 4.0);
+        CHECK(spacing_measure2(&agents, 0, n, spacing, 4.0, &both) == 0);
+        CHECK_MSG(both.close_pairs == want.close_pairs &&
+                      both.close_pairs2 == wide.close_pairs &&
+                      both.min_nearest == want.min_nearest,
+                  "dims %d layout %d n %zu: second spacing %zu / %zu", dims, layout, n,
+                  both.close_pairs2, wide.close_pairs);
       }
   /* A sub-range is measured on its own; fewer than two agents is an error. */
   crowdsteer_agents agents = {.count = 3, .dims = 2, .px = x, .py = y};
