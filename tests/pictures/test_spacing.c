@@ -19,7 +19,7 @@ static float uniform(float lo, float hi) {
 /* Every pair, in double, as spacing.c measures. */
 static spacing_figures brute_force(float *const p[3], int dims, size_t n,
                                    double spacing) {
-  spacing_figures f = {0.0, INFINITY, 0};
+  spacing_figures f = {0.0, INFINITY, 0, 0};
   for (size_t i = 0; i < n; i++) {
     double nearest = INFINITY;
     for (size_t j = 0; j < n; j++) {
