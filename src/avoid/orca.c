@@ -434,13 +434,22 @@ static void program_least_violation(const cs_orca_line *lines, size_t obstacle_l
   }
 }
 
+/* A double rounded to a float no larger in magnitude. */
+static float toward_zero(double d) {
+  float f = (float)d;
+  if (fabsf(f) > fabs(d)) f = f > 0.0f ? cs_float_down(f) : -cs_float_down(-f);
+  return f;
+}
+
 /* Back into the speed disc: a point computed on a line far from the
- * origin carries that line's rounding, and may land just outside. */
+ * origin carries that line's rounding, and may land just outside. In
+ * double, so tiny speeds do not underflow, rounded toward zero. */
 static void within_speed(float max_speed, float result[2]) {
-  const float speed_sq = dot(result, result);
-  if (!(speed_sq > max_speed * max_speed)) return;
-  const float scale = max_speed / sqrtf(speed_sq);
-  set(result, result[0] * scale, result[1] * scale);
+  const double x = result[0], y = result[1];
+  const double speed = sqrt(x * x + y * y);
+  if (!(speed > max_speed)) return;
+  const double scale = max_speed / speed;
+  set(result, toward_zero(x * scale), toward_zero(y * scale));
 }
 
 int cs_orca_solve(const cs_orca_line *lines, size_t obstacle_lines, size_t line_count,

@@ -7,8 +7,18 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "avoid/obstacles.h"
+
+/* The float next to a positive finite f, toward zero. */
+static inline float cs_float_down(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  bits -= 1u;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
 
 /* A half-plane of velocities: those on the left of the directed line
  * through `point` along the unit vector `direction` (on it included). */

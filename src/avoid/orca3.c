@@ -273,10 +273,17 @@ int cs_orca3_solve(const cs_orca_plane *planes, size_t count, float max_speed,
     crowded = 1;
   }
   /* Back into the ball, as in 2D (a line far out carries its rounding). */
-  const float speed_sq = dot3(result, result);
-  if (speed_sq > max_speed * max_speed) {
-    const float scale = max_speed / sqrtf(speed_sq);
-    set3(result, result[0] * scale, result[1] * scale, result[2] * scale);
+  const double x = result[0], y = result[1], z = result[2];
+  const double speed = sqrt(x * x + y * y + z * z);
+  if (speed > max_speed) {
+    const double scale = max_speed / speed;
+    const double scaled[3] = {x * scale, y * scale, z * scale};
+    for (int k = 0; k < 3; k++) { /* rounded toward zero */
+      float f = (float)scaled[k];
+      if (fabsf(f) > fabs(scaled[k]))
+        f = f > 0.0f ? cs_float_down(f) : -cs_float_down(-f);
+      result[k] = f;
+    }
   }
   return crowded;
 }

@@ -162,7 +162,7 @@ static uint64_t hash_words(const uint32_t *a, size_t n) {
 }
 
 /* Recorded on x86-64 (every ISA gives it). */
-#define GOLDEN_CROWD 0xcdd9c8ac9057b0faull
+#define GOLDEN_CROWD 0x1337cfefed554a19ull
 
 /* A host task system that runs every range at once, last range first. */
 static void *run_backwards(crowdsteer_task_fn *task, uint32_t items, uint32_t min_range,
