@@ -400,11 +400,7 @@ static void walk_part(void *context, size_t first, size_t last) {
   const avoid_walk *w = context;
   const cs_avoid_job *job = w->job;
   const crowdsteer_grid *g = job->avoid_agents ? job->neighbours.grid : NULL;
-  size_t mine = 0;
-  for (;; mine = (mine + 1) % w->slots) {
-    int idle = 0;
-    if (atomic_compare_exchange_strong(&w->busy[mine], &idle, 1)) break;
-  }
+  const size_t mine = cs_avoid_take_slot(w->busy, w->slots);
   cs_avoid_scratch s;
   cs_avoid_scratch_init(&s, job, w->memory + mine * w->slot_bytes);
   const int dims = job->dims;

@@ -4,6 +4,8 @@
 #ifndef CROWDSTEER_AVOID_AVOID_H
 #define CROWDSTEER_AVOID_AVOID_H
 
+#include <stdatomic.h>
+
 #include "avoid/near.h"
 #include "avoid/orca.h"
 #include "avoid/orca3.h"
@@ -51,5 +53,15 @@ void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *m
 uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
                         const float p[3], const float v[3], const float preferred[3],
                         float velocity[3]);
+
+/* Takes a free one of `slots` scratch slots (at most that many takers run
+ * at once, so one is free) and returns its number; give it back with
+ * atomic_store(&busy[slot], 0). */
+static inline size_t cs_avoid_take_slot(atomic_int *busy, size_t slots) {
+  for (size_t slot = 0;; slot = (slot + 1) % slots) {
+    int idle = 0;
+    if (atomic_compare_exchange_strong(&busy[slot], &idle, 1)) return slot;
+  }
+}
 
 #endif /* CROWDSTEER_AVOID_AVOID_H */

@@ -434,13 +434,6 @@ static void program_least_violation(const cs_orca_line *lines, size_t obstacle_l
   }
 }
 
-/* A double rounded to a float no larger in magnitude. */
-static float toward_zero(double d) {
-  float f = (float)d;
-  if (fabsf(f) > fabs(d)) f = f > 0.0f ? cs_float_down(f) : -cs_float_down(-f);
-  return f;
-}
-
 /* Back into the speed disc: a point computed on a line far from the
  * origin carries that line's rounding, and may land just outside. In
  * double, so tiny speeds do not underflow, rounded toward zero. */
@@ -449,7 +442,7 @@ static void within_speed(float max_speed, float result[2]) {
   const double speed = sqrt(x * x + y * y);
   if (!(speed > max_speed)) return;
   const double scale = max_speed / speed;
-  set(result, toward_zero(x * scale), toward_zero(y * scale));
+  set(result, cs_toward_zero(x * scale), cs_toward_zero(y * scale));
 }
 
 int cs_orca_solve(const cs_orca_line *lines, size_t obstacle_lines, size_t line_count,

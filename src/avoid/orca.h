@@ -5,6 +5,7 @@
 #ifndef CROWDSTEER_AVOID_ORCA_H
 #define CROWDSTEER_AVOID_ORCA_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,6 +18,14 @@ static inline float cs_float_down(float f) {
   memcpy(&bits, &f, sizeof bits);
   bits -= 1u;
   memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* A double rounded to a float no larger in magnitude (the solvers' last
+ * scaling onto the speed disc or ball). */
+static inline float cs_toward_zero(double d) {
+  float f = (float)d;
+  if (fabsf(f) > fabs(d)) f = f > 0.0f ? cs_float_down(f) : -cs_float_down(-f);
   return f;
 }
 

@@ -278,12 +278,8 @@ int cs_orca3_solve(const cs_orca_plane *planes, size_t count, float max_speed,
   if (speed > max_speed) {
     const double scale = max_speed / speed;
     const double scaled[3] = {x * scale, y * scale, z * scale};
-    for (int k = 0; k < 3; k++) { /* rounded toward zero */
-      float f = (float)scaled[k];
-      if (fabsf(f) > fabs(scaled[k]))
-        f = f > 0.0f ? cs_float_down(f) : -cs_float_down(-f);
-      result[k] = f;
-    }
+    for (int k = 0; k < 3; k++)
+      result[k] = cs_toward_zero(scaled[k]);
   }
   return crowded;
 }

@@ -85,11 +85,7 @@ static float *saved_state(const cs_step_avoid *sa, size_t slot) {
 
 size_t cs_step_avoid_begin(cs_step_avoid *sa, size_t first, size_t last) {
   /* At most `slots` chunks run at once (one per thread): one is free. */
-  size_t slot = 0;
-  for (;; slot = (slot + 1) % sa->slots) {
-    int idle = 0;
-    if (atomic_compare_exchange_strong(&sa->busy[slot], &idle, 1)) break;
-  }
+  const size_t slot = cs_avoid_take_slot(sa->busy, sa->slots);
   float *saved = saved_state(sa, slot);
   const size_t n = last - first;
   for (int k = 0; k < sa->dims; k++) {
