@@ -358,6 +358,7 @@ int overlap_of(const fuzz_case *c, const world *w, int *field, uintptr_t *to) {
   if ((c->dims != 2 && c->dims != 3) || c->begin >= c->end || c->end > c->count) return 0;
   cs_fuzz_extent e[F_COUNT + 8];
   const int n = call_extents(c, w, e);
-  return cs_fuzz_pick_overlap(e, n, c->begin, c->end, c->count, c->overlap_bytes, field,
+  return cs_fuzz_pick_overlap(e, n, c->begin, c->end, c->begin, c->end, c->count,
+                              c->overlap_bytes, field,
                               to);
 }

@@ -138,8 +138,8 @@ static int meets(const cs_fuzz_extent *o, size_t begin, size_t end, long shift) 
 }
 
 int cs_fuzz_pick_overlap(const cs_fuzz_extent *e, int n, size_t begin, size_t end,
-                         size_t count, const uint8_t bytes[3], int *moved_id,
-                         uintptr_t *moved_to) {
+                         size_t reach_first, size_t reach_last, size_t count,
+                         const uint8_t bytes[3], int *moved_id, uintptr_t *moved_to) {
   int written = 0;
   for (int j = 0; j < n; j++)
     written += e[j].written;
@@ -148,7 +148,8 @@ int cs_fuzz_pick_overlap(const cs_fuzz_extent *e, int n, size_t begin, size_t en
   for (; w < n; w++)
     if (e[w].written && pick-- == 0) break;
   const cs_fuzz_extent *o = &e[(w + 1 + bytes[1] % (n - 1)) % n];
-  const long lo = -(long)begin, hi = (long)(count - end);
+  if (reach_first > begin || reach_last < end || reach_last > count) return 0;
+  const long lo = -(long)reach_first, hi = (long)(count - reach_last);
   long matches = 0;
   for (long s = lo; s <= hi; s++)
     matches += meets(o, begin, end, s);

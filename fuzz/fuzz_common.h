@@ -79,11 +79,14 @@ void cs_fuzz_add_extent(cs_fuzz_extent *e, int *n, int id, const void *array, in
                         size_t first, size_t last);
 /* Picks (from the three bytes) a written array of e and another array of e,
  * and a shift such that the written array moved to start `shift` elements
- * from the other one's start meets what that one touches, while its
- * [begin, end) stays inside the other's `count` elements (so the call's
- * accesses stay in bounds whatever it does). Returns 0 when no such pair
- * exists; else the written array's id, the address to move it to. */
+ * from the other one's start meets what that one touches with its
+ * [begin, end), while every index the call may read it at,
+ * [reach_first, reach_last) (covering [begin, end)), stays inside the
+ * other's `count` elements (so the call's accesses stay in bounds whatever
+ * it does). Returns 0 when no such pair exists; else the written array's
+ * id, the address to move it to. */
 int cs_fuzz_pick_overlap(const cs_fuzz_extent *e, int n, size_t begin, size_t end,
+                         size_t reach_first, size_t reach_last,
                          size_t count, const uint8_t bytes[3], int *moved_id,
                          uintptr_t *moved_to);
 

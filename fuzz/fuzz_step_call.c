@@ -584,9 +584,18 @@ static void apply_alias(const scase *c, const sworld *w, call_view *v) {
   extent_list l;
   list_extents(c, w, v, &l);
   const uint8_t bytes[3] = {c->alias_written, c->alias_other, c->alias_shift};
+  /* In place, the moved array may be the agents, which an AGENT target
+   * also reads at its one index: the move must keep that in bounds too. */
+  size_t reach_first = c->begin, reach_last = c->end;
+  for (int b = 0; b < c->arrays_for && !v->step.output; b++)
+    if (single_target(c, b) && any_selected(c, w, b) && c->b[b].agent < c->count) {
+      if (c->b[b].agent < reach_first) reach_first = c->b[b].agent;
+      if (c->b[b].agent >= reach_last) reach_last = c->b[b].agent + 1u;
+    }
   int moved;
   uintptr_t to;
-  if (!cs_fuzz_pick_overlap(l.e, l.n, c->begin, c->end, c->count, bytes, &moved, &to))
+  if (!cs_fuzz_pick_overlap(l.e, l.n, c->begin, c->end, reach_first, reach_last, c->count,
+                            bytes, &moved, &to))
     return;
   *l.slots[moved] = (float *)to;
   v->aliased = 1;
