@@ -1,29 +1,76 @@
 /* The avoidance's candidate scan on CS_LANES lanes: the squared distances
- * of a block of candidates at once, and the lanes under the radius's limit
- * handed to the shared keeping (src/avoid/near.h), in scan order: the same
+ * of a block of candidates at once, and the lanes under the limit
+ * collected in scan order (src/avoid/near.h), then ranked once: the same
  * neighbours, keys and order as the scalar scan, so the same bits. */
+#include <math.h>
+
 #include "avoid/near.h"
 #include "kernels/vec.h"
 #include "kernels/vec_nb.h"
+
+CS_INLINE vf block_dd(const cs_nb_rows *rows, size_t slot, int dims, vf px, vf py,
+                      vf pz) {
+  const vf d0 = v_sub(px, v_load(rows->pos[0] + slot));
+  const vf d1 = v_sub(py, v_load(rows->pos[1] + slot));
+  vf dd = v_add(v_mul(d0, d0), v_mul(d1, d1));
+  if (dims == 3) {
+    const vf d2 = v_sub(pz, v_load(rows->pos[2] + slot));
+    dd = v_add(dd, v_mul(d2, d2));
+  }
+  return dd;
+}
+
+static float float_of(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* A first limit, so that few candidates are collected: the (cap + 1)-th
+ * smallest squared distance among the first slots of the first run (the
+ * agent's own row of cells, itself among them) bounds the cap nearest's,
+ * found bit by bit on the float's top 16 bits (which keeps it within 2^-8
+ * of it) by counting lanes. Without enough such slots, or with a group
+ * filter, the radius's limit. */
+static float first_limit(const cs_avoid_scan *sc, vf px, vf py, vf pz) {
+  const cs_nb_rows *rows = sc->rows;
+  const size_t first = rows->first[0];
+  size_t m = rows->last[0] - first;
+  if (m > CS_AVOID_SPARE) m = CS_AVOID_SPARE;
+  const uint32_t k = sc->cap + 1u;
+  if (sc->use_mask || rows->count == 0 || m < k) return sc->within;
+  float *dd = sc->row_dd;
+  size_t j = 0;
+  for (; j + CS_LANES <= m; j += CS_LANES)
+    v_store(dd + j, block_dd(rows, first + j, sc->dims, px, py, pz));
+  for (; j < m; j++)
+    dd[j] = cs_avoid_dd(sc, first + j);
+  for (; j % CS_LANES; j++)
+    dd[j] = INFINITY;
+  uint32_t bound = 0;
+  for (int bit = 30; bit >= 15; bit--) {
+    const vf trial = v_set1(float_of(bound | ((1u << bit) - 1u)));
+    uint32_t at_most = 0;
+    for (size_t b = 0; b < j; b += CS_LANES)
+      at_most += (uint32_t)m_count(v_le(v_load(dd + b), trial));
+    if (at_most < k) bound |= 1u << bit;
+  }
+  const float worst = float_of(bound | ((1u << 15) - 1u));
+  return worst < sc->within ? cs_avoid_bound(sqrtf(worst), sc->within) : sc->within;
+}
 
 static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
   const cs_nb_rows *rows = sc->rows;
   const int dims = sc->dims;
   const vf px = v_set1(sc->p[0]), py = v_set1(sc->p[1]), pz = v_set1(sc->p[2]);
-  float limit = sc->within;
+  float limit = first_limit(sc, px, py, pz);
   float dd_lanes[CS_LANES];
-  uint32_t count = 0, order = 0;
+  uint32_t n = 0, order = 0;
   for (int r = 0; r < rows->count; r++) {
     size_t slot = rows->first[r];
     const size_t last = rows->last[r];
     for (; slot + CS_LANES <= last; slot += CS_LANES, order += CS_LANES) {
-      const vf d0 = v_sub(px, v_load(rows->pos[0] + slot));
-      const vf d1 = v_sub(py, v_load(rows->pos[1] + slot));
-      vf dd = v_add(v_mul(d0, d0), v_mul(d1, d1));
-      if (dims == 3) {
-        const vf d2 = v_sub(pz, v_load(rows->pos[2] + slot));
-        dd = v_add(dd, v_mul(d2, d2));
-      }
+      const vf dd = block_dd(rows, slot, dims, px, py, pz);
       unsigned bits = m_bits(v_lt(dd, v_set1(limit)));
       if (!bits) continue;
       v_store(dd_lanes, dd);
@@ -31,16 +78,15 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
         const int lane = __builtin_ctz(bits);
         bits &= bits - 1u;
         /* The limit may have tightened since the block was tested. */
-        if (!(dd_lanes[lane] < limit)) continue;
-        cs_avoid_offer(sc, near, &count, slot + (size_t)lane, order + (uint32_t)lane,
-                       dd_lanes[lane]);
-        limit = cs_avoid_limit(sc, near, count);
+        if (dd_lanes[lane] < limit)
+          cs_avoid_collect(sc, &n, slot + (size_t)lane, order + (uint32_t)lane,
+                           dd_lanes[lane], &limit);
       }
     }
-    cs_avoid_scan_range(sc, near, &count, slot, last, order, &limit);
+    cs_avoid_scan_range(sc, &n, slot, last, order, &limit);
     order += (uint32_t)(last - slot);
   }
-  return count;
+  return cs_avoid_rank(sc, n, near);
 }
 
 const cs_avoid_scan_fn CS_AVOID_SCAN = scan;
