@@ -232,9 +232,9 @@ static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s,
   if (!a.fov) {
     /* The squared distance against cs_within_limit decides as the distance
      * against the radius does; the backend's scan, lanes over candidates. */
-    const cs_avoid_scan scan = {rows,     dims,    {a.p[0], a.p[1], a.p[2]},
-                                a.within, a.index, a.use_mask,
-                                a.mask,   job->id, cap,
+    const cs_avoid_scan scan = {rows,     dims,     {a.p[0], a.p[1], a.p[2]},
+                                a.within, a.index,  a.use_mask,
+                                a.mask,   job->id,  cap,
                                 s->cands, s->row_dd};
     count = job->scan(&scan, s->near);
   } else {
@@ -350,10 +350,11 @@ uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
     const uint32_t near = nearest_neighbours(job, s, i, p, v, &rows);
     float *const f = s->nb_floats;
     const size_t stride = s->nb_stride;
-    float *const at[6] = {f, f + stride, f + 2 * stride, f + 3 * stride, f + 4 * stride,
-                          f + 5 * stride};
+    float *const at[6] = {
+        f, f + stride, f + 2 * stride, f + 3 * stride, f + 4 * stride, f + 5 * stride};
     /* Past the last neighbour, copies of it fill the kernels' last block. */
-    const uint32_t filled = near ? (near + CS_AVOID_PAD - 1u) / CS_AVOID_PAD * CS_AVOID_PAD : 0;
+    const uint32_t filled =
+        near ? (near + CS_AVOID_PAD - 1u) / CS_AVOID_PAD * CS_AVOID_PAD : 0;
     for (uint32_t k = 0; k < filled; k++) {
       const uint32_t slot = s->near[k < near ? k : near - 1u].slot;
       const uint32_t q = rows.index ? rows.index[slot] : slot;
@@ -363,8 +364,8 @@ uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
       at[5][k] = cs_param_at(job->responsibility, q);
       s->nb_ids[k] = cs_agent_id(job->id, q);
     }
-    const cs_orca_neighbours nb = {at[0], at[1], at[2], at[3], at[4], at[5],
-                                   s->nb_ids, near};
+    const cs_orca_neighbours nb = {at[0], at[1], at[2],     at[3],
+                                   at[4], at[5], s->nb_ids, near};
     if (near)
       count += job->lines(&a, &nb, job->inv_time_horizon, job->inv_dt,
                           &s->constraints.lines[count]);

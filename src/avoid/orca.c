@@ -85,9 +85,9 @@ size_t cs_orca_agent_lines(const cs_orca_agent *a, const cs_orca_neighbours *nb,
                            float inv_time_horizon, float inv_dt, cs_orca_line *out) {
   size_t count = 0;
   for (size_t k = 0; k < nb->count; k++) {
-    const cs_orca_agent b = {
-        {nb->px[k], nb->py[k]}, {nb->vx[k], nb->vy[k]}, nb->radius[k], 0.0f,
-        nb->responsibility[k],  nb->id[k]};
+    const cs_orca_agent b = {{nb->px[k], nb->py[k]}, {nb->vx[k], nb->vy[k]},
+                             nb->radius[k],          0.0f,
+                             nb->responsibility[k],  nb->id[k]};
     const float share = cs_orca_share(a->responsibility, b.responsibility);
     if (share > 0.0f)
       cs_orca_agent_line(a, &b, share, inv_time_horizon, inv_dt, &out[count++]);

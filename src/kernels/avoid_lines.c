@@ -22,7 +22,8 @@ static size_t lines(const cs_orca_agent *a, const cs_orca_neighbours *nb,
   size_t count = 0;
   for (size_t j = 0; j < nb->count; j += CS_LANES) {
     const vf rel0 = v_sub(v_load(nb->px + j), ax), rel1 = v_sub(v_load(nb->py + j), ay);
-    const vf vrel0 = v_sub(avx, v_load(nb->vx + j)), vrel1 = v_sub(avy, v_load(nb->vy + j));
+    const vf vrel0 = v_sub(avx, v_load(nb->vx + j)),
+             vrel1 = v_sub(avy, v_load(nb->vy + j));
     const vf dist_sq = v_add(v_mul(rel0, rel0), v_mul(rel1, rel1));
     const vf r = v_add(a_radius, v_load(nb->radius + j));
     const vf r_sq = v_mul(r, r);
@@ -41,7 +42,8 @@ static size_t lines(const cs_orca_agent *a, const cs_orca_neighbours *nb,
     const vf l0 = v_div(v_sub(v_mul(rel0, leg), v_mul(rel1, r)), dist_sq);
     const vf l1 = v_div(v_add(v_mul(rel0, r), v_mul(rel1, leg)), dist_sq);
     const vf rt0 = negate(v_div(v_add(v_mul(rel0, leg), v_mul(rel1, r)), dist_sq));
-    const vf rt1 = negate(v_div(v_add(v_mul(negate(rel0), r), v_mul(rel1, leg)), dist_sq));
+    const vf rt1 =
+        negate(v_div(v_add(v_mul(negate(rel0), r), v_mul(rel1, leg)), dist_sq));
     const vf leg0 = v_select(left, l0, rt0), leg1 = v_select(left, l1, rt1);
     const vf along_leg = v_add(v_mul(vrel0, leg0), v_mul(vrel1, leg1));
     const vf apart_d0 = v_select(cutoff, cu1, leg0);
@@ -75,7 +77,8 @@ static size_t lines(const cs_orca_agent *a, const cs_orca_neighbours *nb,
     const vf p0 = v_add(avx, v_mul(share, u0)), p1 = v_add(avy, v_mul(share, u1));
 
     float lane[4][CS_LANES];
-    v_store(lane[0], p0), v_store(lane[1], p1), v_store(lane[2], d0), v_store(lane[3], d1);
+    v_store(lane[0], p0), v_store(lane[1], p1), v_store(lane[2], d0),
+        v_store(lane[3], d1);
     unsigned keep = m_bits(v_gt(share, zero));
     if (nb->count - j < CS_LANES) keep &= (1u << (nb->count - j)) - 1u;
     while (keep) {

@@ -37,15 +37,20 @@ static int brute_order(const void *x, const void *y) {
 
 /* Agent `self`'s cap nearest within `radius`, the runs being the whole
  * crowd cut into `runs` pieces visited in order. */
-static void check_agent(const cs_avoid_job *job, const crowd *c, size_t self, float radius,
-                        uint32_t cap, int use_mask, uint32_t mask, int runs,
+static void check_agent(const cs_avoid_job *job, const crowd *c, size_t self,
+                        float radius, uint32_t cap, int use_mask, uint32_t mask, int runs,
                         const char *what) {
   static cs_avoid_cand cands[MAX_CAP + CS_AVOID_SPARE];
   static cs_avoid_near near[MAX_CAP];
   static float row_dd[CS_AVOID_SPARE];
   static brute all[N];
-  cs_nb_rows rows = {{c->pos[0], c->pos[1], c->pos[2]}, {NULL, NULL, NULL},
-                     use_mask ? c->group : NULL, NULL, {0}, {0}, runs};
+  cs_nb_rows rows = {{c->pos[0], c->pos[1], c->pos[2]},
+                     {NULL, NULL, NULL},
+                     use_mask ? c->group : NULL,
+                     NULL,
+                     {0},
+                     {0},
+                     runs};
   for (int r = 0; r < runs; r++) {
     rows.first[r] = c->n * (size_t)r / (size_t)runs;
     rows.last[r] = c->n * (size_t)(r + 1) / (size_t)runs;
@@ -85,10 +90,15 @@ static void check_agent(const cs_avoid_job *job, const crowd *c, size_t self, fl
 static void check_crowd(const crowd *c, float radius, uint32_t cap, int use_mask,
                         const char *what) {
   /* A job for the scan of the ISA in force. */
-  crowdsteer_agents agents = {c->n, c->dims, (float *)c->pos[0], (float *)c->pos[1],
+  crowdsteer_agents agents = {c->n,
+                              c->dims,
+                              (float *)c->pos[0],
+                              (float *)c->pos[1],
                               c->dims == 3 ? (float *)c->pos[2] : NULL,
-                              (float *)c->pos[0], (float *)c->pos[1],
-                              c->dims == 3 ? (float *)c->pos[2] : NULL, (uint32_t *)c->id};
+                              (float *)c->pos[0],
+                              (float *)c->pos[1],
+                              c->dims == 3 ? (float *)c->pos[2] : NULL,
+                              (uint32_t *)c->id};
   crowdsteer_neighbours nb = {0};
   nb.radius = radius;
   crowdsteer_avoidance av = {0};
