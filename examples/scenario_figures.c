@@ -13,10 +13,16 @@ static int64_t scn_cell_key(const int64_t c[3]) {
   return ((c[0] & 0x1FFFFF) << 42) | ((c[1] & 0x1FFFFF) << 21) | (c[2] & 0x1FFFFF);
 }
 
+/* A full 64-bit mix (murmur3's finaliser): a plain multiply leaves the
+ * high coordinates out of the low bits the mask keeps, and every cell of
+ * a row then probed into one run of slots. */
 static size_t scn_slot(const scn_overlaps *o, int64_t k) {
-  const uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
+  uint64_t h = (uint64_t)k;
+  h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdull;
+  h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
   const size_t mask = o->slots - 1;
-  size_t s = (size_t)(h >> 20) & mask;
+  size_t s = (size_t)h & mask;
   while (o->key[s] != SCN_EMPTY && o->key[s] != k)
     s = (s + 1) & mask;
   return s;

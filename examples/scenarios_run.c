@@ -12,10 +12,14 @@
  *
  * Usage: crowdsteer-scenarios --scenario NAME [--n N] [--seed S] [--cap STEPS]
  *          [--steps K] [--repeat R] [--metrics 0|1] [--threads T] [--isa NAME]
+ *          [--margin F]
  * The options and the printed key=value line are the RVO2 driver's (see
  * bench/rvo2/README.md), plus threads (a pthread pool behind
  * crowdsteer_task_system for T > 1), isa, and crowded_agent_steps (agents
- * whose constraints had no common velocity, summed over the steps). */
+ * whose constraints had no common velocity, summed over the steps).
+ * --margin F: avoid with the radius times 1 + F (overlaps still count the
+ * scenario's radius): a clearance that keeps ORCA's contacts, exact only up
+ * to rounding, from counting as overlaps; 0 (the default) is the scenario. */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #endif
@@ -36,6 +40,7 @@ typedef struct options {
   uint64_t seed;
   int metrics, threads;
   const char *isa;
+  float margin; /* avoid with radius * (1 + margin); overlaps use the radius */
 } options;
 
 /* The crowd's state and everything a step reuses. */
@@ -65,12 +70,12 @@ static double now(clockid_t clock) {
 static void usage(void) {
   fprintf(stderr, "usage: crowdsteer-scenarios --scenario NAME [--n N] [--seed S] "
                   "[--cap STEPS] [--steps K] [--repeat R] [--metrics 0|1] [--threads T] "
-                  "[--isa NAME]\n");
+                  "[--isa NAME] [--margin F]\n");
   exit(2);
 }
 
 static options parse(int argc, char **argv) {
-  options o = {NULL, 250, 20000, 0, 1, 1, -1, 1, NULL};
+  options o = {NULL, 250, 20000, 0, 1, 1, -1, 1, NULL, 0.0f};
   for (int a = 1; a < argc; a++) {
     const char *opt = argv[a];
     if (a + 1 >= argc) usage();
@@ -93,11 +98,13 @@ static options parse(int argc, char **argv) {
       o.threads = atoi(val);
     else if (!strcmp(opt, "--isa"))
       o.isa = val;
+    else if (!strcmp(opt, "--margin"))
+      o.margin = strtof(val, NULL);
     else
       usage();
   }
   if (o.metrics < 0) o.metrics = o.timing_steps ? 0 : 1;
-  if (!o.name || o.repeats < 1 || o.threads < 1) usage();
+  if (!o.name || o.repeats < 1 || o.threads < 1 || !(o.margin >= 0.0f)) usage();
   return o;
 }
 
@@ -150,7 +157,7 @@ static void sim_init(sim *m, scn_scenario *s, const options *o, task_pool *pool)
                                   .tasks = tasks};
   if (s->num_obstacles) make_obstacles(m);
   m->avoidance =
-      (crowdsteer_avoidance){.radius = s->agent.radius,
+      (crowdsteer_avoidance){.radius = s->agent.radius * (1.0f + o->margin),
                              .time_horizon = s->agent.time_horizon,
                              .obstacle_time_horizon = s->agent.time_horizon_obst,
                              .neighbours = &m->nb,
