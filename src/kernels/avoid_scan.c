@@ -29,9 +29,11 @@ static float float_of(uint32_t bits) {
 /* A first limit, so that few candidates are collected: the (cap + 1)-th
  * smallest squared distance among the first slots of the first run (the
  * agent's own row of cells, itself among them) bounds the cap nearest's,
- * found bit by bit on the float's top 16 bits (which keeps it within 2^-8
- * of it) by counting lanes. Without enough such slots, or with a group
- * filter, the radius's limit. */
+ * found bit by bit on the float's top 12 bits (bits LOW_BIT and up, which
+ * keeps it within 2^-4 of it) by counting lanes. Without enough such slots, or with a
+ * group filter, the radius's limit. */
+enum { LOW_BIT = 19 };
+
 static float first_limit(const cs_avoid_scan *sc, vf px, vf py, vf pz) {
   const cs_nb_rows *rows = sc->rows;
   const size_t first = rows->first[0];
@@ -48,15 +50,54 @@ static float first_limit(const cs_avoid_scan *sc, vf px, vf py, vf pz) {
   for (; j % CS_LANES; j++)
     dd[j] = INFINITY;
   uint32_t bound = 0;
-  for (int bit = 30; bit >= 15; bit--) {
+  for (int bit = 30; bit >= LOW_BIT; bit--) {
     const vf trial = v_set1(float_of(bound | ((1u << bit) - 1u)));
     uint32_t at_most = 0;
     for (size_t b = 0; b < j; b += CS_LANES)
       at_most += (uint32_t)m_count(v_le(v_load(dd + b), trial));
     if (at_most < k) bound |= 1u << bit;
   }
-  const float worst = float_of(bound | ((1u << 15) - 1u));
+  const float worst = float_of(bound | ((1u << LOW_BIT) - 1u));
   return worst < sc->within ? cs_avoid_bound(sqrtf(worst), sc->within) : sc->within;
+}
+
+/* Up to this many collected candidates are ranked on lanes. */
+enum { LANE_RANKED = 48 };
+
+/* The n (<= LANE_RANKED) collected candidates ranked on lanes: each one's
+ * place is the number of candidates before it by (distance, id, order),
+ * counted without a branch; the cap first go to `near` in order. The
+ * distances are sqrtf of the squared ones, as the keys take them. */
+static uint32_t rank_on_lanes(const cs_avoid_scan *sc, uint32_t n, cs_avoid_near *near) {
+  enum { ROOM = (LANE_RANKED + CS_LANES - 1) / CS_LANES * CS_LANES };
+  float dist[ROOM];
+  uint32_t id[ROOM], order[ROOM];
+  const cs_avoid_cand *c = sc->cands;
+  uint32_t k = 0;
+  for (; k < n; k++)
+    dist[k] = c[k].dd, id[k] = c[k].id ^ 0x80000000u, order[k] = c[k].order ^ 0x80000000u;
+  for (; k % CS_LANES; k++) /* never before anything */
+    dist[k] = INFINITY, id[k] = 0x7fffffffu, order[k] = 0x7fffffffu;
+  for (uint32_t b = 0; b < k; b += CS_LANES)
+    v_store(dist + b, v_sqrt(v_load(dist + b)));
+  for (uint32_t i = 0; i < n; i++) {
+    const vf di = v_set1(dist[i]);
+    const vi ii = i_set1(id[i]), oi = i_set1(order[i]);
+    uint32_t place = 0;
+    for (uint32_t b = 0; b < k; b += CS_LANES) {
+      const vf dj = v_load(dist + b);
+      const vi ij = i_load(id + b), oj = i_load(order + b);
+      const vmask same = i_eq(v_bits(dj), v_bits(di));
+      const vmask tie = m_or(i_gt(ii, ij), m_and(i_eq(ij, ii), i_gt(oi, oj)));
+      place += (uint32_t)m_count(m_or(v_lt(dj, di), m_and(same, tie)));
+    }
+    if (place < sc->cap) {
+      near[place].key = cs_nb_nearness(dist[i], c[i].id);
+      near[place].order = c[i].order;
+      near[place].slot = c[i].slot;
+    }
+  }
+  return n < sc->cap ? n : sc->cap;
 }
 
 static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
@@ -86,7 +127,7 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
     cs_avoid_scan_range(sc, &n, slot, last, order, &limit);
     order += (uint32_t)(last - slot);
   }
-  return cs_avoid_rank(sc, n, near);
+  return n <= LANE_RANKED ? rank_on_lanes(sc, n, near) : cs_avoid_rank(sc, n, near);
 }
 
 const cs_avoid_scan_fn CS_AVOID_SCAN = scan;
