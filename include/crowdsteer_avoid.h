@@ -133,9 +133,11 @@ typedef struct crowdsteer_avoidance {
  * output must not overlap anything else the call reads (OVERLAP). With a
  * grid and the neighbours' `tasks`, the call spreads over that task system
  * in parts of 256 grid slots; otherwise it runs on the caller's thread. It
- * allocates its working memory for the call (per worker: the constraints of
- * max_neighbours plus every obstacle edge, 24 + 12 bytes each, and 12 bytes
- * per edge and 5 per polygon for the obstacle queries).
+ * allocates its working memory for the call (per worker, with neighbours:
+ * about 7.5 KiB plus 100 bytes per max_neighbours in 2D, 112 in 3D, for
+ * the candidates, the nearest and their constraints; with obstacles, 44
+ * bytes per edge for their constraints and 12 per edge and 5 per polygon
+ * for the obstacle queries).
  */
 CROWDSTEER_API crowdsteer_status crowdsteer_avoid(const crowdsteer_agents *agents,
                                                   const crowdsteer_avoidance *avoidance,
