@@ -417,8 +417,8 @@ typedef struct step_views {
  * rank's own grid, the report into the local column. The obstacle set is
  * every rank's own copy of the same layout (scenario_setup builds it), so
  * it is used as it is. */
-static void localise_avoidance(const scenario *sc, local *l, crowdsteer_grid *avoid_grid,
-                               step_views *v) {
+static void localise_avoidance(const scenario *sc, const local *l,
+                               crowdsteer_grid *avoid_grid, step_views *v) {
   v->avoidance = sc->avoidance;
   v->avoidance.radius_per_agent = localise(sc, l, v->avoidance.radius_per_agent);
   v->avoidance.responsibility_per_agent =
