@@ -232,10 +232,11 @@ static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s,
   if (!a.fov) {
     /* The squared distance against cs_within_limit decides as the distance
      * against the radius does; the backend's scan, lanes over candidates. */
-    const cs_avoid_scan scan = {rows,     dims,     {a.p[0], a.p[1], a.p[2]},
-                                a.within, a.index,  a.use_mask,
-                                a.mask,   job->id,  cap,
-                                s->cands, s->row_dd};
+    const cs_avoid_scan scan = {
+        rows,     dims,      {a.p[0], a.p[1], a.p[2]},
+        a.within, a.index,   a.use_mask,
+        a.mask,   job->id,   cap,
+        s->cands, s->row_dd, nb->grid ? nb->grid->count : job->count};
     count = job->scan(&scan, s->near);
   } else {
     uint32_t order = 0;

@@ -49,6 +49,7 @@ typedef struct cs_avoid_scan {
   uint32_t cap;
   cs_avoid_cand *cands;
   float *row_dd; /* CS_AVOID_SPARE floats for a SIMD scan's first limit */
+  size_t slots;  /* the rows' arrays' length */
 } cs_avoid_scan;
 
 /* A backend's scan: the cap nearest candidates of `scan` into `near`,

@@ -110,9 +110,25 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
   for (int r = 0; r < rows->count; r++) {
     size_t slot = rows->first[r];
     const size_t last = rows->last[r];
-    for (; slot + CS_LANES <= last; slot += CS_LANES, order += CS_LANES) {
-      const vf dd = block_dd(rows, slot, dims, px, py, pz);
-      unsigned bits = m_bits(v_lt(dd, v_set1(limit)));
+    const uint32_t row_order = order;
+    for (; slot < last; slot += CS_LANES, order += CS_LANES) {
+      /* A whole block; the row's tail is one too, starting at its slot or
+       * ending at the row's end, with the lanes outside it masked off,
+       * where the arrays hold a block there. */
+      size_t base = slot;
+      unsigned lanes = (1u << CS_LANES) - 1u;
+      if (slot + CS_LANES > last) {
+        if (slot + CS_LANES > sc->slots) {
+          if (last < CS_LANES) {
+            cs_avoid_scan_range(sc, &n, slot, last, order, &limit);
+            break;
+          }
+          base = last - CS_LANES;
+        }
+        lanes = ((1u << (last - base)) - 1u) & ~((1u << (slot - base)) - 1u);
+      }
+      const vf dd = block_dd(rows, base, dims, px, py, pz);
+      unsigned bits = m_bits(v_lt(dd, v_set1(limit))) & lanes;
       if (!bits) continue;
       v_store(dd_lanes, dd);
       while (bits) {
@@ -120,12 +136,12 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
         bits &= bits - 1u;
         /* The limit may have tightened since the block was tested. */
         if (dd_lanes[lane] < limit)
-          cs_avoid_collect(sc, &n, slot + (size_t)lane, order + (uint32_t)lane,
-                           dd_lanes[lane], &limit);
+          cs_avoid_collect(sc, &n, base + (size_t)lane,
+                           order + (uint32_t)(base + (size_t)lane - slot), dd_lanes[lane],
+                           &limit);
       }
     }
-    cs_avoid_scan_range(sc, &n, slot, last, order, &limit);
-    order += (uint32_t)(last - slot);
+    order = row_order + (uint32_t)(last - rows->first[r]);
   }
   return n <= LANE_RANKED ? rank_on_lanes(sc, n, near) : cs_avoid_rank(sc, n, near);
 }

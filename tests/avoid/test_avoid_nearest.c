@@ -3,7 +3,8 @@
  * (sqrtf of the squared distance, id), ties by scan order, the cap
  * nearest in order. Crowds that exercise every path: a room cut back by
  * distance, stacks of coincident agents (cut by full key), caps past the
- * sort-all size, duplicate ids, group filters, 2D and 3D. */
+ * sort-all size, duplicate ids, group filters, crowds smaller than a
+ * block, 2D and 3D. */
 #include "../common/check.h"
 #include "avoid/avoid.h"
 
@@ -65,7 +66,8 @@ static void check_agent(const cs_avoid_job *job, const crowd *c, size_t self,
                               c->id,
                               cap,
                               cands,
-                              row_dd};
+                              row_dd,
+                              c->n};
   const uint32_t got = job->scan(&scan, near);
   size_t m = 0;
   for (size_t q = 0; q < c->n; q++) {
@@ -135,6 +137,12 @@ static void every_path(void) {
       check_crowd(&c, 15.0f, caps[k], 1, "packed, groups");
       fill(dims, N, 1.0f, 50); /* duplicate ids: ties by scan order */
       check_crowd(&c, 15.0f, caps[k], 0, "duplicate ids");
+    }
+    /* Crowds smaller than a block or two (row tails at the arrays' end). */
+    for (size_t n = 2; n <= 40; n += 7) {
+      fill(dims, n, 1.0f, 0);
+      check_crowd(&c, 15.0f, 3, 0, "tiny");
+      check_crowd(&c, 15.0f, 100, 0, "tiny");
     }
     /* Stacks: 300 agents on each of 10 points (keys tie on distance). */
     fill(dims, N, 1.0f, 0);
