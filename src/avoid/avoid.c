@@ -132,7 +132,7 @@ size_t cs_avoid_scratch_bytes(const cs_avoid_job *job) {
   size_t bytes = round_up(neighbour_cap(job) * sizeof(cs_avoid_near));
   if (job->avoid_agents)
     bytes += round_up((neighbour_cap(job) + CS_AVOID_SPARE) * sizeof(cs_avoid_cand)) +
-             round_up(CS_AVOID_SPARE * sizeof(float)) +
+             round_up((CS_AVOID_SPARE + CS_AVOID_PAD) * sizeof(float)) +
              7 * round_up((neighbour_cap(job) + CS_AVOID_PAD) * sizeof(float));
   bytes += round_up(edge_count(job) * (sizeof(uint64_t) + sizeof(uint32_t)));
   bytes += 2 * round_up(lines * constraint_size(job));
@@ -149,7 +149,7 @@ void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *m
   if (job->avoid_agents)
     at += round_up((neighbour_cap(job) + CS_AVOID_SPARE) * sizeof(cs_avoid_cand));
   s->row_dd = (float *)at;
-  if (job->avoid_agents) at += round_up(CS_AVOID_SPARE * sizeof(float));
+  if (job->avoid_agents) at += round_up((CS_AVOID_SPARE + CS_AVOID_PAD) * sizeof(float));
   const size_t padded = round_up((neighbour_cap(job) + CS_AVOID_PAD) * sizeof(float));
   s->nb_floats = (float *)at;
   s->nb_stride = padded / sizeof(float);

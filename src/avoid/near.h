@@ -48,7 +48,7 @@ typedef struct cs_avoid_scan {
   const uint32_t *ids;
   uint32_t cap;
   cs_avoid_cand *cands;
-  float *row_dd; /* CS_AVOID_SPARE floats for a SIMD scan's first limit */
+  float *row_dd; /* CS_AVOID_SPARE + 16 floats for a SIMD scan's first limit */
   size_t slots;  /* the rows' arrays' length */
 } cs_avoid_scan;
 

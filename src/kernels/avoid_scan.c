@@ -27,33 +27,41 @@ static float float_of(uint32_t bits) {
 }
 
 /* A first limit, so that few candidates are collected: the (cap + 1)-th
- * smallest squared distance among the first slots of the first run (the
- * agent's own row of cells, itself among them) bounds the cap nearest's,
- * found bit by bit on the float's top 12 bits (bits LOW_BIT and up, which
- * keeps it within 2^-4 of it) by counting lanes. Without enough such slots, or with a
- * group filter, the radius's limit. */
+ * smallest squared distance among the first runs' slots (the agent's own
+ * cells first, itself among them; runs are added until they hold twice
+ * that many, at most CS_AVOID_SPARE slots) bounds the cap nearest's, found
+ * bit by bit on the float's top 12 bits (bits LOW_BIT and up, which keeps
+ * it within 2^-4 of it) by counting lanes. Without enough slots, or with
+ * a group filter, the radius's limit. */
 enum { LOW_BIT = 19 };
 
 static float first_limit(const cs_avoid_scan *sc, vf px, vf py, vf pz) {
   const cs_nb_rows *rows = sc->rows;
-  const size_t first = rows->first[0];
-  size_t m = rows->last[0] - first;
-  if (m > CS_AVOID_SPARE) m = CS_AVOID_SPARE;
   const uint32_t k = sc->cap + 1u;
-  if (sc->use_mask || rows->count == 0 || m < k) return sc->within;
-  float *dd = sc->row_dd;
-  size_t j = 0;
-  for (; j + CS_LANES <= m; j += CS_LANES)
-    v_store(dd + j, block_dd(rows, first + j, sc->dims, px, py, pz));
-  for (; j < m; j++)
-    dd[j] = cs_avoid_dd(sc, first + j);
-  for (; j % CS_LANES; j++)
-    dd[j] = INFINITY;
+  if (sc->use_mask || k > CS_AVOID_SPARE / 2) return sc->within;
+  float *dd = sc->row_dd; /* CS_AVOID_SPARE + CS_AVOID_PAD floats */
+  size_t m = 0;
+  for (int r = 0; r < rows->count && m < 2u * k; r++) {
+    const size_t first = rows->first[r];
+    size_t take = rows->last[r] - first;
+    if (take > CS_AVOID_SPARE - m) take = CS_AVOID_SPARE - m;
+    size_t j = 0;
+    /* Whole blocks; one past the run's end is overwritten or padded. */
+    for (; j < take && first + j + CS_LANES <= sc->slots; j += CS_LANES)
+      v_store(dd + m + j, block_dd(rows, first + j, sc->dims, px, py, pz));
+    for (; j < take; j++)
+      dd[m + j] = cs_avoid_dd(sc, first + j);
+    m += take;
+  }
+  if (m < k) return sc->within;
+  size_t padded = m;
+  for (; padded % CS_LANES; padded++)
+    dd[padded] = INFINITY;
   uint32_t bound = 0;
   for (int bit = 30; bit >= LOW_BIT; bit--) {
     const vf trial = v_set1(float_of(bound | ((1u << bit) - 1u)));
     uint32_t at_most = 0;
-    for (size_t b = 0; b < j; b += CS_LANES)
+    for (size_t b = 0; b < padded; b += CS_LANES)
       at_most += (uint32_t)m_count(v_le(v_load(dd + b), trial));
     if (at_most < k) bound |= 1u << bit;
   }
@@ -62,7 +70,7 @@ static float first_limit(const cs_avoid_scan *sc, vf px, vf py, vf pz) {
 }
 
 /* Up to this many collected candidates are ranked on lanes. */
-enum { LANE_RANKED = 48 };
+enum { LANE_RANKED = 64 };
 
 /* The n (<= LANE_RANKED) collected candidates ranked on lanes: each one's
  * place is the number of candidates before it by (distance, id, order),

@@ -43,7 +43,7 @@ static void check_agent(const cs_avoid_job *job, const crowd *c, size_t self,
                         const char *what) {
   static cs_avoid_cand cands[MAX_CAP + CS_AVOID_SPARE];
   static cs_avoid_near near[MAX_CAP];
-  static float row_dd[CS_AVOID_SPARE];
+  static float row_dd[CS_AVOID_SPARE + CS_AVOID_PAD];
   static brute all[N];
   cs_nb_rows rows = {{c->pos[0], c->pos[1], c->pos[2]},
                      {NULL, NULL, NULL},
