@@ -1,7 +1,7 @@
 /* ORCA's lines from an agent's neighbours on CS_LANES lanes, one neighbour
- * a lane: every branch of the scalar definition (cs_orca_agent_line,
- * src/avoid/orca.c) is computed, operation for operation, and each lane
- * keeps its own; so the same bits, without the scalar code's
+ * a lane: each lane computes its own branch of the scalar definition
+ * (cs_orca_agent_line, src/avoid/orca.c), operation for operation, its
+ * operands chosen by mask; so the same bits, without the scalar code's
  * unpredictable branches. */
 #include "avoid/orca.h"
 #include "kernels/vec.h"
@@ -28,49 +28,55 @@ static size_t lines(const cs_orca_agent *a, const cs_orca_neighbours *nb,
     const vf r = v_add(a_radius, v_load(nb->radius + j));
     const vf r_sq = v_mul(r, r);
 
-    /* Apart: nearest the cut-off circle, or nearest a leg. */
+    /* Apart: nearest the cut-off circle, or nearest a leg; overlapping:
+     * separate within one time step. Each lane needs one of the scalar
+     * code's square roots of each kind and one quotient per component
+     * (-(a / b) is (-a) / b exactly), so the operands are chosen first. */
+    const vmask apart = v_gt(dist_sq, r_sq);
     const vf w0 = v_sub(vrel0, v_mul(itau, rel0)), w1 = v_sub(vrel1, v_mul(itau, rel1));
     const vf w_len_sq = v_add(v_mul(w0, w0), v_mul(w1, w1));
     const vf along = v_add(v_mul(w0, rel0), v_mul(w1, rel1));
     const vmask cutoff =
-        m_and(v_lt(along, zero), v_gt(v_mul(along, along), v_mul(r_sq, w_len_sq)));
-    const vf w_len = v_sqrt(w_len_sq);
-    const vf cu0 = v_div(w0, w_len), cu1 = v_div(w1, w_len);
-    const vf c_push = v_sub(v_mul(r, itau), w_len);
-    const vf leg = v_sqrt(v_sub(dist_sq, r_sq));
-    const vmask left = v_gt(v_sub(v_mul(rel0, w1), v_mul(rel1, w0)), zero);
-    const vf l0 = v_div(v_sub(v_mul(rel0, leg), v_mul(rel1, r)), dist_sq);
-    const vf l1 = v_div(v_add(v_mul(rel0, r), v_mul(rel1, leg)), dist_sq);
-    const vf rt0 = negate(v_div(v_add(v_mul(rel0, leg), v_mul(rel1, r)), dist_sq));
-    const vf rt1 =
-        negate(v_div(v_add(v_mul(negate(rel0), r), v_mul(rel1, leg)), dist_sq));
-    const vf leg0 = v_select(left, l0, rt0), leg1 = v_select(left, l1, rt1);
-    const vf along_leg = v_add(v_mul(vrel0, leg0), v_mul(vrel1, leg1));
-    const vf apart_d0 = v_select(cutoff, cu1, leg0);
-    const vf apart_d1 = v_select(cutoff, negate(cu0), leg1);
-    const vf apart_u0 =
-        v_select(cutoff, v_mul(c_push, cu0), v_sub(v_mul(along_leg, leg0), vrel0));
-    const vf apart_u1 =
-        v_select(cutoff, v_mul(c_push, cu1), v_sub(v_mul(along_leg, leg1), vrel1));
-
-    /* Overlapping: separate within one time step. */
+        m_and(apart,
+              m_and(v_lt(along, zero), v_gt(v_mul(along, along), v_mul(r_sq, w_len_sq))));
+    const vmask leg_side = m_and(apart, m_not(cutoff));
     const vf o0 = v_sub(vrel0, v_mul(idt, rel0)), o1 = v_sub(vrel1, v_mul(idt, rel1));
-    const vf o_len = v_sqrt(v_add(v_mul(o0, o0), v_mul(o1, o1)));
-    const vf dist = v_sqrt(dist_sq);
+    const vf o_len_sq = v_add(v_mul(o0, o0), v_mul(o1, o1));
+    /* w's length (apart) or o's (overlapping); the leg (apart) or the
+     * distance (overlapping). */
+    const vf len = v_sqrt(v_select(apart, w_len_sq, o_len_sq));
+    const vf leg_or_dist = v_sqrt(v_select(apart, v_sub(dist_sq, r_sq), dist_sq));
+    const vmask left = v_gt(v_sub(v_mul(rel0, w1), v_mul(rel1, w0)), zero);
+    const vf leg_l0 = v_sub(v_mul(rel0, leg_or_dist), v_mul(rel1, r));
+    const vf leg_l1 = v_add(v_mul(rel0, r), v_mul(rel1, leg_or_dist));
+    const vf leg_r0 = negate(v_add(v_mul(rel0, leg_or_dist), v_mul(rel1, r)));
+    const vf leg_r1 = negate(v_add(v_mul(negate(rel0), r), v_mul(rel1, leg_or_dist)));
+    const vmask moving = v_gt(len, zero), spread = v_gt(dist_sq, zero);
     const vmask by_id = i_gt(i_xor(i_load(nb->id + j), sign), a_id); /* a's id < b's */
     const vf id_unit = v_select(by_id, v_set1(-1.0f), v_set1(1.0f));
-    const vmask moving = v_gt(o_len, zero), spread = v_gt(dist_sq, zero);
-    const vf ou0 = v_select(moving, v_div(o0, o_len),
-                            v_select(spread, v_div(negate(rel0), dist), id_unit));
-    const vf ou1 = v_select(moving, v_div(o1, o_len),
-                            v_select(spread, v_div(negate(rel1), dist), zero));
-    const vf o_push = v_sub(v_mul(r, idt), o_len);
-
-    const vmask apart = v_gt(dist_sq, r_sq);
-    const vf d0 = v_select(apart, apart_d0, ou1);
-    const vf d1 = v_select(apart, apart_d1, negate(ou0));
-    const vf u0 = v_select(apart, apart_u0, v_mul(o_push, ou0));
-    const vf u1 = v_select(apart, apart_u1, v_mul(o_push, ou1));
+    /* The quotients: w / |w|, the leg's direction, o / |o|, -rel / dist,
+     * or the unit along x by id (over 1, exactly itself). */
+    const vf one = v_set1(1.0f);
+    const vf num0 =
+        v_select(cutoff, w0,
+                 v_select(leg_side, v_select(left, leg_l0, leg_r0),
+                          v_select(moving, o0, v_select(spread, negate(rel0), id_unit))));
+    const vf num1 =
+        v_select(cutoff, w1,
+                 v_select(leg_side, v_select(left, leg_l1, leg_r1),
+                          v_select(moving, o1, v_select(spread, negate(rel1), zero))));
+    const vf den =
+        v_select(cutoff, len,
+                 v_select(leg_side, dist_sq,
+                          v_select(moving, len, v_select(spread, leg_or_dist, one))));
+    const vf q0 = v_div(num0, den), q1 = v_div(num1, den);
+    /* The line: through v_a + share u along `d`. */
+    const vf push = v_sub(v_mul(r, v_select(apart, itau, idt)), len);
+    const vf along_leg = v_add(v_mul(vrel0, q0), v_mul(vrel1, q1));
+    const vf d0 = v_select(leg_side, q0, q1);
+    const vf d1 = v_select(leg_side, q1, negate(q0));
+    const vf u0 = v_select(leg_side, v_sub(v_mul(along_leg, q0), vrel0), v_mul(push, q0));
+    const vf u1 = v_select(leg_side, v_sub(v_mul(along_leg, q1), vrel1), v_mul(push, q1));
     const vf b_resp = v_load(nb->responsibility + j);
     const vmask yields = v_gt(a_resp, zero);
     const vf share = v_select(yields, v_div(a_resp, v_add(a_resp, b_resp)), zero);
