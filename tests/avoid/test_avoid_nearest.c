@@ -9,6 +9,7 @@
 #include "avoid/avoid.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 enum { N = 1500, MAX_CAP = 2000 };
 
@@ -160,7 +161,62 @@ static void every_path(void) {
   }
 }
 
+/* crowdsteer_avoid with a grid (cells as wide as the radius) gives the
+ * bits of the scan over every agent (no grid), for crowds on cell borders
+ * far from the origin, where x * (1 / cell) rounds across a border. */
+static void grid_against_all(void) {
+  static float px[N], py[N], vx[N], vy[N], pref_x[N], pref_y[N];
+  static float out_grid[2][N], out_all[2][N];
+  static uint32_t ids[N];
+  const float cell = 0.3f, origins[] = {0.0f, 1e6f, -3e5f, 1e7f};
+  for (int o = 0; o < 4; o++) {
+    const size_t n = 1200;
+    for (size_t i = 0; i < n; i++) {
+      /* On a lattice of cell borders, nudged by an ulp or two either way. */
+      const float bx = origins[o] + cell * (float)(i % 40), by = cell * (float)(i / 40);
+      const int nudge = (int)(i % 5) - 2;
+      px[i] = nudge > 0 ? cs_float_step(bx, nudge > 1) : bx + 0.01f * (float)nudge;
+      py[i] = by + (float)(i % 3) * 0.07f;
+      vx[i] = uniform() - 0.5f, vy[i] = uniform() - 0.5f;
+      pref_x[i] = uniform() - 0.5f, pref_y[i] = uniform() - 0.5f;
+      ids[i] = (uint32_t)(i * 2654435761u);
+    }
+    crowdsteer_agents agents = {n, 2, px, py, NULL, vx, vy, NULL, ids};
+    crowdsteer_grid *grid;
+    CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+    crowdsteer_grid_desc desc = {0};
+    desc.cell_size = 3 * cell;
+    CHECK_STATUS(crowdsteer_grid_build(grid, &agents, &desc), CROWDSTEER_OK);
+    crowdsteer_neighbours nb = {0};
+    nb.radius = 3 * cell;
+    nb.max_neighbours = 6;
+    crowdsteer_avoidance av = {0};
+    av.radius = 0.05f;
+    av.neighbours = &nb;
+    crowdsteer_params params = {0};
+    params.max_speed = 1.0f;
+    const crowdsteer_vectors pref = {pref_x, pref_y, NULL};
+    const crowdsteer_vectors all = {out_all[0], out_all[1], NULL};
+    const crowdsteer_vectors by_grid = {out_grid[0], out_grid[1], NULL};
+    CHECK_STATUS(crowdsteer_avoid(&agents, &av, &params, &pref, &all, 0, n),
+                 CROWDSTEER_OK);
+    nb.grid = grid;
+    CHECK_STATUS(crowdsteer_avoid(&agents, &av, &params, &pref, &by_grid, 0, n),
+                 CROWDSTEER_OK);
+    for (size_t i = 0; i < n; i++)
+      CHECK_MSG(!memcmp(&out_all[0][i], &out_grid[0][i], sizeof(float)) &&
+                    !memcmp(&out_all[1][i], &out_grid[1][i], sizeof(float)),
+                "origin %g, agent %zu: the grid's bits differ", (double)origins[o], i);
+    crowdsteer_grid_destroy(grid);
+  }
+}
+
+static void every_check(void) {
+  every_path();
+  grid_against_all();
+}
+
 int main(void) {
-  if (!on_every_isa(every_path)) return 77;
+  if (!on_every_isa(every_check)) return 77;
   return check_report("test_avoid_nearest");
 }
