@@ -12,6 +12,7 @@
 #include "internal.h"
 
 enum { MAX_LOOP_VERTICES = 1 << 24, MAX_SET_VERTICES = 1 << 30, MAX_CELLS = 1 << 22 };
+enum { CELLS_PER_EDGE = 64, MIN_CELLS = 4096 };
 
 crowdsteer_status crowdsteer_obstacles_create(crowdsteer_obstacles **obstacles) {
   if (!obstacles) return CROWDSTEER_ERROR_NULL_POINTER;
@@ -334,8 +335,15 @@ crowdsteer_status crowdsteer_obstacles_build(crowdsteer_obstacles *o, float cell
     h = 1.0;
   }
   if (!(h > 0.0)) h = longest > 0.0 ? longest / (double)(n ? n : 1) : 1.0;
-  /* At most MAX_CELLS cells: coarser cells where the box needs it. */
-  while ((floor(width / h) + 1.0) * (floor(height / h) + 1.0) > MAX_CELLS)
+  /* At most MAX_CELLS cells, and CELLS_PER_EDGE an edge (MIN_CELLS at
+   * least): coarser cells where the box needs it. More would be empty, and
+   * each long edge is filed in every cell it crosses (a wall 3.4e16 long
+   * in cells of 5 made 3.2 million entries: a fuzz timeout). */
+  const double most = (double)n * CELLS_PER_EDGE > MAX_CELLS ? (double)MAX_CELLS
+                      : (double)n * CELLS_PER_EDGE < MIN_CELLS
+                          ? (double)MIN_CELLS
+                          : (double)n * CELLS_PER_EDGE;
+  while ((floor(width / h) + 1.0) * (floor(height / h) + 1.0) > most)
     h *= 2.0;
   o->min_x = lo[0], o->min_y = lo[1], o->max_x = hi[0], o->max_y = hi[1];
   o->cell_size = h;
