@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# ThreadSanitizer over the tests whose work runs on OpenMP teams and the
-# host-thread test of one grid shared by concurrent steps (tsan-openmp:
+# ThreadSanitizer over the tests whose work runs on OpenMP teams (the
+# step's avoidance stage among them) and the host-thread test of one grid
+# shared by concurrent steps (tsan-openmp:
 # clang 14's libomp, whose Archer tool tells TSan about OpenMP's barriers;
 # halts on the first report). The tsan preset (OpenMP off) is left to
 # developers: its test_limits alone takes 3 minutes.
