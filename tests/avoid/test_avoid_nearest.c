@@ -4,7 +4,8 @@
  * nearest in order. Crowds that exercise every path: a room cut back by
  * distance, stacks of coincident agents (cut by full key), caps past the
  * sort-all size, duplicate ids, group filters, crowds smaller than a
- * block, 2D and 3D. */
+ * block, 2D and 3D; and the lines' and planes' special cases, every ISA
+ * against the scalar one. */
 #include "../common/check.h"
 #include "avoid/avoid.h"
 
@@ -211,12 +212,73 @@ static void grid_against_all(void) {
   }
 }
 
+/* The planes' and lines' special cases on every ISA against the scalar
+ * ISA's bits: neighbours straight along the relative velocity (no part off
+ * the cone's axis: the fixed perpendicular, ties in which axis it leans on
+ * least), coincident agents at rest and moving together (apart by id),
+ * overlapping pairs, in 2D and 3D. */
+static void special_cases(int dims, float out[3][64]) {
+  static float p[3][64], v[3][64], pref[3][64];
+  static uint32_t ids[64];
+  const size_t n = 64;
+  for (size_t i = 0; i < n; i++) {
+    const size_t group = i / 8, k = i % 8;
+    const float at = (float)group * 50.0f;
+    /* along x, along the diagonal, coincident, overlapping, near */
+    const float d = group % 4 == 0   ? 3.0f * (float)k
+                    : group % 4 == 1 ? 0.0f
+                                     : 0.7f * (float)k;
+    for (int axis = 0; axis < 3; axis++) {
+      const float dir = group % 2 ? 1.0f : (axis == 0 ? 1.0f : 0.0f);
+      p[axis][i] = at + d * dir;
+      v[axis][i] = group >= 4 ? 0.0f : (k % 2 ? -0.5f : 0.5f) * dir;
+      pref[axis][i] = 0.3f * dir;
+    }
+    ids[i] = (uint32_t)(n - i);
+  }
+  crowdsteer_agents agents = {
+      n,  dims, p[0], p[1], dims == 3 ? p[2] : NULL, v[0], v[1], dims == 3 ? v[2] : NULL,
+      ids};
+  crowdsteer_neighbours nb = {0};
+  nb.radius = 30.0f;
+  nb.max_neighbours = 7;
+  crowdsteer_avoidance av = {0};
+  av.radius = 0.5f;
+  av.time_horizon = 4.0f;
+  av.neighbours = &nb;
+  crowdsteer_params params = {0};
+  params.max_speed = 2.0f;
+  params.dt = 0.25f;
+  const crowdsteer_vectors pv = {pref[0], pref[1], dims == 3 ? pref[2] : NULL};
+  const crowdsteer_vectors ov = {out[0], out[1], dims == 3 ? out[2] : NULL};
+  CHECK_STATUS(crowdsteer_avoid(&agents, &av, &params, &pv, &ov, 0, n), CROWDSTEER_OK);
+}
+
+static void special_cases_every_isa(void) {
+  static float want[3][64], got[3][64];
+  const crowdsteer_isa active = crowdsteer_active_isa();
+  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
+  const int count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
+  for (int dims = 2; dims <= 3; dims++) {
+    CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR), CROWDSTEER_OK);
+    special_cases(dims, want);
+    for (int k = 0; k < count; k++) {
+      CHECK_STATUS(crowdsteer_force_isa(isas[k]), CROWDSTEER_OK);
+      special_cases(dims, got);
+      CHECK_MSG(!memcmp(want, got, sizeof want), "%dD special cases: isa %s differs",
+                dims, crowdsteer_isa_name(isas[k]));
+    }
+  }
+  CHECK_STATUS(crowdsteer_force_isa(active), CROWDSTEER_OK);
+}
+
 static void every_check(void) {
   every_path();
   grid_against_all();
 }
 
 int main(void) {
+  special_cases_every_isa();
   if (!on_every_isa(every_check)) return 77;
   return check_report("test_avoid_nearest");
 }
