@@ -97,14 +97,14 @@ run_on_team(int threads, size_t items, size_t min_range, cs_items_fn *fn, void *
 #endif
 }
 
-/* Which runs a call's threads: 0 not decided yet, else a cs_team. */
+/* Which runs a call's threads: 0 not decided yet, else a CS_TEAM_ value. */
 static atomic_int team_kind;
 
-void cs_team_force(cs_team team) { atomic_store(&team_kind, (int)team); }
+void cs_team_force(int team) { atomic_store(&team_kind, team); }
 
 /* CROWDSTEER_THREADS=openmp picks OpenMP teams; anything else the pool.
  * Read once: racing first calls read the same environment. */
-static cs_team team_in_use(void) {
+static int team_in_use(void) {
   int kind = atomic_load_explicit(&team_kind, memory_order_relaxed);
   if (!kind) {
     const char *name = getenv("CROWDSTEER_THREADS");
@@ -112,7 +112,7 @@ static cs_team team_in_use(void) {
     int unset = 0;
     if (!atomic_compare_exchange_strong(&team_kind, &unset, kind)) kind = unset;
   }
-  return (cs_team)kind;
+  return kind;
 }
 
 void cs_spread_run(const cs_spread *spread, size_t items, size_t min_range,

@@ -30,11 +30,11 @@ cs_spread cs_spread_for(const crowdsteer_task_system *tasks, int threads, size_t
 size_t cs_spread_width(const cs_spread *spread, size_t units);
 
 /* What runs a call's threads when it brings no task system. */
-typedef enum cs_team { CS_TEAM_POOL = 1, CS_TEAM_OPENMP = 2 } cs_team;
+enum { CS_TEAM_POOL = 1, CS_TEAM_OPENMP = 2 };
 
-/* Test hook: every later call's threads run on `team` (the environment's
- * CROWDSTEER_THREADS is not read then). */
-void cs_team_force(cs_team team);
+/* Test hook: every later call's threads run on `team` (a CS_TEAM_ value;
+ * the environment's CROWDSTEER_THREADS is not read then). */
+void cs_team_force(int team);
 
 /* Runs fn over every item of [0, items) exactly once, in ranges of at
  * least `min_range` items, each range in the library's floating-point
