@@ -89,8 +89,8 @@ typedef struct demo_options {
   int combine;    /* crowdsteer_combine */
   int snapshot;   /* enum snapshot_mode */
   int threads;    /* crowdsteer_step_desc.threads: 0 = all */
-  int tasks;   /* workers of a host task pool instead of the library's threads; 0: none */
-  size_t tile; /* crowdsteer_step_desc.tile_size: 0 = the library's */
+  int tasks;      /* workers of a host task pool; 0: the library's threads */
+  size_t tile;    /* crowdsteer_step_desc.tile_size: 0 = the library's */
   const char *isa_name;
   uint32_t seed;
   float separation;        /* separation radius, 0: off */
