@@ -1,7 +1,8 @@
 /* How a call spreads independent pieces of work over threads: a host's
- * task system, an OpenMP team, or the caller's thread alone. Every caller
- * cuts its work into items whose results do not depend on which thread
- * runs them or in what order, so the bits never depend on the spread. */
+ * task system, a team (the library's pool or OpenMP), or the caller's
+ * thread alone. Every caller cuts its work into items whose results do not
+ * depend on which thread runs them or in what order, so the bits never
+ * depend on the spread. */
 #ifndef CROWDSTEER_PARALLEL_H
 #define CROWDSTEER_PARALLEL_H
 
@@ -11,7 +12,7 @@
 
 typedef struct cs_spread {
   const crowdsteer_task_system *tasks; /* the host's, or NULL */
-  int threads;                         /* without tasks: the team (1: no OpenMP) */
+  int threads;                         /* without tasks: the team (1: no team) */
 } cs_spread;
 
 /* Items [first, last) of a piece of work, with its context. */
