@@ -359,6 +359,5 @@ int overlap_of(const fuzz_case *c, const world *w, int *field, uintptr_t *to) {
   cs_fuzz_extent e[F_COUNT + 8];
   const int n = call_extents(c, w, e);
   return cs_fuzz_pick_overlap(e, n, c->begin, c->end, c->begin, c->end, c->count,
-                              c->overlap_bytes, field,
-                              to);
+                              c->overlap_bytes, field, to);
 }

@@ -86,9 +86,8 @@ void cs_fuzz_add_extent(cs_fuzz_extent *e, int *n, int id, const void *array, in
  * it does). Returns 0 when no such pair exists; else the written array's
  * id, the address to move it to. */
 int cs_fuzz_pick_overlap(const cs_fuzz_extent *e, int n, size_t begin, size_t end,
-                         size_t reach_first, size_t reach_last,
-                         size_t count, const uint8_t bytes[3], int *moved_id,
-                         uintptr_t *moved_to);
+                         size_t reach_first, size_t reach_last, size_t count,
+                         const uint8_t bytes[3], int *moved_id, uintptr_t *moved_to);
 
 /* Counters over all cs_fuzz_one calls (fuzz_case.h), for the replay test's
  * summary; crowdsteer_step cases (fuzz_step.c) count into them too. */

@@ -869,7 +869,12 @@ typedef struct crowdsteer_step_desc {
    *  velocity becomes the move made over dt: CROWDSTEER_REPORT_WALL), and
    *  an agent inside a polygon stays where it is, at rest
    *  (CROWDSTEER_REPORT_INSIDE). The results are those of integrating,
-   *  then crowdsteer_avoid, then moving, whatever the threads or tiles. */
+   *  then crowdsteer_avoid, then moving, whatever the threads or tiles;
+   *  with a grid each agent's own position and velocity before the step
+   *  are read from the grid's copy (as crowdsteer_avoid reads them), and
+   *  when the range holds a quarter of the grid's agents or more the
+   *  stage runs after every tile, over the grid's slots (neighbours in
+   *  one cell follow each other in memory). */
   const struct crowdsteer_avoidance *avoidance;
 } crowdsteer_step_desc;
 

@@ -53,8 +53,9 @@ CROWDSTEER_API crowdsteer_status crowdsteer_obstacles_add(crowdsteer_obstacles *
 /**
  * Builds the grid of edges over the bounding box of every vertex:
  * cell_size 0 picks one (about one edge per cell); otherwise a positive
- * finite value (PARAMETER), raised where needed so the grid has at most
- * 2^22 cells. An empty set builds too. OUT_OF_MEMORY leaves the set
+ * finite value (PARAMETER), doubled where needed so the grid has at most
+ * 2^22 cells and at most 64 per edge (4,096 cells always allowed). An
+ * empty set builds too. OUT_OF_MEMORY leaves the set
  * unbuilt. The grid holds 4 bytes per cell plus 4 per (edge, cell) pair
  * the edge passes through; crowdsteer_obstacles_bytes tells the total.
  */
@@ -133,9 +134,11 @@ typedef struct crowdsteer_avoidance {
  * output must not overlap anything else the call reads (OVERLAP). With a
  * grid and the neighbours' `tasks`, the call spreads over that task system
  * in parts of 256 grid slots; otherwise it runs on the caller's thread. It
- * allocates its working memory for the call (per worker: the constraints of
- * max_neighbours plus every obstacle edge, 24 + 12 bytes each, and 12 bytes
- * per edge and 5 per polygon for the obstacle queries).
+ * allocates its working memory for the call (per worker, with neighbours:
+ * about 7.5 KiB plus 100 bytes per max_neighbours in 2D, 112 in 3D, for
+ * the candidates, the nearest and their constraints; with obstacles, 44
+ * bytes per edge for their constraints and 12 per edge and 5 per polygon
+ * for the obstacle queries).
  */
 CROWDSTEER_API crowdsteer_status crowdsteer_avoid(const crowdsteer_agents *agents,
                                                   const crowdsteer_avoidance *avoidance,

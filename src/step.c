@@ -602,7 +602,11 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   const cs_spread spread = cs_spread_for(step->tasks, step->threads, tiles);
   /* The avoidance stage's slots, one per thread that may run tiles, after
    * the neighbour behaviours' floats. */
-  const size_t slots = cs_spread_width(&spread, tiles) + 1;
+  const size_t parts = cs_step_avoid_parts(&pl.avoid);
+  const cs_spread part_spread = cs_spread_for(step->tasks, step->threads, parts);
+  const size_t tile_width = cs_spread_width(&spread, tiles);
+  const size_t part_width = parts ? cs_spread_width(&part_spread, parts) : 0;
+  const size_t slots = (tile_width > part_width ? tile_width : part_width) + 1;
   const size_t avoid_floats = (cs_step_avoid_bytes(&pl.avoid, slots) + 3) / 4;
   if (avoid_floats > SIZE_MAX / 4 - floats) return CROWDSTEER_ERROR_OUT_OF_MEMORY;
   cs_scratch scratch;
@@ -615,6 +619,7 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
   cs_nb_step_run(agents, step, begin, end, isa, pl.behaviour, pl.neighbour,
                  scratch.floats);
   run_plan(&pl, &spread, cs_backend_for(isa), begin, end);
+  cs_step_avoid_run_parts(&pl.avoid, &part_spread);
   cs_scratch_give_back(&scratch);
   return CROWDSTEER_OK;
 }

@@ -21,11 +21,9 @@
 //   the scenario made once) and report the median of the R mean times, and
 //   each of them; the metrics come from the first run.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -36,6 +34,7 @@
 
 #include "RVO.h"
 
+#include "../../examples/scenario_figures.h"
 #include "../../examples/scenarios.h"
 
 #if RVO2_DRIVER_3D
@@ -72,81 +71,6 @@ void read_positions(const RVO::RVOSimulator &sim, std::vector<float> &pos) {
 #endif
   }
 }
-
-const std::int64_t EMPTY = INT64_MIN; // a hash slot without a cell
-
-// Overlaps of one state through a spatial hash of cells of side 2 * the
-// largest radius (every pair closer than the radii's sum is in adjacent
-// cells): the pairs closer than r_i + r_j, and the smallest d / (r_i + r_j)
-// over the pairs found in adjacent cells (1e30 when there is none).
-struct OverlapCounter {
-  std::vector<std::int64_t> key;    // per hash slot: the cell, or EMPTY
-  std::vector<std::size_t> head;    // per hash slot: first agent of the cell
-  std::vector<std::size_t> next;    // per agent: next agent of its cell
-  std::vector<std::int64_t> cellof; // per agent
-
-  static std::int64_t cell_key(const std::int64_t c[3]) {
-    return ((c[0] & 0x1FFFFF) << 42) | ((c[1] & 0x1FFFFF) << 21) | (c[2] & 0x1FFFFF);
-  }
-  std::size_t slot(std::int64_t k) const {
-    std::uint64_t h = (std::uint64_t)k * 0x9E3779B97F4A7C15ull;
-    std::size_t mask = key.size() - 1, s = (std::size_t)(h >> 20) & mask;
-    while (key[s] != EMPTY && key[s] != k)
-      s = (s + 1) & mask;
-    return s;
-  }
-
-  void measure(const std::vector<float> &pos, const std::vector<float> &radius,
-               std::uint64_t overlaps[3], double &min_ratio) {
-    const std::size_t n = radius.size();
-    const float rmax = *std::max_element(radius.begin(), radius.end());
-    const double cell = 2.0 * rmax;
-    std::size_t size = 1;
-    while (size < 2 * n)
-      size <<= 1;
-    key.assign(size, EMPTY);
-    head.assign(size, SIZE_MAX);
-    next.assign(n, SIZE_MAX);
-    cellof.assign(n * 3, 0);
-    for (std::size_t i = n; i-- > 0;) { // lists in index order
-      std::int64_t c[3] = {0, 0, 0};
-      for (int k = 0; k < DIMS; ++k)
-        c[k] = (std::int64_t)std::floor((double)pos[DIMS * i + k] / cell);
-      for (int k = 0; k < 3; ++k)
-        cellof[3 * i + k] = c[k];
-      const std::size_t s = slot(cell_key(c));
-      key[s] = cell_key(c);
-      next[i] = head[s];
-      head[s] = i;
-    }
-    const int zr = DIMS == 3 ? 1 : 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      for (int dz = -zr; dz <= zr; ++dz)
-        for (int dy = -1; dy <= 1; ++dy)
-          for (int dx = -1; dx <= 1; ++dx) {
-            const std::int64_t c[3] = {cellof[3 * i] + dx, cellof[3 * i + 1] + dy,
-                                       cellof[3 * i + 2] + dz};
-            const std::size_t s = slot(cell_key(c));
-            if (key[s] == EMPTY) continue;
-            for (std::size_t j = head[s]; j != SIZE_MAX; j = next[j]) {
-              if (j <= i) continue;
-              double d2 = 0.0;
-              for (int k = 0; k < DIMS; ++k) {
-                const double d = (double)pos[DIMS * j + k] - (double)pos[DIMS * i + k];
-                d2 += d * d;
-              }
-              const double sum = (double)radius[i] + (double)radius[j];
-              if (d2 >= sum * sum) continue;
-              const double ratio = std::sqrt(d2) / sum;
-              ++overlaps[0];
-              overlaps[1] += ratio < 0.99;
-              overlaps[2] += ratio < 0.9;
-              if (ratio < min_ratio) min_ratio = ratio;
-            }
-          }
-    }
-  }
-};
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -207,7 +131,7 @@ int main(int argc, char **argv) {
   const double scenario_seconds = now(CLOCK_MONOTONIC) - t_setup;
 
   std::vector<float> pos(DIMS * s.n), pref(DIMS * s.n), radius(s.n);
-  OverlapCounter counter;
+  scn_overlaps counter = {};
   std::uint64_t overlaps[3] = {0, 0, 0};
   double min_ratio = 1e30;
   std::uint64_t vis_queries = 0, vis_differ = 0, edge_differ = 0;
@@ -286,7 +210,11 @@ int main(int argc, char **argv) {
       }
       ++steps;
       read_positions(*sim, pos);
-      if (measure) counter.measure(pos, radius, overlaps, min_ratio);
+      if (measure && scn_overlaps_measure(&counter, pos.data(), radius.data(), s.n, DIMS,
+                                          overlaps, &min_ratio) != 0) {
+        std::fprintf(stderr, "rvo2_driver: out of memory\n");
+        return 1;
+      }
       if (!timing_steps && scn_reached(&s, pos.data())) {
         reached = true;
         break;
@@ -333,15 +261,9 @@ int main(int argc, char **argv) {
         (unsigned long long)edge_differ, (unsigned long long)vis_queries,
         (unsigned long long)vis_differ);
 #endif
-  // FNV-1a over the final positions' bits, agents in index order.
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (std::size_t i = 0; i < pos.size(); ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &pos[i], sizeof bits);
-    for (int b = 0; b < 4; ++b)
-      hash = (hash ^ ((bits >> (8 * b)) & 0xFFu)) * 0x100000001b3ull;
-  }
-  std::printf(" state_hash=%016llx\n", (unsigned long long)hash);
+  std::printf(" state_hash=%016llx\n",
+              (unsigned long long)scn_state_hash(pos.data(), pos.size()));
+  scn_overlaps_free(&counter);
   scn_free(&s);
   return 0;
 }

@@ -1,9 +1,10 @@
 /* crowdsteer-mpi: the demo's crowd (examples/demo.c) stepped over MPI ranks
  * by domain decomposition, giving the demo's state hash bit for bit. Every
- * rank steps its own agents with crowdsteer_step; agents carry stable ids,
- * ghosts within the neighbour radius come from the neighbouring ranks each
- * step, agent targets owned elsewhere are fetched, and agents migrate when
- * they cross into another rank's strip. */
+ * rank steps its own agents with crowdsteer_step (ORCA avoidance and the
+ * obstacles too, with --avoid, --obstacles); agents carry stable ids,
+ * ghosts within the widest neighbour radius come from the neighbouring
+ * ranks each step, agent targets owned elsewhere are fetched, and agents
+ * migrate when they cross into another rank's strip. */
 
 /* The demo itself, without its main (demo.h; CMake links its files): the
  * very same options, setup, markers and hash, so the two programs cannot
@@ -67,6 +68,7 @@ typedef struct local {
   uint32_t *u[UINT_COLUMNS];
   float *next[6];         /* the step's output buffer (px .. vz) */
   uint32_t *target_index; /* AGENTS targets as indices into the batch */
+  uint32_t *report;       /* avoidance's report bits of the owned agents */
 } local;
 
 static void *grow(void *array, size_t count) {
@@ -90,6 +92,7 @@ static void reserve(local *l, size_t count) {
   for (int k = 0; k < 6; k++)
     l->next[k] = grow(l->next[k], capacity);
   l->target_index = grow(l->target_index, capacity);
+  l->report = grow(l->report, capacity);
   l->capacity = capacity;
 }
 
@@ -101,6 +104,7 @@ static void local_free(local *l) {
   for (int k = 0; k < 6; k++)
     free(l->next[k]);
   free(l->target_index);
+  free(l->report);
 }
 
 /* The demo's global array behind each float column (NULL: z in 2D): its
@@ -160,6 +164,7 @@ typedef struct counters {
   double seconds[TIMERS];
   double ghosts, fetched, migrated, own; /* sums over steps */
   double ghost_bytes, fetch_bytes, migration_bytes, messages;
+  double crowded, walled; /* the demo's avoidance totals, agent-steps */
 } counters;
 
 /* Sends `count` words to `to` while receiving any number from `from` (a
@@ -397,17 +402,40 @@ static void localise_target(const scenario *sc, const local *l, crowdsteer_targe
 }
 
 /* The local views of one step: the batch, its output buffer, wander's state
- * (global seed and tick), the neighbours (local grid) and the behaviours. */
+ * (global seed and tick), the neighbours (local grids), the behaviours and
+ * the avoidance stage. */
 typedef struct step_views {
   crowdsteer_agents batch, output;
   crowdsteer_wander_state wander;
-  crowdsteer_neighbours neighbours;
+  crowdsteer_neighbours neighbours, avoid_neighbours;
   crowdsteer_step_behaviour behaviours[SLOT_COUNT];
+  crowdsteer_avoidance avoidance;
   crowdsteer_step_desc desc;
 } step_views;
 
+/* The demo's avoidance over the local batch: ORCA's neighbours through the
+ * rank's own grid, the report into the local column. The obstacle set is
+ * every rank's own copy of the same layout (scenario_setup builds it), so
+ * it is used as it is. */
+static void localise_avoidance(const scenario *sc, const local *l,
+                               crowdsteer_grid *avoid_grid, step_views *v) {
+  v->avoidance = sc->avoidance;
+  v->avoidance.radius_per_agent = localise(sc, l, v->avoidance.radius_per_agent);
+  v->avoidance.responsibility_per_agent =
+      localise(sc, l, v->avoidance.responsibility_per_agent);
+  v->avoidance.report = l->report;
+  if (sc->avoidance.neighbours) {
+    v->avoid_neighbours = sc->avoid_neighbours;
+    v->avoid_neighbours.grid = avoid_grid;
+    v->avoid_neighbours.radius_per_agent =
+        localise(sc, l, v->avoid_neighbours.radius_per_agent);
+    v->avoidance.neighbours = &v->avoid_neighbours;
+  }
+  v->desc.avoidance = &v->avoidance;
+}
+
 static void make_views(const scenario *sc, local *l, crowdsteer_grid *grid,
-                       step_views *v) {
+                       crowdsteer_grid *avoid_grid, step_views *v) {
   const int dims = sc->opts.dims, z = dims == 3;
   float **f = l->f;
   v->batch = (crowdsteer_agents){l->total,           dims,    f[C_PX], f[C_PY],
@@ -439,23 +467,35 @@ static void make_views(const scenario *sc, local *l, crowdsteer_grid *grid,
   localise_params(sc, l, &v->desc.integrator);
   v->desc.output = &v->output;
   v->desc.snapshot = NULL;
+  if (sc->step_desc.avoidance) localise_avoidance(sc, l, avoid_grid, v);
 }
 
-/* The neighbour grid over the whole batch, then one crowdsteer_step over the
- * owned agents; their new state replaces the old. */
-static crowdsteer_status compute(const scenario *sc, local *l, crowdsteer_grid *grid) {
+/* The neighbour grids over the whole batch (separation's; ORCA's, cells as
+ * wide as its reach, as the demo builds them), then one crowdsteer_step over
+ * the owned agents; their new state replaces the old. */
+static crowdsteer_status compute(const scenario *sc, local *l, crowdsteer_grid *grid,
+                                 crowdsteer_grid *avoid_grid, counters *n) {
   step_views v;
-  make_views(sc, l, grid, &v);
-  if (grid) {
-    const crowdsteer_grid_desc desc = {.cell_size = sc->opts.separation,
+  make_views(sc, l, grid, avoid_grid, &v);
+  crowdsteer_grid *const grids[2] = {grid, avoid_grid};
+  const float cells[2] = {sc->opts.separation, sc->avoid_neighbours.radius};
+  for (int k = 0; k < 2; k++) {
+    if (!grids[k]) continue;
+    const crowdsteer_grid_desc desc = {.cell_size = cells[k],
                                        .threads = sc->opts.threads};
-    const crowdsteer_status status = crowdsteer_grid_build(grid, &v.batch, &desc);
+    const crowdsteer_status status = crowdsteer_grid_build(grids[k], &v.batch, &desc);
     if (status != CROWDSTEER_OK) return status;
   }
   const crowdsteer_status status = crowdsteer_step(&v.batch, &v.desc, 0, l->own);
   if (status != CROWDSTEER_OK) return status;
   for (int k = 0; k < 6; k++)
     if (k % 3 < sc->opts.dims) memcpy(l->f[C_PX + k], l->next[k], l->own * sizeof(float));
+  if (sc->step_desc.avoidance) /* the demo counts its steered agents only */
+    for (size_t i = 0; i < l->own; i++) {
+      if (l->u[U_ID][i] < DRIVEN_AGENTS) continue;
+      n->crowded += (l->report[i] & CROWDSTEER_REPORT_CROWDED) != 0;
+      n->walled += (l->report[i] & CROWDSTEER_REPORT_WALL) != 0;
+    }
   return CROWDSTEER_OK;
 }
 
@@ -586,30 +626,40 @@ static int take_strip_option(int *argc, char **argv, double *width) {
   return 0;
 }
 
-/* Every option of the demo but those that change what is computed here. */
+/* The farthest any agent looks at another: separation's radius, and ORCA's
+ * reach with --avoid on or only (the demo's own float product, demo.h). */
+static double neighbour_reach(const demo_options *o) {
+  const float avoid = o->avoid != AVOID_OFF ? AVOID_REACH * o->body_radius : 0.0f;
+  return fmax((double)o->separation, (double)avoid);
+}
+
+/* Every option of the demo but those that change what is computed here
+ * (separate calls and pictures are the demo's own). */
 static int check_options(const demo_options *o, const decomposition *d) {
-  if (o->mode != MODE_STEP || o->pictures_dir || o->avoid != AVOID_OFF || o->obstacles) {
-    fprintf(stderr, "crowdsteer-mpi: --mode separate, --pictures, --avoid and "
-                    "--obstacles are the demo's only\n");
+  if (o->mode != MODE_STEP || o->pictures_dir) {
+    fprintf(stderr, "crowdsteer-mpi: --mode separate and --pictures are the demo's "
+                    "only\n");
     return EXIT_USAGE;
   }
   if (d->ranks > 1 && d->ghost > 0.0 && !(d->width > 2.0 * d->ghost)) {
     fprintf(stderr,
             "crowdsteer-mpi: strips (%g wide) must be wider than twice the ghost "
-            "depth (%g, twice the separation radius)\n",
+            "depth (%g, twice the separation radius or ORCA's reach, the larger)\n",
             d->width, d->ghost);
     return EXIT_USAGE;
   }
   return 0;
 }
 
-static void report(const counters *n, const decomposition *d, unsigned steps) {
-  double max[TIMERS], sum[TIMERS], totals[8],
-      mine[8] = {n->ghosts,      n->fetched,     n->migrated,        n->own,
-                 n->ghost_bytes, n->fetch_bytes, n->migration_bytes, n->messages};
+static void report(const counters *n, const decomposition *d, unsigned steps,
+                   int avoiding) {
+  double max[TIMERS], sum[TIMERS], totals[10],
+      mine[10] = {n->ghosts,      n->fetched,     n->migrated,        n->own,
+                  n->ghost_bytes, n->fetch_bytes, n->migration_bytes, n->messages,
+                  n->crowded,     n->walled};
   MPI_Reduce(n->seconds, max, TIMERS, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(n->seconds, sum, TIMERS, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Reduce(mine, totals, 8, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(mine, totals, 10, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (d->rank != 0) return;
   const double per = 1.0 / ((double)steps * d->ranks); /* per rank and step */
   printf("\ntime per step, mean over ranks (max rank), ms:\n");
@@ -626,6 +676,10 @@ static void report(const counters *n, const decomposition *d, unsigned steps) {
   printf("per rank and step: %.0f bytes of ghosts, %.0f of targets, %.0f of migrants, "
          "%.1f messages (collectives counted as ranks - 1 each)\n",
          totals[4] * per, totals[5] * per, totals[6] * per, totals[7] * per);
+  /* The demo's words, so that the test compares the step's other output. */
+  if (avoiding)
+    printf("avoidance whole run: %.0f crowded and %.0f wall agent-steps\n", totals[8],
+           totals[9]);
 }
 
 /* The behaviours whose targets are other agents (by index, here by id). */
@@ -651,8 +705,10 @@ static void wait_for_all(counters *n) {
 
 /* The demo's steps, distributed; 0 when every step succeeded. */
 static int run_steps(scenario *sc, local *l, const decomposition *d, counters *n) {
-  crowdsteer_grid *grid = NULL;
+  crowdsteer_grid *grid = NULL, *avoid_grid = NULL;
   if (sc->opts.separation > 0.0f && crowdsteer_grid_create(&grid) != CROWDSTEER_OK)
+    return 1;
+  if (sc->avoidance.neighbours && crowdsteer_grid_create(&avoid_grid) != CROWDSTEER_OK)
     return 1;
   crowdsteer_id_index *batch = NULL, *owned = NULL;
   if (crowdsteer_id_index_create(&batch) != CROWDSTEER_OK ||
@@ -670,7 +726,7 @@ static int run_steps(scenario *sc, local *l, const decomposition *d, counters *n
     fetch_targets(l, batch, owned, bits, d->ranks, n);
     t = lap(n, T_TARGETS, t);
     n->own += (double)l->own;
-    const crowdsteer_status status = compute(sc, l, grid);
+    const crowdsteer_status status = compute(sc, l, grid, avoid_grid, n);
     if (status != CROWDSTEER_OK) {
       fprintf(stderr, "crowdsteer-mpi: rank %d, step %u: %s\n", d->rank, s,
               crowdsteer_status_string(status));
@@ -694,6 +750,7 @@ static int run_steps(scenario *sc, local *l, const decomposition *d, counters *n
   crowdsteer_id_index_destroy(batch);
   crowdsteer_id_index_destroy(owned);
   crowdsteer_grid_destroy(grid);
+  crowdsteer_grid_destroy(avoid_grid);
   return failed;
 }
 
@@ -706,7 +763,7 @@ static int setup(int argc, char **argv, scenario *sc, local *l, decomposition *d
   code = parse_options(argc, argv, &opts);
   if (code >= 0) return code ? code : -1; /* -1: --help, done */
   if (d->width == 0.0) d->width = 2.0 * WORLD_HALF_SIZE / d->ranks;
-  d->ghost = 2.0 * opts.separation;
+  d->ghost = 2.0 * neighbour_reach(&opts);
   code = check_options(&opts, d);
   if (!code) code = choose_isa(opts.isa_name);
   if (code) return code;
@@ -745,7 +802,7 @@ int main(int argc, char **argv) {
   code = run_steps(&sc, &l, &d, &n);
   const double wall = MPI_Wtime() - start;
   const size_t distinct = gather_by_id(&l, &sc, &d);
-  report(&n, &d, sc.opts.steps);
+  report(&n, &d, sc.opts.steps, sc.step_desc.avoidance != NULL);
   if (d.rank == 0 && !code) {
     size_t non_finite = 0;
     float *g[FLOAT_COLUMNS];

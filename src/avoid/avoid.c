@@ -13,6 +13,7 @@
 #include "parallel.h"
 
 static cs_avoid_scan_fn scan_for(crowdsteer_isa isa);
+static cs_orca_lines_fn lines_for(crowdsteer_isa isa);
 
 /* ---- validation ------------------------------------------------------------- */
 
@@ -96,6 +97,7 @@ crowdsteer_status cs_avoid_prepare(cs_avoid_job *job, const crowdsteer_agents *a
   if (avoidance->report && any && !cs_aligned(avoidance->report))
     return CROWDSTEER_ERROR_ALIGNMENT;
   job->scan = scan_for(crowdsteer_active_isa());
+  job->lines = lines_for(crowdsteer_active_isa());
   job->obstacles = avoidance->obstacles;
   if (job->obstacles && !job->obstacles->built) return CROWDSTEER_ERROR_GRID;
   if (job->avoid_agents) {
@@ -128,6 +130,10 @@ static size_t constraint_size(const cs_avoid_job *job) {
 size_t cs_avoid_scratch_bytes(const cs_avoid_job *job) {
   const size_t lines = neighbour_cap(job) + edge_count(job);
   size_t bytes = round_up(neighbour_cap(job) * sizeof(cs_avoid_near));
+  if (job->avoid_agents)
+    bytes += round_up((neighbour_cap(job) + CS_AVOID_SPARE) * sizeof(cs_avoid_cand)) +
+             round_up((CS_AVOID_SPARE + CS_AVOID_PAD) * sizeof(float)) +
+             7 * round_up((neighbour_cap(job) + CS_AVOID_PAD) * sizeof(float));
   bytes += round_up(edge_count(job) * (sizeof(uint64_t) + sizeof(uint32_t)));
   bytes += 2 * round_up(lines * constraint_size(job));
   if (job->obstacles) bytes += round_up(cs_obstacle_scratch_bytes(job->obstacles));
@@ -139,6 +145,17 @@ void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *m
   const size_t lines = neighbour_cap(job) + edge_count(job);
   s->near = (cs_avoid_near *)at;
   at += round_up(neighbour_cap(job) * sizeof(cs_avoid_near));
+  s->cands = (cs_avoid_cand *)at;
+  if (job->avoid_agents)
+    at += round_up((neighbour_cap(job) + CS_AVOID_SPARE) * sizeof(cs_avoid_cand));
+  s->row_dd = (float *)at;
+  if (job->avoid_agents) at += round_up((CS_AVOID_SPARE + CS_AVOID_PAD) * sizeof(float));
+  const size_t padded = round_up((neighbour_cap(job) + CS_AVOID_PAD) * sizeof(float));
+  s->nb_floats = (float *)at;
+  s->nb_stride = padded / sizeof(float);
+  if (job->avoid_agents) at += 6 * padded;
+  s->nb_ids = (uint32_t *)at;
+  if (job->avoid_agents) at += padded;
   s->edge_keys = (uint64_t *)at;
   s->edges = (uint32_t *)(at + edge_count(job) * sizeof(uint64_t));
   at += round_up(edge_count(job) * (sizeof(uint64_t) + sizeof(uint32_t)));
@@ -215,9 +232,11 @@ static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s,
   if (!a.fov) {
     /* The squared distance against cs_within_limit decides as the distance
      * against the radius does; the backend's scan, lanes over candidates. */
-    const cs_avoid_scan scan = {rows,     dims,    {a.p[0], a.p[1], a.p[2]},
-                                a.within, a.index, a.use_mask,
-                                a.mask,   job->id, cap};
+    const cs_avoid_scan scan = {
+        rows,     dims,      {a.p[0], a.p[1], a.p[2]},
+        a.within, a.index,   a.use_mask,
+        a.mask,   job->id,   cap,
+        s->cands, s->row_dd, nb->grid ? nb->grid->count : job->count};
     count = job->scan(&scan, s->near);
   } else {
     uint32_t order = 0;
@@ -243,17 +262,6 @@ static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s,
   return count;
 }
 
-uint32_t cs_avoid_scan_scalar(const cs_avoid_scan *scan, cs_avoid_near *near) {
-  uint32_t count = 0, order = 0;
-  float limit = scan->within;
-  for (int r = 0; r < scan->rows->count; r++) {
-    const size_t first = scan->rows->first[r], last = scan->rows->last[r];
-    cs_avoid_scan_range(scan, near, &count, first, last, order, &limit);
-    order += (uint32_t)(last - first);
-  }
-  return count;
-}
-
 /* The scan of an ISA (the scalar one where no SIMD scan is built). */
 static cs_avoid_scan_fn scan_for(crowdsteer_isa isa) {
   switch (isa) {
@@ -270,6 +278,25 @@ static cs_avoid_scan_fn scan_for(crowdsteer_isa isa) {
   case CROWDSTEER_ISA_NEON: return cs_avoid_scan_neon;
 #endif
   default: return cs_avoid_scan_scalar;
+  }
+}
+
+/* The lines of an ISA (the scalar definition where none is built). */
+static cs_orca_lines_fn lines_for(crowdsteer_isa isa) {
+  switch (isa) {
+#ifdef CROWDSTEER_HAVE_SSE4
+  case CROWDSTEER_ISA_SSE4: return cs_avoid_lines_sse4;
+#endif
+#ifdef CROWDSTEER_HAVE_AVX2
+  case CROWDSTEER_ISA_AVX2: return cs_avoid_lines_avx2;
+#endif
+#ifdef CROWDSTEER_HAVE_AVX512
+  case CROWDSTEER_ISA_AVX512: return cs_avoid_lines_avx512;
+#endif
+#ifdef CROWDSTEER_HAVE_NEON
+  case CROWDSTEER_ISA_NEON: return cs_avoid_lines_neon;
+#endif
+  default: return cs_orca_agent_lines;
   }
 }
 
@@ -322,20 +349,27 @@ uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
   if (job->avoid_agents) {
     cs_nb_rows rows;
     const uint32_t near = nearest_neighbours(job, s, i, p, v, &rows);
-    for (uint32_t k = 0; k < near; k++) {
-      const uint32_t slot = s->near[k].slot;
+    float *const f = s->nb_floats;
+    const size_t stride = s->nb_stride;
+    float *const at[6] = {
+        f, f + stride, f + 2 * stride, f + 3 * stride, f + 4 * stride, f + 5 * stride};
+    /* Past the last neighbour, copies of it fill the kernels' last block. */
+    const uint32_t filled =
+        near ? (near + CS_AVOID_PAD - 1u) / CS_AVOID_PAD * CS_AVOID_PAD : 0;
+    for (uint32_t k = 0; k < filled; k++) {
+      const uint32_t slot = s->near[k < near ? k : near - 1u].slot;
       const uint32_t q = rows.index ? rows.index[slot] : slot;
-      const cs_orca_agent b = {{rows.pos[0][slot], rows.pos[1][slot]},
-                               {rows.vel[0][slot], rows.vel[1][slot]},
-                               cs_param_at(job->radius, q),
-                               0.0f,
-                               cs_param_at(job->responsibility, q),
-                               cs_agent_id(job->id, q)};
-      const float share = cs_orca_share(a.responsibility, b.responsibility);
-      if (!(share > 0.0f)) continue;
-      cs_orca_agent_line(&a, &b, share, job->inv_time_horizon, job->inv_dt,
-                         &s->constraints.lines[count++]);
+      at[0][k] = rows.pos[0][slot], at[1][k] = rows.pos[1][slot];
+      at[2][k] = rows.vel[0][slot], at[3][k] = rows.vel[1][slot];
+      at[4][k] = cs_param_at(job->radius, q);
+      at[5][k] = cs_param_at(job->responsibility, q);
+      s->nb_ids[k] = cs_agent_id(job->id, q);
     }
+    const cs_orca_neighbours nb = {at[0], at[1], at[2],     at[3],
+                                   at[4], at[5], s->nb_ids, near};
+    if (near)
+      count += job->lines(&a, &nb, job->inv_time_horizon, job->inv_dt,
+                          &s->constraints.lines[count]);
   }
   const int crowded = cs_orca_solve(s->constraints.lines, obstacle_count, count,
                                     a.max_speed, preferred, s->room.lines, velocity);

@@ -20,14 +20,24 @@ typedef struct cs_avoid_job {
   cs_param radius, responsibility, max_speed;
   float inv_time_horizon, obstacle_time_horizon, inv_obstacle_time_horizon, inv_dt;
   int avoid_agents;
-  cs_nb_job neighbours;  /* valid when avoid_agents */
-  cs_avoid_scan_fn scan; /* the candidate scan of the call's ISA */
+  cs_nb_job neighbours;   /* valid when avoid_agents */
+  cs_avoid_scan_fn scan;  /* the candidate scan of the call's ISA */
+  cs_orca_lines_fn lines; /* and its 2D agent lines */
   const crowdsteer_obstacles *obstacles;
 } cs_avoid_job;
 
+/* Room past the cap for the widest kernels' last block. */
+enum { CS_AVOID_PAD = 16 };
+
 /* Memory one thread's agents use in turn. */
 typedef struct cs_avoid_scratch {
-  cs_avoid_near *near; /* cap entries */
+  cs_avoid_near *near;  /* cap entries */
+  cs_avoid_cand *cands; /* cap + CS_AVOID_SPARE entries */
+  float *row_dd;        /* CS_AVOID_SPARE floats */
+  /* The neighbours' state and parameters for the lines, padded */
+  float *nb_floats; /* 6 arrays of nb_stride >= cap + CS_AVOID_PAD floats */
+  size_t nb_stride;
+  uint32_t *nb_ids;    /* cap + CS_AVOID_PAD */
   uint64_t *edge_keys; /* one per obstacle edge */
   uint32_t *edges;     /* one per obstacle edge */
   /* cap + edges constraints each: lines in 2D, planes in 3D */

@@ -1,8 +1,8 @@
 /* The nearest neighbours an agent avoids: the candidate test every backend
  * shares (squared distance under the radius's limit, not itself, the
- * group filter) and the keeping of the `cap` nearest by (distance, id),
- * which the SIMD scans (src/kernels/avoid_scan.c) call for the candidates
- * their lanes accept. */
+ * group filter), the collection of the candidates the SIMD scans
+ * (src/kernels/avoid_scan.c) accept, and their ranking (near.c) into the
+ * `cap` nearest by (distance, id). */
 #ifndef CROWDSTEER_AVOID_NEAR_H
 #define CROWDSTEER_AVOID_NEAR_H
 
@@ -20,7 +20,23 @@ typedef struct cs_avoid_near {
   uint32_t slot;
 } cs_avoid_near;
 
-/* One agent's scan: its candidates and the test they must pass. */
+/* A candidate under the scan's limit, collected before any is ranked:
+ * its squared distance, place in the scan, grid slot and id; `key` is
+ * filled only when candidates are ranked by their full key. */
+typedef struct cs_avoid_cand {
+  uint64_t key;
+  float dd;
+  uint32_t order;
+  uint32_t slot;
+  uint32_t id;
+} cs_avoid_cand;
+
+/* Room for candidates beyond the cap before they are cut back to about the
+ * cap: a typical crowd's candidates fit, so most agents rank once. */
+enum { CS_AVOID_SPARE = 256 };
+
+/* One agent's scan: its candidates and the test they must pass, and the
+ * room (cap + CS_AVOID_SPARE entries) its candidates are collected in. */
 typedef struct cs_avoid_scan {
   const cs_nb_rows *rows;
   int dims;
@@ -31,6 +47,9 @@ typedef struct cs_avoid_scan {
   uint32_t mask;
   const uint32_t *ids;
   uint32_t cap;
+  cs_avoid_cand *cands;
+  float *row_dd; /* CS_AVOID_SPARE + 16 floats for a SIMD scan's first limit */
+  size_t slots;  /* the rows' arrays' length */
 } cs_avoid_scan;
 
 /* A backend's scan: the cap nearest candidates of `scan` into `near`,
@@ -86,44 +105,47 @@ static inline void cs_avoid_heap_offer(cs_avoid_near *heap, uint32_t *count, uin
   heap[k] = c;
 }
 
-/* The squared distances still worth a look: below `within`, and once `cap`
- * neighbours are kept, below a bound every dd with sqrtf(dd) <= the
- * farthest kept distance w stays under: with v the float after w, such a
- * dd is below v^2, and v * v rounded (2^-24) then widened by 2^-20 is
- * above it. A candidate at or over the bound has a larger key whatever its
- * id, so dropping it before its square root changes nothing. */
-static inline float cs_avoid_limit(const cs_avoid_scan *scan, const cs_avoid_near *near,
-                                   uint32_t count) {
-  if (count < scan->cap) return scan->within;
-  const cs_avoid_near *far =
-      scan->cap <= CS_AVOID_SORTED_CAP ? &near[count - 1] : &near[0];
-  const uint32_t bits = (uint32_t)(far->key >> 32);
-  float worst;
-  memcpy(&worst, &bits, sizeof worst);
+/* The squared distances still worth a look once `cap` candidates are at
+ * distance at most `worst` (sqrtf of a squared distance): every dd with
+ * sqrtf(dd) <= worst stays under the bound (with v the float after worst,
+ * such a dd is below v^2, and v * v rounded (2^-24) then widened by 2^-20
+ * is above it), and a candidate at or over it has a larger key than those
+ * cap whatever its id, so dropping it before its square root changes
+ * nothing. Never above `within`. */
+static inline float cs_avoid_bound(float worst, float within) {
   const float v = cs_float_step(worst, 1);
   /* Below 2^-60, v * v underflows (to 0 for coincident agents, which
    * then dropped the rest of them whatever their ids: found by the Python
    * tests); any dd whose root is that small is below 2^-100. */
   const float limit = worst < 0x1p-60f ? 0x1p-100f : v * v * (1.0f + 0x1p-20f);
-  return limit < scan->within ? limit : scan->within;
+  return limit < within ? limit : within;
 }
 
-/* A candidate whose squared distance dd passed `within`: kept when it is
- * not the agent itself and passes the group filter. */
-static inline void cs_avoid_offer(const cs_avoid_scan *scan, cs_avoid_near *near,
-                                  uint32_t *count, size_t slot, uint32_t order,
-                                  float dd) {
+/* Cuts the n collected candidates back to about the cap (at most
+ * cap + CS_AVOID_SPARE / 2) without dropping any of the cap nearest, and
+ * returns the tighter limit for the rest of the scan. */
+float cs_avoid_cut(const cs_avoid_scan *scan, uint32_t *n);
+
+/* The cap nearest of the n collected candidates by (key, order), nearest
+ * first, into `near`; returns how many. */
+uint32_t cs_avoid_rank(const cs_avoid_scan *scan, uint32_t n, cs_avoid_near *near);
+
+/* Collects a candidate whose squared distance dd passed the limit, when it
+ * is not the agent itself and passes the group filter; a full room is cut
+ * back (and *limit tightened). */
+static inline void cs_avoid_collect(const cs_avoid_scan *scan, uint32_t *n, size_t slot,
+                                    uint32_t order, float dd, float *limit) {
   const cs_nb_rows *rows = scan->rows;
   const uint32_t qi = rows->index ? rows->index[slot] : (uint32_t)slot;
   if (qi == scan->self) return;
   if (scan->use_mask && ((rows->group ? rows->group[slot] : 0u) & scan->mask) == 0)
     return;
-  const cs_avoid_near c = {cs_nb_nearness(sqrtf(dd), cs_agent_id(scan->ids, qi)), order,
-                           (uint32_t)slot};
-  if (scan->cap <= CS_AVOID_SORTED_CAP)
-    cs_avoid_keep_sorted(near, count, scan->cap, c);
-  else
-    cs_avoid_heap_offer(near, count, scan->cap, c);
+  cs_avoid_cand *c = &scan->cands[(*n)++];
+  c->dd = dd;
+  c->order = order;
+  c->slot = (uint32_t)slot;
+  c->id = cs_agent_id(scan->ids, qi);
+  if (*n == scan->cap + CS_AVOID_SPARE) *limit = cs_avoid_cut(scan, n);
 }
 
 /* The squared distance of candidate `slot`, as every backend computes it. */
@@ -138,15 +160,14 @@ static inline float cs_avoid_dd(const cs_avoid_scan *scan, size_t slot) {
   return dd;
 }
 
-/* The scalar scan: every backend's definition (and its tails). */
-static inline void cs_avoid_scan_range(const cs_avoid_scan *scan, cs_avoid_near *near,
-                                       uint32_t *count, size_t first, size_t last,
-                                       uint32_t order, float *limit) {
+/* The scalar scan of slots [first, last): every backend's definition (and
+ * its tails). */
+static inline void cs_avoid_scan_range(const cs_avoid_scan *scan, uint32_t *n,
+                                       size_t first, size_t last, uint32_t order,
+                                       float *limit) {
   for (size_t slot = first; slot < last; slot++, order++) {
     const float dd = cs_avoid_dd(scan, slot);
-    if (!(dd < *limit)) continue;
-    cs_avoid_offer(scan, near, count, slot, order, dd);
-    *limit = cs_avoid_limit(scan, near, *count);
+    if (dd < *limit) cs_avoid_collect(scan, n, slot, order, dd, limit);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "internal.h"
 
 enum { MAX_LOOP_VERTICES = 1 << 24, MAX_SET_VERTICES = 1 << 30, MAX_CELLS = 1 << 22 };
+enum { CELLS_PER_EDGE = 64, MIN_CELLS = 4096 };
 
 crowdsteer_status crowdsteer_obstacles_create(crowdsteer_obstacles **obstacles) {
   if (!obstacles) return CROWDSTEER_ERROR_NULL_POINTER;
@@ -260,7 +261,40 @@ static int edge_near_cell(const crowdsteer_obstacles *o, size_t e, uint32_t c,
   return dx * dx + dy * dy <= reach * reach;
 }
 
-/* Calls fn for every cell edge e is filed in. */
+/* The columns [*from, *to] of row r (within [c0, c1]) that edge e may
+ * pass near: where the edge is while its y is within a cell of the row's
+ * band, widened by two cells; a superset of edge_near_cell's yes (a cell
+ * it says yes to has its centre within 0.72 cells of a point of the edge),
+ * so the walk along a long edge costs its length in cells, not its box. */
+static int edge_columns(const crowdsteer_obstacles *o, size_t e, uint32_t r, uint32_t c0,
+                        uint32_t c1, uint32_t *from, uint32_t *to) {
+  const size_t f = o->next[e];
+  const double h = o->cell_size;
+  const double ax = o->x[e], ay = o->y[e], ux = (double)o->x[f] - ax,
+               uy = (double)o->y[f] - ay;
+  double t0 = 0.0, t1 = 1.0;
+  if (uy != 0.0) {
+    const double low = o->min_y + ((double)r - 1.0) * h, high = low + 3.0 * h;
+    t0 = (low - ay) / uy, t1 = (high - ay) / uy;
+    if (t0 > t1) {
+      const double t = t0;
+      t0 = t1, t1 = t;
+    }
+    t0 = t0 < 0.0 ? 0.0 : t0;
+    t1 = t1 > 1.0 ? 1.0 : t1;
+    if (!(t0 <= t1)) return 0;
+  }
+  const double xa = ax + t0 * ux, xb = ax + t1 * ux;
+  const double lo = (xa < xb ? xa : xb) - 2.0 * h - o->min_x;
+  const double hi = (xa < xb ? xb : xa) + 2.0 * h - o->min_x;
+  const double first = floor(lo / h), last = floor(hi / h);
+  if (!(last >= (double)c0) || !(first <= (double)c1)) return 0;
+  *from = first > (double)c0 ? (uint32_t)first : c0;
+  *to = last < (double)c1 ? (uint32_t)last : c1;
+  return 1;
+}
+
+/* Runs body for every cell (c, r) edge e is filed in. */
 #define FOR_EDGE_CELLS(o, e, c, r, body)                                                 \
   do {                                                                                   \
     const size_t f_ = (o)->next[e];                                                      \
@@ -268,9 +302,12 @@ static int edge_near_cell(const crowdsteer_obstacles *o, size_t e, uint32_t c,
     const uint32_t c1_ = cs_obstacle_column(o, fmaxf((o)->x[e], (o)->x[f_]));            \
     const uint32_t r0_ = cs_obstacle_row(o, fminf((o)->y[e], (o)->y[f_]));               \
     const uint32_t r1_ = cs_obstacle_row(o, fmaxf((o)->y[e], (o)->y[f_]));               \
-    for (uint32_t r = r0_; r <= r1_; r++)                                                \
-      for (uint32_t c = c0_; c <= c1_; c++)                                              \
+    for (uint32_t r = r0_; r <= r1_; r++) {                                              \
+      uint32_t from_, to_;                                                               \
+      if (!edge_columns(o, e, r, c0_, c1_, &from_, &to_)) continue;                      \
+      for (uint32_t c = from_; c <= to_; c++)                                            \
         if (edge_near_cell(o, e, c, r)) body                                             \
+    }                                                                                    \
   } while (0)
 
 crowdsteer_status crowdsteer_obstacles_build(crowdsteer_obstacles *o, float cell_size) {
@@ -291,11 +328,22 @@ crowdsteer_status crowdsteer_obstacles_build(crowdsteer_obstacles *o, float cell
   const double width = (double)hi[0] - lo[0], height = (double)hi[1] - lo[1];
   const double longest = width > height ? width : height;
   double h = cell_size;
-  if (h == 0.0) /* about one edge per cell over the box */
-    h = n ? sqrt(width * height / (double)n) : 1.0;
+  if (h == 0.0 && n) { /* about one edge per cell over the box, thin ones too */
+    h = sqrt(width * height / (double)n);
+    if (h < longest / (double)n) h = longest / (double)n;
+  } else if (h == 0.0) {
+    h = 1.0;
+  }
   if (!(h > 0.0)) h = longest > 0.0 ? longest / (double)(n ? n : 1) : 1.0;
-  /* At most MAX_CELLS cells: coarser cells where the box needs it. */
-  while ((floor(width / h) + 1.0) * (floor(height / h) + 1.0) > MAX_CELLS)
+  /* At most MAX_CELLS cells, and CELLS_PER_EDGE an edge (MIN_CELLS at
+   * least): coarser cells where the box needs it. More would be empty, and
+   * each long edge is filed in every cell it crosses (a wall 3.4e16 long
+   * in cells of 5 made 3.2 million entries: a fuzz timeout). */
+  const double most = (double)n * CELLS_PER_EDGE > MAX_CELLS ? (double)MAX_CELLS
+                      : (double)n * CELLS_PER_EDGE < MIN_CELLS
+                          ? (double)MIN_CELLS
+                          : (double)n * CELLS_PER_EDGE;
+  while ((floor(width / h) + 1.0) * (floor(height / h) + 1.0) > most)
     h *= 2.0;
   o->min_x = lo[0], o->min_y = lo[1], o->max_x = hi[0], o->max_y = hi[1];
   o->cell_size = h;

@@ -81,6 +81,20 @@ void cs_orca_agent_line(const cs_orca_agent *a, const cs_orca_agent *b, float sh
   set(line->point, a->v[0] + share * u[0], a->v[1] + share * u[1]);
 }
 
+size_t cs_orca_agent_lines(const cs_orca_agent *a, const cs_orca_neighbours *nb,
+                           float inv_time_horizon, float inv_dt, cs_orca_line *out) {
+  size_t count = 0;
+  for (size_t k = 0; k < nb->count; k++) {
+    const cs_orca_agent b = {{nb->px[k], nb->py[k]}, {nb->vx[k], nb->vy[k]},
+                             nb->radius[k],          0.0f,
+                             nb->responsibility[k],  nb->id[k]};
+    const float share = cs_orca_share(a->responsibility, b.responsibility);
+    if (share > 0.0f)
+      cs_orca_agent_line(a, &b, share, inv_time_horizon, inv_dt, &out[count++]);
+  }
+  return count;
+}
+
 /* ---- obstacles ------------------------------------------------------------------ */
 
 static void vertex_at(const crowdsteer_obstacles *o, uint32_t v, float out[2]) {

@@ -56,6 +56,25 @@ typedef struct cs_orca_agent {
 void cs_orca_agent_line(const cs_orca_agent *a, const cs_orca_agent *b, float share,
                         float inv_time_horizon, float inv_dt, cs_orca_line *line);
 
+/* Agent a's neighbours in structure-of-arrays form, `count` of them, each
+ * array readable (and padded) to a whole number of CS_LANES blocks. */
+typedef struct cs_orca_neighbours {
+  const float *px, *py, *vx, *vy, *radius, *responsibility;
+  const uint32_t *id;
+  size_t count;
+} cs_orca_neighbours;
+
+/* The lines a gets from its neighbours, in their order, those it takes no
+ * share of (cs_orca_share 0) left out, into `out`; returns how many. The
+ * scalar definition, and the kernels' (src/kernels/avoid_lines.c). */
+typedef size_t (*cs_orca_lines_fn)(const cs_orca_agent *a, const cs_orca_neighbours *nb,
+                                   float inv_time_horizon, float inv_dt,
+                                   cs_orca_line *out);
+size_t cs_orca_agent_lines(const cs_orca_agent *a, const cs_orca_neighbours *nb,
+                           float inv_time_horizon, float inv_dt, cs_orca_line *out);
+extern const cs_orca_lines_fn cs_avoid_lines_sse4, cs_avoid_lines_avx2,
+    cs_avoid_lines_avx512, cs_avoid_lines_neon;
+
 /* a's share of avoiding b: responsibility r_a / (r_a + r_b), 0 when r_a is 0. */
 static inline float cs_orca_share(float ra, float rb) {
   return ra > 0.0f ? ra / (ra + rb) : 0.0f;

@@ -25,6 +25,11 @@ crowdsteer_status cs_step_avoid_prepare(cs_step_avoid *sa,
   sa->dims = agents->dims;
   sa->dt = step->integrator.dt == 0.0f ? 1.0f : step->integrator.dt;
   sa->chunk = chunk;
+  sa->begin = begin, sa->end = end;
+  /* Over the grid's slots when the range is a good part of its agents (a
+   * walk skips those outside the range). */
+  const crowdsteer_grid *g = sa->job.avoid_agents ? sa->job.neighbours.grid : NULL;
+  sa->after_tiles = g && (end - begin) >= g->count / 4;
   const float *pos[3] = {agents->px, agents->py, agents->pz};
   const float *vel[3] = {agents->vx, agents->vy, agents->vz};
   for (int k = 0; k < sa->dims; k++) {
@@ -84,6 +89,7 @@ static float *saved_state(const cs_step_avoid *sa, size_t slot) {
 }
 
 size_t cs_step_avoid_begin(cs_step_avoid *sa, size_t first, size_t last) {
+  if (sa->after_tiles) return 0;
   /* At most `slots` chunks run at once (one per thread): one is free. */
   const size_t slot = cs_avoid_take_slot(sa->busy, sa->slots);
   float *saved = saved_state(sa, slot);
@@ -131,40 +137,92 @@ static uint32_t hold_walls(const crowdsteer_obstacles *o, cs_obstacle_scratch *s
   return CROWDSTEER_REPORT_WALL;
 }
 
-void cs_step_avoid_end(cs_step_avoid *sa, size_t slot, size_t first, size_t last) {
+/* Agent i from its state (p, v) before the step: ORCA from its preferred
+ * velocity (the integrator's), the move, the walls; its new state. */
+static void move_agent(const cs_step_avoid *sa, cs_avoid_scratch *s, size_t i,
+                       const float p[3], const float v[3]) {
   const cs_avoid_job *job = &sa->job;
   const int dims = sa->dims;
   const float dt = sa->dt;
+  float pref[3] = {0.0f, 0.0f, 0.0f}, out[3];
+  for (int k = 0; k < dims; k++)
+    pref[k] = sa->out_vel[k][i];
+  uint32_t report = cs_avoid_agent(job, s, i, p, v, pref, out);
+  float q[3] = {0.0f, 0.0f, 0.0f};
+  for (int k = 0; k < dims; k++)
+    q[k] = p[k] + out[k] * dt;
+  if (job->obstacles) {
+    const uint32_t wall = hold_walls(job->obstacles, &s->obstacle, p, q);
+    if (wall) /* the velocity is the move made */
+      for (int k = 0; k < 2; k++)
+        out[k] = (q[k] - p[k]) / dt;
+    report |= wall;
+  }
+  for (int k = 0; k < dims; k++) {
+    sa->out_pos[k][i] = q[k];
+    sa->out_vel[k][i] = out[k];
+  }
+  if (sa->desc->report) sa->desc->report[i] = report;
+}
+
+void cs_step_avoid_end(cs_step_avoid *sa, size_t slot, size_t first, size_t last) {
+  if (sa->after_tiles) return;
+  const int dims = sa->dims;
   cs_avoid_scratch s;
-  cs_avoid_scratch_init(&s, job, sa->memory + slot * sa->slot_bytes);
+  cs_avoid_scratch_init(&s, &sa->job, sa->memory + slot * sa->slot_bytes);
   const float *saved = saved_state(sa, slot);
   for (size_t i = first; i < last; i++) {
     const size_t c = i - first;
     /* The agent's own state before the step (bit for bit the grid's copy
      * of it, the grid being built from that state). */
     float p[3] = {0.0f, 0.0f, 0.0f}, v[3] = {0.0f, 0.0f, 0.0f};
-    float pref[3] = {0.0f, 0.0f, 0.0f}, out[3];
     for (int k = 0; k < dims; k++) {
       p[k] = saved[(size_t)k * sa->chunk + c];
       v[k] = saved[(size_t)(3 + k) * sa->chunk + c];
-      pref[k] = sa->out_vel[k][i];
     }
-    uint32_t report = cs_avoid_agent(job, &s, i, p, v, pref, out);
-    float q[3] = {0.0f, 0.0f, 0.0f};
-    for (int k = 0; k < dims; k++)
-      q[k] = p[k] + out[k] * dt;
-    if (job->obstacles) {
-      const uint32_t wall = hold_walls(job->obstacles, &s.obstacle, p, q);
-      if (wall) /* the velocity is the move made */
-        for (int k = 0; k < 2; k++)
-          out[k] = (q[k] - p[k]) / dt;
-      report |= wall;
-    }
-    for (int k = 0; k < dims; k++) {
-      sa->out_pos[k][i] = q[k];
-      sa->out_vel[k][i] = out[k];
-    }
-    if (sa->desc->report) sa->desc->report[i] = report;
+    move_agent(sa, &s, i, p, v);
   }
   atomic_store(&sa->busy[slot], 0);
+}
+
+/* Grid slots per part after the tiles: enough to share, each worth a
+ * scratch slot's grab. */
+enum { PART = 256 };
+
+size_t cs_step_avoid_parts(const cs_step_avoid *sa) {
+  if (!sa->on || !sa->after_tiles) return 0;
+  return (sa->job.neighbours.grid->count + PART - 1) / PART;
+}
+
+static void run_parts(void *context, size_t first, size_t last) {
+  cs_step_avoid *sa = context;
+  const crowdsteer_grid *g = sa->job.neighbours.grid;
+  const size_t slot = cs_avoid_take_slot(sa->busy, sa->slots);
+  cs_avoid_scratch s;
+  cs_avoid_scratch_init(&s, &sa->job, sa->memory + slot * sa->slot_bytes);
+  const size_t to = last * PART < g->count ? last * PART : g->count;
+  enum { AHEAD = 8 }; /* the agents' own arrays, in index order, are far apart */
+  for (size_t at = first * PART; at < to; at++) {
+    if (at + AHEAD < to) {
+      const size_t later = g->index[at + AHEAD];
+      for (int k = 0; k < sa->dims; k++) {
+        __builtin_prefetch(sa->out_vel[k] + later, 1);
+        __builtin_prefetch(sa->out_pos[k] + later, 1);
+      }
+    }
+    const size_t i = g->index[at];
+    if (i < sa->begin || i >= sa->end) continue;
+    float p[3] = {0.0f, 0.0f, 0.0f}, v[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < sa->dims; k++) {
+      p[k] = g->pos[k][at];
+      v[k] = g->vel[k][at];
+    }
+    move_agent(sa, &s, i, p, v);
+  }
+  atomic_store(&sa->busy[slot], 0);
+}
+
+void cs_step_avoid_run_parts(cs_step_avoid *sa, const cs_spread *spread) {
+  const size_t parts = cs_step_avoid_parts(sa);
+  if (parts) cs_spread_run(spread, parts, 1, run_parts, sa);
 }

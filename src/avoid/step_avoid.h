@@ -1,13 +1,17 @@
-/* Avoidance as the last stage of crowdsteer_step: each chunk of agents is
- * integrated as without it (the preferred velocity), then ORCA picks the
- * velocity, the agents move by it, and the walls hold. The stage's working
- * memory is a few slots (one per thread at most) in the step's scratch. */
+/* Avoidance as the last stage of crowdsteer_step: agents are integrated as
+ * without it (the preferred velocity), then ORCA picks the velocity, the
+ * agents move by it, and the walls hold: chunk by chunk right after their
+ * integration, or, with a grid and most of the batch to move, after every
+ * tile over the grid's slots (neighbours in the same cells follow each
+ * other in memory; the same bits). The stage's working memory is a few
+ * slots (one per thread at most) in the step's scratch. */
 #ifndef CROWDSTEER_AVOID_STEP_AVOID_H
 #define CROWDSTEER_AVOID_STEP_AVOID_H
 
 #include <stdatomic.h>
 
 #include "avoid/avoid.h"
+#include "parallel.h"
 
 typedef struct cs_step_avoid {
   int on;
@@ -23,6 +27,8 @@ typedef struct cs_step_avoid {
   size_t slots, slot_bytes;
   atomic_int *busy;
   char *memory;
+  int after_tiles; /* runs over the grid's slots once every tile is done */
+  size_t begin, end;
 } cs_step_avoid;
 
 /* Validation of crowdsteer_step_desc.avoidance (off when NULL) against the
@@ -47,5 +53,11 @@ void cs_step_avoid_attach(cs_step_avoid *sa, void *memory, size_t slots);
  * ORCA and the walls, writes the new state and gives the slot back. */
 size_t cs_step_avoid_begin(cs_step_avoid *sa, size_t first, size_t last);
 void cs_step_avoid_end(cs_step_avoid *sa, size_t slot, size_t first, size_t last);
+
+/* The grid parts the stage runs in after the tiles (0 when it runs with
+ * them), and running them: every agent of the range, its own state the
+ * grid's copy (the grid being built from the state before the step). */
+size_t cs_step_avoid_parts(const cs_step_avoid *sa);
+void cs_step_avoid_run_parts(cs_step_avoid *sa, const cs_spread *spread);
 
 #endif /* CROWDSTEER_AVOID_STEP_AVOID_H */

@@ -1,46 +1,157 @@
 /* The avoidance's candidate scan on CS_LANES lanes: the squared distances
- * of a block of candidates at once, and the lanes under the radius's limit
- * handed to the shared keeping (src/avoid/near.h), in scan order: the same
+ * of a block of candidates at once, and the lanes under the limit
+ * collected in scan order (src/avoid/near.h), then ranked once: the same
  * neighbours, keys and order as the scalar scan, so the same bits. */
+#include <math.h>
+
 #include "avoid/near.h"
 #include "kernels/vec.h"
 #include "kernels/vec_nb.h"
+
+CS_INLINE vf block_dd(const cs_nb_rows *rows, size_t slot, int dims, vf px, vf py,
+                      vf pz) {
+  const vf d0 = v_sub(px, v_load(rows->pos[0] + slot));
+  const vf d1 = v_sub(py, v_load(rows->pos[1] + slot));
+  vf dd = v_add(v_mul(d0, d0), v_mul(d1, d1));
+  if (dims == 3) {
+    const vf d2 = v_sub(pz, v_load(rows->pos[2] + slot));
+    dd = v_add(dd, v_mul(d2, d2));
+  }
+  return dd;
+}
+
+static float float_of(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* A first limit, so that few candidates are collected: the (cap + 1)-th
+ * smallest squared distance among the first runs' slots (the agent's own
+ * cells first, itself among them; runs are added until they hold twice
+ * that many, at most CS_AVOID_SPARE slots) bounds the cap nearest's, found
+ * bit by bit on the float's top 12 bits (bits LOW_BIT and up, which keeps
+ * it within 2^-4 of it) by counting lanes. Without enough slots, or with
+ * a group filter, the radius's limit. */
+enum { LOW_BIT = 19 };
+
+static float first_limit(const cs_avoid_scan *sc, vf px, vf py, vf pz) {
+  const cs_nb_rows *rows = sc->rows;
+  const uint32_t k = sc->cap + 1u;
+  if (sc->use_mask || k > CS_AVOID_SPARE / 2) return sc->within;
+  float *dd = sc->row_dd; /* CS_AVOID_SPARE + CS_AVOID_PAD floats */
+  size_t m = 0;
+  for (int r = 0; r < rows->count && m < 2u * k; r++) {
+    const size_t first = rows->first[r];
+    size_t take = rows->last[r] - first;
+    if (take > CS_AVOID_SPARE - m) take = CS_AVOID_SPARE - m;
+    size_t j = 0;
+    /* Whole blocks; one past the run's end is overwritten or padded. */
+    for (; j < take && first + j + CS_LANES <= sc->slots; j += CS_LANES)
+      v_store(dd + m + j, block_dd(rows, first + j, sc->dims, px, py, pz));
+    for (; j < take; j++)
+      dd[m + j] = cs_avoid_dd(sc, first + j);
+    m += take;
+  }
+  if (m < k) return sc->within;
+  size_t padded = m;
+  for (; padded % CS_LANES; padded++)
+    dd[padded] = INFINITY;
+  uint32_t bound = 0;
+  for (int bit = 30; bit >= LOW_BIT; bit--) {
+    const vf trial = v_set1(float_of(bound | ((1u << bit) - 1u)));
+    uint32_t at_most = 0;
+    for (size_t b = 0; b < padded; b += CS_LANES)
+      at_most += (uint32_t)m_count(v_le(v_load(dd + b), trial));
+    if (at_most < k) bound |= 1u << bit;
+  }
+  const float worst = float_of(bound | ((1u << LOW_BIT) - 1u));
+  return worst < sc->within ? cs_avoid_bound(sqrtf(worst), sc->within) : sc->within;
+}
+
+/* Up to this many collected candidates are ranked on lanes. */
+enum { LANE_RANKED = 64 };
+
+/* The n (<= LANE_RANKED) collected candidates ranked on lanes: each one's
+ * place is the number of candidates before it by (distance, id, order),
+ * counted without a branch; the cap first go to `near` in order. The
+ * distances are sqrtf of the squared ones, as the keys take them. */
+static uint32_t rank_on_lanes(const cs_avoid_scan *sc, uint32_t n, cs_avoid_near *near) {
+  enum { ROOM = (LANE_RANKED + CS_LANES - 1) / CS_LANES * CS_LANES };
+  float dist[ROOM];
+  uint32_t id[ROOM], order[ROOM];
+  const cs_avoid_cand *c = sc->cands;
+  uint32_t k = 0;
+  for (; k < n; k++)
+    dist[k] = c[k].dd, id[k] = c[k].id ^ 0x80000000u, order[k] = c[k].order ^ 0x80000000u;
+  for (; k % CS_LANES; k++) /* never before anything */
+    dist[k] = INFINITY, id[k] = 0x7fffffffu, order[k] = 0x7fffffffu;
+  for (uint32_t b = 0; b < k; b += CS_LANES)
+    v_store(dist + b, v_sqrt(v_load(dist + b)));
+  for (uint32_t i = 0; i < n; i++) {
+    const vf di = v_set1(dist[i]);
+    const vi ii = i_set1(id[i]), oi = i_set1(order[i]);
+    uint32_t place = 0;
+    for (uint32_t b = 0; b < k; b += CS_LANES) {
+      const vf dj = v_load(dist + b);
+      const vi ij = i_load(id + b), oj = i_load(order + b);
+      const vmask same = i_eq(v_bits(dj), v_bits(di));
+      const vmask tie = m_or(i_gt(ii, ij), m_and(i_eq(ij, ii), i_gt(oi, oj)));
+      place += (uint32_t)m_count(m_or(v_lt(dj, di), m_and(same, tie)));
+    }
+    if (place < sc->cap) {
+      near[place].key = cs_nb_nearness(dist[i], c[i].id);
+      near[place].order = c[i].order;
+      near[place].slot = c[i].slot;
+    }
+  }
+  return n < sc->cap ? n : sc->cap;
+}
 
 static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
   const cs_nb_rows *rows = sc->rows;
   const int dims = sc->dims;
   const vf px = v_set1(sc->p[0]), py = v_set1(sc->p[1]), pz = v_set1(sc->p[2]);
-  float limit = sc->within;
+  float limit = first_limit(sc, px, py, pz);
   float dd_lanes[CS_LANES];
-  uint32_t count = 0, order = 0;
+  uint32_t n = 0, order = 0;
   for (int r = 0; r < rows->count; r++) {
     size_t slot = rows->first[r];
     const size_t last = rows->last[r];
-    for (; slot + CS_LANES <= last; slot += CS_LANES, order += CS_LANES) {
-      const vf d0 = v_sub(px, v_load(rows->pos[0] + slot));
-      const vf d1 = v_sub(py, v_load(rows->pos[1] + slot));
-      vf dd = v_add(v_mul(d0, d0), v_mul(d1, d1));
-      if (dims == 3) {
-        const vf d2 = v_sub(pz, v_load(rows->pos[2] + slot));
-        dd = v_add(dd, v_mul(d2, d2));
+    const uint32_t row_order = order;
+    for (; slot < last; slot += CS_LANES, order += CS_LANES) {
+      /* A whole block; the row's tail is one too, starting at its slot or
+       * ending at the row's end, with the lanes outside it masked off,
+       * where the arrays hold a block there. */
+      size_t base = slot;
+      unsigned lanes = (1u << CS_LANES) - 1u;
+      if (slot + CS_LANES > last) {
+        if (slot + CS_LANES > sc->slots) {
+          if (last < CS_LANES) {
+            cs_avoid_scan_range(sc, &n, slot, last, order, &limit);
+            break;
+          }
+          base = last - CS_LANES;
+        }
+        lanes = ((1u << (last - base)) - 1u) & ~((1u << (slot - base)) - 1u);
       }
-      unsigned bits = m_bits(v_lt(dd, v_set1(limit)));
+      const vf dd = block_dd(rows, base, dims, px, py, pz);
+      unsigned bits = m_bits(v_lt(dd, v_set1(limit))) & lanes;
       if (!bits) continue;
       v_store(dd_lanes, dd);
       while (bits) {
         const int lane = __builtin_ctz(bits);
         bits &= bits - 1u;
         /* The limit may have tightened since the block was tested. */
-        if (!(dd_lanes[lane] < limit)) continue;
-        cs_avoid_offer(sc, near, &count, slot + (size_t)lane, order + (uint32_t)lane,
-                       dd_lanes[lane]);
-        limit = cs_avoid_limit(sc, near, count);
+        if (dd_lanes[lane] < limit)
+          cs_avoid_collect(sc, &n, base + (size_t)lane,
+                           order + (uint32_t)(base + (size_t)lane - slot), dd_lanes[lane],
+                           &limit);
       }
     }
-    cs_avoid_scan_range(sc, near, &count, slot, last, order, &limit);
-    order += (uint32_t)(last - slot);
+    order = row_order + (uint32_t)(last - rows->first[r]);
   }
-  return count;
+  return n <= LANE_RANKED ? rank_on_lanes(sc, n, near) : cs_avoid_rank(sc, n, near);
 }
 
 const cs_avoid_scan_fn CS_AVOID_SCAN = scan;

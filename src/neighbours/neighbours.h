@@ -96,19 +96,24 @@ static inline uint32_t cs_cell(float x, float inv_cell) {
   (CS_BLOCK_X_BITS(dims) + ((dims)-1) * CS_BLOCK_YZ_BITS(dims))
 #define CS_MIN_TABLE(dims) ((size_t)1 << CS_BLOCK_CELL_BITS(dims))
 
-static inline uint32_t cs_bucket(const uint32_t cell[3], int dims, uint32_t mask) {
+/* A cell's bucket before its place along x and the table's mask: the
+ * same for every cell of one row of a block. */
+static inline uint32_t cs_bucket_row(const uint32_t cell[3], int dims) {
   const int x_bits = CS_BLOCK_X_BITS(dims);
   const int yz_bits = CS_BLOCK_YZ_BITS(dims);
   const uint32_t yz_low = (1u << yz_bits) - 1u;
   uint32_t h = (cell[0] >> x_bits) * 0x9E3779B1u;
-  uint32_t offset = cell[0] & (CS_BLOCK_X(dims) - 1u);
   h ^= (cell[1] >> yz_bits) * 0x85EBCA77u;
-  offset |= (cell[1] & yz_low) << x_bits;
+  uint32_t offset = (cell[1] & yz_low) << x_bits;
   if (dims == 3) {
     h ^= (cell[2] >> yz_bits) * 0xC2B2AE3Du;
     offset |= (cell[2] & yz_low) << (x_bits + yz_bits);
   }
-  return ((cs_mix32(h) << CS_BLOCK_CELL_BITS(dims)) | offset) & mask;
+  return (cs_mix32(h) << CS_BLOCK_CELL_BITS(dims)) | offset;
+}
+
+static inline uint32_t cs_bucket(const uint32_t cell[3], int dims, uint32_t mask) {
+  return (cs_bucket_row(cell, dims) | (cell[0] & (CS_BLOCK_X(dims) - 1u))) & mask;
 }
 
 /* Everything a neighbour kernel needs, validated, defaults applied. */

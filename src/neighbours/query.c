@@ -66,13 +66,18 @@ void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows
     add_row(rows, 0, g->count);
     return;
   }
+  /* A row of a block shares its hash: once per block a query row meets. */
+  const uint32_t x_low = CS_BLOCK_X(dims) - 1u;
   uint32_t cell[3] = {0, 0, 0};
   for (cell[2] = lo[2]; cell[2] <= hi[2]; cell[2]++)
-    for (cell[1] = lo[1]; cell[1] <= hi[1]; cell[1]++)
+    for (cell[1] = lo[1]; cell[1] <= hi[1]; cell[1]++) {
+      uint32_t row = 0;
       for (cell[0] = lo[0]; cell[0] <= hi[0]; cell[0]++) {
-        const uint32_t b = cs_bucket(cell, dims, g->bucket_mask);
+        if (cell[0] == lo[0] || (cell[0] & x_low) == 0) row = cs_bucket_row(cell, dims);
+        const uint32_t b = (row | (cell[0] & x_low)) & g->bucket_mask;
         add_row(rows, g->start[b], g->start[b + 1]);
       }
+    }
 }
 
 /* ---- scalar evaluation ----------------------------------------------------- */

@@ -144,9 +144,39 @@ static void test_large(void) {
   crowdsteer_obstacles_destroy(o);
 }
 
+/* An automatic cell over a thin, tall box: about one edge per cell, not
+ * cells square to the box's width (a fuzz input had 2.9 million rows for
+ * 8 edges, and builds took seconds); an explicit cell far below the box's
+ * size is coarsened to 64 cells an edge. */
+static void test_thin_box(void) {
+  crowdsteer_obstacles *o = make();
+  const float wall_x[2] = {0.0f, 3.75f}, wall_y[2] = {-1e18f, 1e18f};
+  const float post_x[3] = {1.0f, 2.0f, 1.0f}, post_y[3] = {0.0f, 0.0f, 1.0f};
+  CHECK_STATUS(crowdsteer_obstacles_add(o, wall_x, wall_y, 2), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_obstacles_add(o, post_x, post_y, 3), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_obstacles_build(o, 0.0f), CROWDSTEER_OK);
+  CHECK_MSG(crowdsteer_obstacles_bytes(o) < 4096, "%zu bytes for 5 edges",
+            crowdsteer_obstacles_bytes(o));
+  CHECK(inside_at(o, 1.2f, 0.2f) == 1);
+  CHECK(inside_at(o, 1.9f, 0.9f) == 0);
+  /* Cells of 1 asked for over a 2048 by 2048 box with 2 edges: coarsened
+   * to at most 4,096 cells (64 an edge, 4,096 always allowed), so a long
+   * wall is filed in a few thousand cells, not millions. */
+  crowdsteer_obstacles *d = make();
+  const float diag_x[2] = {0.0f, 2048.0f}, diag_y[2] = {0.0f, 2048.0f};
+  CHECK_STATUS(crowdsteer_obstacles_add(d, diag_x, diag_y, 2), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_obstacles_build(d, 1.0f), CROWDSTEER_OK);
+  CHECK_MSG(crowdsteer_obstacles_bytes(d) < 4 * (4097 + 2 * 3 * 64) + 1024,
+            "%zu bytes for a diagonal", crowdsteer_obstacles_bytes(d));
+  CHECK(inside_at(d, 100.0f, 100.0f) == 0);
+  crowdsteer_obstacles_destroy(d);
+  crowdsteer_obstacles_destroy(o);
+}
+
 int main(void) {
   test_refusals();
   test_inside();
   test_large();
+  test_thin_box();
   return check_report("test_obstacles");
 }

@@ -161,9 +161,12 @@ static void make_step(world *w, int dims) {
   w->step.avoidance = &w->av;
 }
 
-/* One step both ways; returns whether the bits agree. */
+/* One step both ways; returns whether the bits agree. With `split` the
+ * step is three calls: a small first range (the stage then runs chunk by
+ * chunk in index order) and two larger ones (over the grid's slots after
+ * the tiles). */
 static int composition_holds(world *w, state *s, size_t n, int dims, int threads,
-                             size_t tile, int in_place) {
+                             size_t tile, int in_place, int split) {
   static state before, pref_state, stepped, out;
   static float pref[3][N], vel[3][N];
   static uint32_t manual_report[N];
@@ -195,7 +198,10 @@ static int composition_holds(world *w, state *s, size_t n, int dims, int threads
   crowdsteer_agents sa = agents_of(&stepped, n, dims, NULL);
   crowdsteer_agents oa = agents_of(&out, n, dims, NULL);
   if (!in_place) st.output = &oa;
-  CHECK_STATUS(crowdsteer_step(&sa, &st, 0, n), CROWDSTEER_OK);
+  const size_t cuts[] = {0, split ? n / 8 : n, split ? n / 8 + n / 3 : n, n};
+  for (int c = 0; c < 3; c++)
+    if (cuts[c] < cuts[c + 1])
+      CHECK_STATUS(crowdsteer_step(&sa, &st, cuts[c], cuts[c + 1]), CROWDSTEER_OK);
   const state *result = in_place ? &stepped : &out;
   int same = 1;
   for (size_t i = 0; i < n; i++) {
@@ -225,9 +231,9 @@ static void test_composition(int dims) {
   make_step(&w, dims);
   const int threads[] = {1, 2, 1, 2};
   const size_t tiles[] = {0, 64, 300, 4096};
-  for (int round = 0; round < 8; round++)
+  for (int round = 0; round < 12; round++)
     CHECK_MSG(composition_holds(&w, &s, n, dims, threads[round % 4], tiles[round % 4],
-                                round % 2),
+                                round % 2, round >= 8),
               "%dD round %d: the step differs from its composition", dims, round);
   crowdsteer_grid_destroy(w.grid);
   crowdsteer_obstacles_destroy(w.obstacles);

@@ -53,6 +53,11 @@ typedef struct step_case {
   crowdsteer_step_behaviour behaviours[ALL_KINDS + 3];
   crowdsteer_neighbours neighbours;
   crowdsteer_grid *grid;
+  /* ORCA as the last stage (its 10 nearest: a cap that binds), over the
+   * same grid, and in 2D obstacles (walls held) */
+  crowdsteer_neighbours avoid_neighbours;
+  crowdsteer_avoidance avoidance;
+  crowdsteer_obstacles *obstacles;
   crowdsteer_status status;
 } step_case;
 
@@ -71,6 +76,7 @@ static void make_case(step_case *c, scenario *s, scenario *snapshot, int combine
   c->all.step.tile_size = 4096;
   c->all.step.threads = 1;
   c->grid = NULL;
+  c->obstacles = NULL;
   if (mask_mode == MASK_RUNS)
     for (size_t i = 0; i < s->count; i++)
       c->all.mask[i] = i / 512 < ALL_KINDS ? 1u << (i / 512) : (1u << ALL_KINDS) - 1u;
@@ -93,10 +99,26 @@ static void make_case(step_case *c, scenario *s, scenario *snapshot, int combine
   c->neighbours = (crowdsteer_neighbours){0};
   c->neighbours.grid = c->grid;
   c->neighbours.radius = 1.0f;
+  c->avoid_neighbours = c->neighbours;
+  c->avoid_neighbours.max_neighbours = 10;
+  c->avoidance = (crowdsteer_avoidance){0};
+  c->avoidance.radius = 0.05f;
+  c->avoidance.time_horizon = 2.0f;
+  c->avoidance.neighbours = &c->avoid_neighbours;
+  if (s->dims == 2) {
+    static const float x[4] = {-0.5f, 0.5f, 0.5f, -0.5f},
+                       y[4] = {-0.5f, -0.5f, 0.5f, 0.5f};
+    CHECK_STATUS(crowdsteer_obstacles_create(&c->obstacles), CROWDSTEER_OK);
+    CHECK_STATUS(crowdsteer_obstacles_add(c->obstacles, x, y, 4), CROWDSTEER_OK);
+    CHECK_STATUS(crowdsteer_obstacles_build(c->obstacles, 0.0f), CROWDSTEER_OK);
+    c->avoidance.obstacles = c->obstacles;
+  }
+  c->all.step.avoidance = &c->avoidance;
 }
 
 static void free_case(step_case *c) {
   crowdsteer_grid_destroy(c->grid);
+  crowdsteer_obstacles_destroy(c->obstacles);
   all_kinds_free(&c->all);
 }
 
@@ -158,7 +180,7 @@ static void check_small_stack(int dims, int combine, int mask_mode) {
   printf("%dd %s step, 7 behaviours %s, tile 4096, isa %s: %zu of %zu "
          "stack bytes used (thread descriptor and TLS included)\n",
          dims, combine ? "priority" : "blend",
-         mask_mode == MASK_SEPARATION ? "and the three neighbour ones"
+         mask_mode == MASK_SEPARATION ? "and the three neighbour ones, then ORCA"
                                       : "in runs (in registers)",
          crowdsteer_isa_name(crowdsteer_active_isa()), used, bytes);
   free_case(&c);

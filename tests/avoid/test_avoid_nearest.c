@@ -1,0 +1,222 @@
+/* The avoidance's nearest-neighbour scan (collect under a limit, then
+ * rank) against brute force on every ISA: all candidates keyed by
+ * (sqrtf of the squared distance, id), ties by scan order, the cap
+ * nearest in order. Crowds that exercise every path: a room cut back by
+ * distance, stacks of coincident agents (cut by full key), caps past the
+ * sort-all size, duplicate ids, group filters, crowds smaller than a
+ * block, 2D and 3D. */
+#include "../common/check.h"
+#include "avoid/avoid.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 1500, MAX_CAP = 2000 };
+
+typedef struct crowd {
+  int dims;
+  size_t n;
+  float pos[3][N];
+  uint32_t id[N], group[N];
+} crowd;
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static float uniform(void) {
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  return (float)(rng >> 40) * 0x1p-24f;
+}
+
+typedef struct brute {
+  uint64_t key;
+  uint32_t order, slot;
+} brute;
+
+static int brute_order(const void *x, const void *y) {
+  const brute *a = x, *b = y;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return a->order < b->order ? -1 : (a->order > b->order ? 1 : 0);
+}
+
+/* Agent `self`'s cap nearest within `radius`, the runs being the whole
+ * crowd cut into `runs` pieces visited in order. */
+static void check_agent(const cs_avoid_job *job, const crowd *c, size_t self,
+                        float radius, uint32_t cap, int use_mask, uint32_t mask, int runs,
+                        const char *what) {
+  static cs_avoid_cand cands[MAX_CAP + CS_AVOID_SPARE];
+  static cs_avoid_near near[MAX_CAP];
+  static float row_dd[CS_AVOID_SPARE + CS_AVOID_PAD];
+  static brute all[N];
+  cs_nb_rows rows = {{c->pos[0], c->pos[1], c->pos[2]},
+                     {NULL, NULL, NULL},
+                     use_mask ? c->group : NULL,
+                     NULL,
+                     {0},
+                     {0},
+                     runs};
+  for (int r = 0; r < runs; r++) {
+    rows.first[r] = c->n * (size_t)r / (size_t)runs;
+    rows.last[r] = c->n * (size_t)(r + 1) / (size_t)runs;
+  }
+  const cs_avoid_scan scan = {&rows,
+                              c->dims,
+                              {c->pos[0][self], c->pos[1][self], c->pos[2][self]},
+                              cs_within_limit(radius),
+                              (uint32_t)self,
+                              use_mask,
+                              mask,
+                              c->id,
+                              cap,
+                              cands,
+                              row_dd,
+                              c->n};
+  const uint32_t got = job->scan(&scan, near);
+  size_t m = 0;
+  for (size_t q = 0; q < c->n; q++) {
+    if (q == self || (use_mask && !(c->group[q] & mask))) continue;
+    float dd = 0.0f;
+    for (int k = 0; k < c->dims; k++) {
+      const float d = c->pos[k][self] - c->pos[k][q];
+      dd = k ? dd + d * d : d * d;
+    }
+    const float dist = sqrtf(dd);
+    if (!(dist < radius)) continue;
+    all[m++] = (brute){cs_nb_nearness(dist, c->id[q]), (uint32_t)q, (uint32_t)q};
+  }
+  qsort(all, m, sizeof *all, brute_order);
+  const size_t want = m < cap ? m : cap;
+  CHECK_MSG(got == want, "%s: agent %zu keeps %u of %zu", what, self, got, want);
+  for (size_t k = 0; k < want && k < got; k++)
+    CHECK_MSG(near[k].key == all[k].key && near[k].slot == all[k].slot,
+              "%s: agent %zu, neighbour %zu differs", what, self, k);
+}
+
+static void check_crowd(const crowd *c, float radius, uint32_t cap, int use_mask,
+                        const char *what) {
+  /* A job for the scan of the ISA in force. */
+  crowdsteer_agents agents = {c->n,
+                              c->dims,
+                              (float *)c->pos[0],
+                              (float *)c->pos[1],
+                              c->dims == 3 ? (float *)c->pos[2] : NULL,
+                              (float *)c->pos[0],
+                              (float *)c->pos[1],
+                              c->dims == 3 ? (float *)c->pos[2] : NULL,
+                              (uint32_t *)c->id};
+  crowdsteer_neighbours nb = {0};
+  nb.radius = radius;
+  crowdsteer_avoidance av = {0};
+  av.neighbours = &nb;
+  crowdsteer_params params = {0};
+  cs_avoid_job job;
+  CHECK_STATUS(cs_avoid_prepare(&job, &agents, &av, &params, 0, c->n), CROWDSTEER_OK);
+  for (size_t self = 0; self < c->n; self += 1 + c->n / 23)
+    for (int runs = 1; runs <= 3; runs += 2)
+      check_agent(&job, c, self, radius, cap, use_mask, 0x5u, runs, what);
+}
+
+static crowd c;
+
+static void fill(int dims, size_t n, float spread, uint32_t id_mod) {
+  c.dims = dims;
+  c.n = n;
+  for (size_t i = 0; i < n; i++) {
+    for (int k = 0; k < 3; k++)
+      c.pos[k][i] = k < dims ? spread * uniform() : 0.0f;
+    c.id[i] = id_mod ? (uint32_t)(i * 7919u) % id_mod : (uint32_t)(n - i);
+    c.group[i] = 1u << (i % 4);
+  }
+}
+
+static void every_path(void) {
+  const uint32_t caps[] = {1, 10, 47, 100, 1000, MAX_CAP};
+  for (int dims = 2; dims <= 3; dims++) {
+    for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++) {
+      fill(dims, N, 100.0f, 0); /* sparse: a radius's worth of candidates */
+      check_crowd(&c, 15.0f, caps[k], 0, "sparse");
+      fill(dims, N, 1.0f, 0); /* packed: the room fills and is cut back */
+      check_crowd(&c, 15.0f, caps[k], 0, "packed");
+      check_crowd(&c, 15.0f, caps[k], 1, "packed, groups");
+      fill(dims, N, 1.0f, 50); /* duplicate ids: ties by scan order */
+      check_crowd(&c, 15.0f, caps[k], 0, "duplicate ids");
+    }
+    /* Crowds smaller than a block or two (row tails at the arrays' end). */
+    for (size_t n = 2; n <= 40; n += 7) {
+      fill(dims, n, 1.0f, 0);
+      check_crowd(&c, 15.0f, 3, 0, "tiny");
+      check_crowd(&c, 15.0f, 100, 0, "tiny");
+    }
+    /* Stacks: 300 agents on each of 10 points (keys tie on distance). */
+    fill(dims, N, 1.0f, 0);
+    for (size_t i = 0; i < N; i++)
+      for (int k = 0; k < dims; k++)
+        c.pos[k][i] = (float)(i % 10) * 0.25f + (float)k;
+    for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++)
+      check_crowd(&c, 15.0f, caps[k], 0, "stacks");
+    /* A lattice: many equal distances. */
+    for (size_t i = 0; i < N; i++)
+      for (int k = 0; k < dims; k++)
+        c.pos[k][i] = (float)((i >> (4 * k)) % 16);
+    check_crowd(&c, 6.0f, 10, 0, "lattice");
+    check_crowd(&c, 6.0f, 100, 0, "lattice");
+  }
+}
+
+/* crowdsteer_avoid with a grid (cells as wide as the radius) gives the
+ * bits of the scan over every agent (no grid), for crowds on cell borders
+ * far from the origin, where x * (1 / cell) rounds across a border. */
+static void grid_against_all(void) {
+  static float px[N], py[N], vx[N], vy[N], pref_x[N], pref_y[N];
+  static float out_grid[2][N], out_all[2][N];
+  static uint32_t ids[N];
+  const float cell = 0.3f, origins[] = {0.0f, 1e6f, -3e5f, 1e7f};
+  for (int o = 0; o < 4; o++) {
+    const size_t n = 1200;
+    for (size_t i = 0; i < n; i++) {
+      /* On a lattice of cell borders, nudged by an ulp or two either way. */
+      const float bx = origins[o] + cell * (float)(i % 40), by = cell * (float)(i / 40);
+      const int nudge = (int)(i % 5) - 2;
+      px[i] = nudge > 0 ? cs_float_step(bx, nudge > 1) : bx + 0.01f * (float)nudge;
+      py[i] = by + (float)(i % 3) * 0.07f;
+      vx[i] = uniform() - 0.5f, vy[i] = uniform() - 0.5f;
+      pref_x[i] = uniform() - 0.5f, pref_y[i] = uniform() - 0.5f;
+      ids[i] = (uint32_t)(i * 2654435761u);
+    }
+    crowdsteer_agents agents = {n, 2, px, py, NULL, vx, vy, NULL, ids};
+    crowdsteer_grid *grid;
+    CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+    crowdsteer_grid_desc desc = {0};
+    desc.cell_size = 3 * cell;
+    CHECK_STATUS(crowdsteer_grid_build(grid, &agents, &desc), CROWDSTEER_OK);
+    crowdsteer_neighbours nb = {0};
+    nb.radius = 3 * cell;
+    nb.max_neighbours = 6;
+    crowdsteer_avoidance av = {0};
+    av.radius = 0.05f;
+    av.neighbours = &nb;
+    crowdsteer_params params = {0};
+    params.max_speed = 1.0f;
+    const crowdsteer_vectors pref = {pref_x, pref_y, NULL};
+    const crowdsteer_vectors all = {out_all[0], out_all[1], NULL};
+    const crowdsteer_vectors by_grid = {out_grid[0], out_grid[1], NULL};
+    CHECK_STATUS(crowdsteer_avoid(&agents, &av, &params, &pref, &all, 0, n),
+                 CROWDSTEER_OK);
+    nb.grid = grid;
+    CHECK_STATUS(crowdsteer_avoid(&agents, &av, &params, &pref, &by_grid, 0, n),
+                 CROWDSTEER_OK);
+    for (size_t i = 0; i < n; i++)
+      CHECK_MSG(!memcmp(&out_all[0][i], &out_grid[0][i], sizeof(float)) &&
+                    !memcmp(&out_all[1][i], &out_grid[1][i], sizeof(float)),
+                "origin %g, agent %zu: the grid's bits differ", (double)origins[o], i);
+    crowdsteer_grid_destroy(grid);
+  }
+}
+
+static void every_check(void) {
+  every_path();
+  grid_against_all();
+}
+
+int main(void) {
+  if (!on_every_isa(every_check)) return 77;
+  return check_report("test_avoid_nearest");
+}
