@@ -89,7 +89,7 @@ typedef struct demo_options {
   int combine;    /* crowdsteer_combine */
   int snapshot;   /* enum snapshot_mode */
   int threads;    /* crowdsteer_step_desc.threads: 0 = all */
-  int tasks;      /* workers of a host task pool instead of OpenMP; 0: none */
+  int tasks;      /* workers of a host task pool; 0: the library's threads */
   size_t tile;    /* crowdsteer_step_desc.tile_size: 0 = the library's */
   const char *isa_name;
   uint32_t seed;

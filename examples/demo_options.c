@@ -38,7 +38,7 @@ static void print_usage(FILE *to) {
       "  --threads N       crowdsteer_step threads, 0 = all (default 0)\n"
       "  --tasks N         run grid builds and steps on a pthread pool of N workers\n"
       "                    (examples/task_pool.h, an engine's job system in small)\n"
-      "                    instead of OpenMP; 0: OpenMP (default)\n"
+      "                    instead of the library's threads; 0: those (default)\n"
       "  --tile N          crowdsteer_step agents per tile, 1 to 4096\n"
       "                    (default 0: the library's default)\n"
       "  --snapshot swap|copy|targets\n"

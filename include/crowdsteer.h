@@ -30,7 +30,8 @@
  *               over memory, optionally multi-threaded; neighbour behaviours
  *               included (CROWDSTEER_SEPARATION, _COHESION, _ALIGNMENT), their
  *               scratch in a crowdsteer_workspace (_create, _bytes, _destroy)
- *  Threads      OpenMP, or the host's job system: crowdsteer_task_system
+ *  Threads      the library's own pool, OpenMP, or the host's job system:
+ *               crowdsteer_task_system
  *  Random       crowdsteer_random (wander's counter-based generator)
  *  ISA          crowdsteer_isa, crowdsteer_active_isa, crowdsteer_force_isa,
  *               crowdsteer_isa_supported, crowdsteer_isa_name, crowdsteer_isa_from_name
@@ -451,10 +452,11 @@ CROWDSTEER_API crowdsteer_status crowdsteer_id_index_lookup(
 
 /* ---- Host task systems --------------------------------------------------
  * An engine with its own job system can run crowdsteer's parallel work on
- * it instead of OpenMP (the Box2D v3 style): grid builds, steps (their
- * tiles and neighbour passes) and the neighbour behaviours' own calls take
- * an optional crowdsteer_task_system. The results are the same bits with
- * any task system, any worker count, OpenMP or one thread. */
+ * it instead of the library's own threads (the Box2D v3 style): grid
+ * builds, steps (their tiles and neighbour passes) and the neighbour
+ * behaviours' own calls take an optional crowdsteer_task_system. The
+ * results are the same bits with any task system, any worker count, the
+ * library's threads or one thread. */
 
 /** Runs items [first, last) of a task crowdsteer handed to the host, with
  *  the context crowdsteer gave enqueue. Safe to call on any thread. */
@@ -832,9 +834,15 @@ typedef struct crowdsteer_step_desc {
   size_t tile_size;
   /** Threads over tiles: 0 means every OpenMP thread (omp_get_max_threads),
    *  1 runs on the caller's thread. Any value from 0 to INT_MAX is valid:
-   *  the team is clamped to the number of tiles, to omp_get_thread_limit()
-   *  and to 4 * omp_get_num_procs(). Without OpenMP support every value
-   *  runs on the caller's thread. */
+   *  the team is clamped to the number of tiles, to omp_get_thread_limit(),
+   *  to 4 * omp_get_num_procs() and to 1024. The caller and the library's
+   *  own pool of workers run the team: idle workers sleep, and the caller
+   *  never waits for a worker that has not started its part. A call that
+   *  finds the pool busy with another host thread's call runs on its
+   *  caller alone (same bits). The environment variable
+   *  CROWDSTEER_THREADS=openmp, read once, makes teams OpenMP's instead
+   *  (not clamped to 1024 then). Without OpenMP support every value runs
+   *  on the caller's thread. */
   int threads;
   /** Where a step with separation, cohesion or alignment keeps their
    *  steering while it runs. NULL: the step allocates that memory for the
@@ -881,7 +889,8 @@ typedef struct crowdsteer_step_desc {
  *  runs; docs/guarantees.md says what lazy binding of the C library adds
  *  once), so a step of a few behaviours runs on a 32 KiB thread or fiber
  *  stack;
- *  with more threads the caller and each OpenMP worker (OMP_STACKSIZE) need
+ *  with more threads the caller and each worker (the pool's have the
+ *  system's default thread stack; OpenMP's OMP_STACKSIZE) need
  *  that plus 0.6 KiB per behaviour. Validates everything first
  *  and writes nothing on error: the step's fields, every behaviour as its
  *  own entry point would (a neighbour behaviour's grid is required too,
@@ -911,9 +920,9 @@ CROWDSTEER_API crowdsteer_status crowdsteer_run(
 
 /** How many threads crowdsteer_step uses when its `threads` field is 0: the
  *  OpenMP default (OMP_NUM_THREADS or the cores), or 1 in a build without
- *  OpenMP. Thread-safe. (Idle OpenMP workers spin before they sleep under
- *  libgomp's default OMP_WAIT_POLICY; a program that shares its cores with
- *  a renderer or other busy threads may prefer OMP_WAIT_POLICY=passive.) */
+ *  OpenMP. Thread-safe. (The library's pool's idle workers poll for about
+ *  10 us, then sleep; with CROWDSTEER_THREADS=openmp, idle OpenMP workers
+ *  spin longer under libgomp's default OMP_WAIT_POLICY.) */
 CROWDSTEER_API int crowdsteer_step_max_threads(void);
 
 /** Wander's random number for (seed, agent id, tick, axis 0..2): a

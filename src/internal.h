@@ -14,7 +14,8 @@
  * gives the host its own back:
  *   const cs_fpenv host = cs_fpenv_enter();
  *   return cs_fpenv_return(host, <the call's work>);
- * and so does every OpenMP worker, around its share of a parallel region. */
+ * and so does every OpenMP worker, around its share of a parallel region
+ * (the library's pool workers enter it once, for good). */
 typedef struct cs_fpenv {
   uint64_t state; /* MXCSR, FPCR or the rounding direction */
   int changed;    /* whether the host was in another mode */

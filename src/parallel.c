@@ -1,14 +1,19 @@
-/* The three ways a call's pieces of work run (see parallel.h). OpenMP
- * teams take ranges dynamically, so a worker whose core the host needs
- * holds back only its current range; a host's task system decides itself. */
+/* The ways a call's pieces of work run (see parallel.h). The library's
+ * pool (pool.c) and OpenMP teams take ranges dynamically, so a worker whose
+ * core the host needs holds back only its current range; a host's task
+ * system decides itself. */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "parallel.h"
+#include "pool.h"
 
 enum { MAX_TASK_WORKERS = 1024 };
 
@@ -92,6 +97,24 @@ run_on_team(int threads, size_t items, size_t min_range, cs_items_fn *fn, void *
 #endif
 }
 
+/* Which runs a call's threads: 0 not decided yet, else a CS_TEAM_ value. */
+static atomic_int team_kind;
+
+void cs_team_force(int team) { atomic_store(&team_kind, team); }
+
+/* CROWDSTEER_THREADS=openmp picks OpenMP teams; anything else the pool.
+ * Read once: racing first calls read the same environment. */
+static int team_in_use(void) {
+  int kind = atomic_load_explicit(&team_kind, memory_order_relaxed);
+  if (!kind) {
+    const char *name = getenv("CROWDSTEER_THREADS");
+    kind = name && strcmp(name, "openmp") == 0 ? CS_TEAM_OPENMP : CS_TEAM_POOL;
+    int unset = 0;
+    if (!atomic_compare_exchange_strong(&team_kind, &unset, kind)) kind = unset;
+  }
+  return kind;
+}
+
 void cs_spread_run(const cs_spread *spread, size_t items, size_t min_range,
                    cs_items_fn *fn, void *context) {
   if (!items) return;
@@ -108,7 +131,10 @@ void cs_spread_run(const cs_spread *spread, size_t items, size_t min_range,
     return;
   }
   if (spread->threads > 1 && items > min_range) {
-    run_on_team(spread->threads, items, min_range, fn, context);
+    if (team_in_use() == CS_TEAM_OPENMP)
+      run_on_team(spread->threads, items, min_range, fn, context);
+    else
+      cs_pool_run(spread->threads, items, min_range, fn, context);
     return;
   }
   fn(context, 0, items);

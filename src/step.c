@@ -3,7 +3,7 @@
  * uses writes into a chunk-sized accumulator (blend or priority, masked per
  * agent), then the integrator consumes it; a tile (or chunk) whose agents
  * all use one behaviour runs in registers instead (cs_fused_chunk). Tiles
- * are independent, so they run on OpenMP threads and the bits never depend
+ * are independent, so they run on several threads and the bits never depend
  * on tiling or threads. */
 #include <float.h>
 #include <limits.h>

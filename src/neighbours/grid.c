@@ -4,7 +4,7 @@
  * ISA's SIMD, counted per partition of buckets; pass 3: keys again, each
  * agent appended as a record to its partition; pass 4: each partition
  * sorted in cache into the cell-order arrays; pass 2 only places the
- * partitions), each split over OpenMP threads by agent range or partition
+ * partitions), each split over threads by agent range or partition
  * range. A small batch, or one in (or near) bucket order, takes two
  * (sort_direct: keys counted per bucket, then each agent to its slot; on
  * a team each thread owns a range of buckets). Every way gives the same

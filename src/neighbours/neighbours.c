@@ -193,7 +193,7 @@ crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,
     return CROWDSTEER_OK;
   }
   /* Without a task system on the caller's thread only: a behaviour's own
-   * call never starts an OpenMP team. */
+   * call never starts a team. */
   const cs_spread spread = cs_spread_for(nb->tasks, 1, 1);
   cs_nb_walk(&job, cs_nb_backend_for(crowdsteer_active_isa())->kernel, begin, end,
              &spread);

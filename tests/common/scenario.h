@@ -20,6 +20,10 @@ int cs_gather_instruction_pays(void);
 /* Likewise how grid builds sort (src/internal.h): 0 each build chooses, 1
  * the partitioned passes, 2 the direct sort. */
 void cs_grid_set_sort(int way);
+/* Which runs the threads of a call without a task system (1: the library's
+ * pool, 2: OpenMP), and how many workers the pool has started. */
+void cs_team_force(int team);
+int cs_pool_workers(void);
 /* And whether the build's partition pass may use PREFETCHW: 0 never, 1 when
  * the CPU has it. */
 void cs_set_write_prefetch(int allow);

@@ -1,9 +1,13 @@
-/* A host's task system instead of OpenMP: grid builds (each sort), steps
- * with neighbour behaviours and the neighbour behaviours' own calls give
- * the same bits on a pthread pool of 1 to 8 workers as on one thread and
- * on OpenMP teams; two host threads may share one pool; a bad task system
+/* Grid builds (each sort), steps with neighbour behaviours and the
+ * neighbour behaviours' own calls give the same bits on one thread, on the
+ * library's pool (teams of 2, 3, 8 and the default), on OpenMP teams and
+ * on a host's pthread pool of 1 to 8 workers; two host threads may share
+ * either pool, and a forked child steps on threads too; a bad task system
  * is refused before anything is written. Run under ThreadSanitizer too. */
+#define _POSIX_C_SOURCE 200809L /* fork, waitpid */
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../examples/task_pool.h"
 #include "../common/check.h"
@@ -11,11 +15,23 @@
 
 enum { BUILD_AGENTS = 140000, STEP_AGENTS = 20000, MAX_WORKERS = 8 };
 
-/* How a call is spread: one thread, an OpenMP team of 2, or a pool. */
+/* How a call is spread: one thread, a team (the library's pool or
+ * OpenMP: `team`, a CS_TEAM_ value), or a host's pool. */
 typedef struct spread_case {
   int threads;
   const crowdsteer_task_system *tasks;
+  int team;
 } spread_case;
+
+enum { TEAM_POOL = 1, TEAM_OPENMP = 2 };
+
+/* The teams without a task system, and the host's pools (w workers). */
+static const spread_case library_teams[] = {{2, NULL, TEAM_POOL},
+                                            {3, NULL, TEAM_POOL},
+                                            {8, NULL, TEAM_POOL},
+                                            {0, NULL, TEAM_POOL},
+                                            {2, NULL, TEAM_OPENMP}};
+enum { LIBRARY_TEAMS = sizeof library_teams / sizeof library_teams[0] };
 
 static uint32_t hash_words(uint32_t h, const void *data, size_t words) {
   const uint32_t *w = data;
@@ -34,6 +50,7 @@ static uint32_t build_hash(crowd *c, crowdsteer_grid *grid, int way, spread_case
   desc.group = c->group;
   desc.threads = sc.threads;
   desc.tasks = sc.tasks;
+  cs_team_force(sc.team ? sc.team : TEAM_POOL);
   cs_grid_set_sort(way);
   CHECK_STATUS(crowdsteer_grid_build(grid, &c->agents, &desc), CROWDSTEER_OK);
   cs_grid_set_sort(0);
@@ -51,6 +68,7 @@ static uint32_t step_hash(crowd *c, crowdsteer_grid *grid, crowd *next, spread_c
   desc.cell_size = 1.0f;
   desc.threads = sc.threads;
   desc.tasks = sc.tasks;
+  if (sc.team) cs_team_force(sc.team);
   CHECK_STATUS(crowdsteer_grid_build(grid, &c->agents, &desc), CROWDSTEER_OK);
   crowdsteer_neighbours nb;
   memset(&nb, 0, sizeof nb);
@@ -107,6 +125,55 @@ static void *share_pool(void *arg) {
 
 static task_pool pools[MAX_WORKERS + 1]; /* pools[w]: w workers */
 
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* A child forked after the pool started has none of its workers: its
+ * threaded step must neither wait for them nor hang at exit. (Not under
+ * ThreadSanitizer, which stops a forked child that starts threads.) */
+static void forked_child_steps(crowd *c, crowdsteer_grid *grid, crowd *next,
+                               uint32_t steps) {
+#ifndef UNDER_TSAN
+  fflush(NULL);
+  const pid_t child = fork();
+  CHECK(child >= 0);
+  if (child == 0) {
+    const spread_case team = {2, NULL, TEAM_POOL};
+    const int code = step_hash(c, grid, next, team) == steps ? 0 : 1;
+#ifdef UNDER_ASAN
+    /* LeakSanitizer's exit check in a child forked from many threads
+     * sees the parent's threads and reports the crowds as leaks. */
+    _exit(code);
+#else
+    /* exit, not _exit: the library's handlers run (its workers joined),
+     * as in any child. */
+    exit(code);
+#endif
+  }
+  int status = 0;
+  CHECK(child < 0 || waitpid(child, &status, 0) == child);
+  CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+            "a forked child's step: other bits or no clean exit");
+#else
+  (void)c;
+  (void)grid;
+  (void)next;
+  (void)steps;
+#endif
+}
+
 static void same_bits_on_isa(void) {
   rng r = {45};
   for (int dims = 2; dims <= 3; dims++) {
@@ -120,22 +187,29 @@ static void same_bits_on_isa(void) {
       big.group[i] = (uint32_t)i % 5u;
     crowdsteer_grid *grid = NULL;
     CHECK(crowdsteer_grid_create(&grid) == CROWDSTEER_OK);
-    const spread_case alone = {1, NULL};
+    const spread_case alone = {1, NULL, 0};
     const uint32_t builds[2] = {build_hash(&big, grid, 1, alone),
                                 build_hash(&big, grid, 2, alone)};
     const uint32_t steps = step_hash(&c, grid, &next, alone);
-    for (int w = 0; w <= MAX_WORKERS; w++) {
-      /* w = 0: an OpenMP team of 2 (one thread without OpenMP). */
-      const spread_case sc = {2, w ? &pools[w].system : NULL};
+    /* The library's teams first (one thread without OpenMP), then the
+     * host's pools of w = 1 .. MAX_WORKERS workers. */
+    for (int k = 0; k < LIBRARY_TEAMS + MAX_WORKERS; k++) {
+      const int w = k - LIBRARY_TEAMS + 1;
+      const spread_case sc =
+          k < LIBRARY_TEAMS ? library_teams[k] : (spread_case){2, &pools[w].system, 0};
       for (int way = 1; way <= 2; way++)
         CHECK_MSG(build_hash(&big, grid, way, sc) == builds[way - 1],
-                  "%dD build, sort %d, %d workers: other order (isa %s)", dims, way, w,
+                  "%dD build, sort %d, case %d: other order (isa %s)", dims, way, k,
                   crowdsteer_isa_name(crowdsteer_active_isa()));
       CHECK_MSG(step_hash(&c, grid, &next, sc) == steps,
-                "%dD step, %d workers: other bits (isa %s)", dims, w,
+                "%dD step, case %d: other bits (isa %s)", dims, k,
                 crowdsteer_isa_name(crowdsteer_active_isa()));
     }
-    /* Two host threads on one pool of 3, each with its own grid. */
+    cs_team_force(TEAM_POOL);
+    /* The pool did run on workers wherever a call may have a team. */
+    CHECK(crowdsteer_step_max_threads() == 1 || cs_pool_workers() >= 1);
+    /* Two host threads on one pool of 3, each with its own grid; then on
+     * the library's pool (one of them runs alone while the other has it). */
     crowd c2, next2;
     crowd_init(&c2, STEP_AGENTS, dims);
     crowd_init(&next2, STEP_AGENTS, dims);
@@ -143,16 +217,19 @@ static void same_bits_on_isa(void) {
       memcpy(c2.a[k], c.a[k], c.count * sizeof(float));
     crowdsteer_grid *grid2 = NULL;
     CHECK(crowdsteer_grid_create(&grid2) == CROWDSTEER_OK);
-    const spread_case pooled = {0, &pools[3].system};
-    sharer s[2] = {{&c, &next, grid, pooled, 0}, {&c2, &next2, grid2, pooled, 0}};
-    pthread_t threads[2];
-    for (int t = 0; t < 2; t++)
-      CHECK(pthread_create(&threads[t], NULL, share_pool, &s[t]) == 0);
-    for (int t = 0; t < 2; t++) {
-      CHECK(pthread_join(threads[t], NULL) == 0);
-      CHECK_MSG(s[t].hash == steps, "%dD, host thread %d sharing a pool: other bits",
-                dims, t);
+    const spread_case shared[2] = {{0, &pools[3].system, 0}, {2, NULL, 0}};
+    for (int p = 0; p < 2; p++) {
+      sharer s[2] = {{&c, &next, grid, shared[p], 0}, {&c2, &next2, grid2, shared[p], 0}};
+      pthread_t threads[2];
+      for (int t = 0; t < 2; t++)
+        CHECK(pthread_create(&threads[t], NULL, share_pool, &s[t]) == 0);
+      for (int t = 0; t < 2; t++) {
+        CHECK(pthread_join(threads[t], NULL) == 0);
+        CHECK_MSG(s[t].hash == steps, "%dD, host thread %d sharing pool %d: other bits",
+                  dims, t, p);
+      }
     }
+    forked_child_steps(&c, grid, &next, steps);
     crowdsteer_grid_destroy(grid2);
     crowd_free(&c2);
     crowd_free(&next2);
@@ -189,7 +266,7 @@ static void bad_task_systems(void) {
   crowd_init(&next, 3000, 2);
   crowdsteer_grid *grid = NULL;
   CHECK(crowdsteer_grid_create(&grid) == CROWDSTEER_OK);
-  const spread_case alone = {1, NULL};
+  const spread_case alone = {1, NULL, 0};
   step_hash(&c, grid, &next, alone); /* a grid built, next written */
   const size_t bytes = crowdsteer_grid_bytes(grid);
   size_t n = 0;
