@@ -62,6 +62,7 @@ def bottleneck_series(rows, variant):
 
 
 MODEL_TAU = "2"  # the model's time horizon; the other runs show the sensitivity
+LINES = {"1": ":", "4": "-."}
 
 
 def series(runs):
@@ -72,7 +73,7 @@ def series(runs):
             main = tau == MODEL_TAU
             label = f"ORCA, v0 {variant}" + ("" if main else f", tau {tau} s")
             yield tau, variant, rows, dict(
-                marker=marker, color=colour, ls="-" if main else ":",
+                marker=marker, color=colour, ls=LINES.get(tau, "-"),
                 alpha=1.0 if main else 0.5, label=label, ms=6 if main else 4)
 
 
