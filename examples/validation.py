@@ -127,6 +127,9 @@ def plot_bottleneck(runs, path):
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         ROOT, "build", "release", "examples", "crowdsteer-validation")
+    if not os.access(binary, os.X_OK):
+        sys.exit(f"validation.py: no {binary}; build it first "
+                 "(cmake --preset release && cmake --build --preset release)")
     texts, runs = [], {}
     for tau in (MODEL_TAU, "1", "4"):
         text = run(binary, "--tau", tau)
