@@ -294,6 +294,102 @@ static void test_blocking(void) {
   crowdsteer_obstacles_destroy(o);
 }
 
+/* Whether the closed segment a-b meets the closed square [x, x + 1] x [y,
+ * y + 1] (Liang-Barsky clipping, in double). */
+static int segment_meets_cell(double ax, double ay, double bx, double by, double x,
+                              double y) {
+  double t0 = 0.0, t1 = 1.0;
+  const double p[2] = {ax, ay}, d[2] = {bx - ax, by - ay};
+  const double lo[2] = {x, y}, hi[2] = {x + 1.0, y + 1.0};
+  for (int k = 0; k < 2; k++) {
+    if (d[k] == 0.0) {
+      if (p[k] < lo[k] || p[k] > hi[k]) return 0;
+      continue;
+    }
+    double ta = (lo[k] - p[k]) / d[k], tb = (hi[k] - p[k]) / d[k];
+    if (ta > tb) {
+      const double t = ta;
+      ta = tb;
+      tb = t;
+    }
+    t0 = fmax(t0, ta);
+    t1 = fmin(t1, tb);
+  }
+  return t0 <= t1;
+}
+
+/* Even-odd: whether (x, y) is inside the polygon of n vertices. */
+static int point_in_polygon(const float *px, const float *py, int n, double x, double y) {
+  int inside = 0;
+  for (int i = 0, j = n - 1; i < n; j = i++)
+    if (((double)py[i] > y) != ((double)py[j] > y) &&
+        x < (double)px[j] +
+                ((double)px[i] - px[j]) * (y - py[j]) / ((double)py[i] - py[j]))
+      inside = !inside;
+  return inside;
+}
+
+/* Blocking against brute force: random walls and convex polygons on a
+ * grid of unit cells from the origin (grid coordinates are the world's),
+ * each cell blocked exactly when an edge meets it or its centre is inside
+ * a polygon. */
+static void test_blocking_brute_force(void) {
+  for (int round = 0; round < 20; round++) {
+    enum { W = 24, H = 20, SHAPES = 6 };
+    float sx[SHAPES][4], sy[SHAPES][4];
+    int sn[SHAPES];
+    crowdsteer_obstacles *o = make_set();
+    for (int k = 0; k < SHAPES; k++) {
+      const float cx = uniform(-3.0f, W + 3.0f), cy = uniform(-3.0f, H + 3.0f);
+      if (k % 2 == 0) { /* a wall */
+        sn[k] = 2;
+        sx[k][0] = cx, sy[k][0] = cy;
+        sx[k][1] = cx + uniform(-12.0f, 12.0f), sy[k][1] = cy + uniform(-12.0f, 12.0f);
+      } else { /* a counter-clockwise quadrilateral around (cx, cy) */
+        sn[k] = 4;
+        for (int v = 0; v < 4; v++) {
+          const float r = uniform(0.6f, 4.0f);
+          static const float ux[4] = {1, 0, -1, 0}, uy[4] = {0, 1, 0, -1};
+          sx[k][v] = cx + r * ux[v] + uniform(-0.3f, 0.3f) * r * uy[v];
+          sy[k][v] = cy + r * uy[v] - uniform(-0.3f, 0.3f) * r * ux[v];
+        }
+      }
+      CHECK_STATUS(crowdsteer_obstacles_add(o, sx[k], sy[k], (size_t)sn[k]),
+                   CROWDSTEER_OK);
+    }
+    CHECK_STATUS(crowdsteer_obstacles_build(o, 0.0f), CROWDSTEER_OK);
+    crowdsteer_field *f = NULL;
+    CHECK_STATUS(crowdsteer_field_create(&f), CROWDSTEER_OK);
+    crowdsteer_status st = CROWDSTEER_ERROR_GOAL;
+    for (int tries = 0; tries < 200 && st == CROWDSTEER_ERROR_GOAL; tries++) {
+      const float gx = (float)(rng() % W) + 0.5f, gy = (float)(rng() % H) + 0.5f;
+      crowdsteer_field_desc d = grid_desc(1.0f, W, H, &gx, &gy, 1);
+      d.obstacles = o;
+      st = crowdsteer_field_build(f, &d);
+    }
+    CHECK_STATUS(st, CROWDSTEER_OK);
+    for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++) {
+        int want = 0;
+        for (int k = 0; k < SHAPES && !want; k++) {
+          for (int v = 0; v < sn[k] && !want; v++) {
+            const int w = (v + 1) % sn[k];
+            want = segment_meets_cell(sx[k][v], sy[k][v], sx[k][w], sy[k][w], x, y);
+          }
+          if (sn[k] > 2 && !want)
+            want = point_in_polygon(sx[k], sy[k], sn[k], x + 0.5, y + 0.5);
+        }
+        float dx, dy;
+        int blocked;
+        crowdsteer_field_direction(f, (uint32_t)x, (uint32_t)y, &dx, &dy, &blocked);
+        CHECK_MSG(blocked == want, "round %d cell %d,%d: blocked %d, brute force %d",
+                  round, x, y, blocked, want);
+      }
+    crowdsteer_field_destroy(f);
+    crowdsteer_obstacles_destroy(o);
+  }
+}
+
 /* Over random maps: every direction is zero or unit, descends (the cell
  * it points to along each nonzero axis has a smaller T), and no cell it
  * points towards (the axis neighbours and the diagonal between them) is
@@ -553,6 +649,7 @@ int main(void) {
   test_corridor();
   test_point_goal();
   test_blocking();
+  test_blocking_brute_force();
   test_directions();
   test_rebuild();
   test_validation();

@@ -356,6 +356,50 @@ static void test_step(void) {
     crowd_free(&c[k]);
 }
 
+/* A step of follow_field alone in the common shape (blend, uniform
+ * parameters, time_to_target 1): the SIMD backends run it in registers
+ * (the fused path), the scalar one through the accumulator; the same bits,
+ * with one field and with per-agent fields. */
+static void test_fused_step(void) {
+  enum { N = 1029 };
+  const crowdsteer_field *list[3] = {fields[0], fields[1], fields[2]};
+  for (int per_agent = 0; per_agent < 2; per_agent++) {
+    crowd ref;
+    crowd_make(&ref, N, 0, 1234u, SIZE);
+    for (int k = -1; k < isa_count; k++) {
+      crowd c;
+      crowd_make(&c, N, 0, 1234u, SIZE);
+      crowdsteer_field_follow follow = {list, 3, per_agent ? c.field_index : NULL, 1};
+      crowdsteer_step_behaviour b;
+      memset(&b, 0, sizeof b);
+      b.behaviour = CROWDSTEER_FOLLOW_FIELD;
+      b.field = &follow;
+      crowdsteer_step_desc step;
+      memset(&step, 0, sizeof step);
+      step.behaviours = &b;
+      step.behaviour_count = 1;
+      step.integrator.max_speed = 1.5f;
+      step.integrator.dt = 0.25f;
+      step.threads = 1;
+      crowdsteer_agents a = crowd_agents(k < 0 ? &ref : &c, N);
+      if (k < 0) follow.field_index = per_agent ? ref.field_index : NULL;
+      CHECK(crowdsteer_force_isa(k < 0 ? CROWDSTEER_ISA_SCALAR : isas[k]) == CROWDSTEER_OK);
+      for (int s = 0; s < 3; s++)
+        CHECK_STATUS(crowdsteer_step(&a, &step, 0, N), CROWDSTEER_OK);
+      if (k >= 0)
+        for (int axis = 0; axis < 2; axis++)
+          for (size_t i = 0; i < N; i++)
+            CHECK_MSG(same_bits(c.p[axis][i], ref.p[axis][i]) &&
+                          same_bits(c.v[axis][i], ref.v[axis][i]),
+                      "%s per-agent %d agent %zu", crowdsteer_isa_name(isas[k]), per_agent,
+                      i);
+      crowd_free(&c);
+    }
+    crowd_free(&ref);
+  }
+  crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR);
+}
+
 /* Bad input: its status, and nothing written. */
 static void test_validation(void) {
   enum { N = 8 };
@@ -445,6 +489,7 @@ int main(void) {
   test_worked();
   test_walk();
   test_step();
+  test_fused_step();
   test_validation();
   for (int f = 0; f < 3; f++)
     crowdsteer_field_destroy(fields[f]);
