@@ -383,7 +383,8 @@ static void test_fused_step(void) {
       step.threads = 1;
       crowdsteer_agents a = crowd_agents(k < 0 ? &ref : &c, N);
       if (k < 0) follow.field_index = per_agent ? ref.field_index : NULL;
-      CHECK(crowdsteer_force_isa(k < 0 ? CROWDSTEER_ISA_SCALAR : isas[k]) == CROWDSTEER_OK);
+      CHECK(crowdsteer_force_isa(k < 0 ? CROWDSTEER_ISA_SCALAR : isas[k]) ==
+            CROWDSTEER_OK);
       for (int s = 0; s < 3; s++)
         CHECK_STATUS(crowdsteer_step(&a, &step, 0, N), CROWDSTEER_OK);
       if (k >= 0)
@@ -391,8 +392,8 @@ static void test_fused_step(void) {
           for (size_t i = 0; i < N; i++)
             CHECK_MSG(same_bits(c.p[axis][i], ref.p[axis][i]) &&
                           same_bits(c.v[axis][i], ref.v[axis][i]),
-                      "%s per-agent %d agent %zu", crowdsteer_isa_name(isas[k]), per_agent,
-                      i);
+                      "%s per-agent %d agent %zu", crowdsteer_isa_name(isas[k]),
+                      per_agent, i);
       crowd_free(&c);
     }
     crowd_free(&ref);
