@@ -29,7 +29,8 @@ extern "C" {
  * equation |grad T| = cost by the first-order upwind update (fast marching;
  * docs/behaviours.md, "Navigation fields"), in double; blocked and
  * unreachable cells hold +inf, goal cells 0. Each free cell also holds the
- * unit direction an agent in it follows (see crowdsteer_follow_field). The
+ * unit direction an agent in it follows, each component a multiple of
+ * 2^-14 (see crowdsteer_follow_field and docs/behaviours.md). The
  * build runs on the caller's thread, in a fixed order: the same inputs give
  * the same bits, whatever threads call the library. A built field is
  * read-only to every other call, from any number of threads at once. */
@@ -72,9 +73,11 @@ CROWDSTEER_API void crowdsteer_field_destroy(crowdsteer_field *field);
  * or NaN, a cost below 1, NaN or infinite, a goal point NaN or outside the
  * grid), GRID (an obstacle set not built), GOAL (a goal point in a blocked
  * cell, or no goal cell at all), OUT_OF_MEMORY (the field as it was). The
- * field holds 30 bytes per cell (34 with costs: crowdsteer_field_bytes),
- * allocated when it grows and kept for later builds. Time: the obstacles'
- * edges and cells they cover, then O(cells log band) for the march.
+ * field holds 38 bytes per cell plus one row (crowdsteer_field_bytes),
+ * allocated when it grows (a new store, the old one freed only once the
+ * build has passed its checks) and kept for later builds. Time: the
+ * obstacles' edges and the cells they cover, then O(cells log band) for the
+ * march (about 100 ns per cell at 1024 x 1024, docs/benchmarks.md).
  */
 CROWDSTEER_API crowdsteer_status
 crowdsteer_field_build(crowdsteer_field *field, const crowdsteer_field_desc *desc);
