@@ -42,8 +42,9 @@ typedef struct crowdsteer_field crowdsteer_field;
 typedef struct crowdsteer_field_desc {
   float origin[2]; /**< lower corner of cell (0, 0), finite */
   float cell_size; /**< h, > 0 and finite; origin + size * h finite */
-  /** Cells per row and rows: 1 .. 2^24 each, width * height <= 2^28. */
-  uint32_t width, height;
+  /** Cells per row: 1 .. 2^24, and width * height <= 2^28. */
+  uint32_t width;
+  uint32_t height; /**< rows: 1 .. 2^24 */
   /** A built obstacle set (GRID if not built), or NULL: no obstacles. */
   const crowdsteer_obstacles *obstacles;
   /** Per-cell slowness (index cy * width + cx), each >= 1 and finite;
@@ -52,8 +53,9 @@ typedef struct crowdsteer_field_desc {
   /** Goal points: goal_point_count of them at (goal_x[k], goal_y[k]),
    *  each in the grid (the closed rectangle) and in a free cell; a point
    *  on a line between cells is in the cell of higher index. */
-  const float *goal_x, *goal_y;
-  size_t goal_point_count;
+  const float *goal_x;
+  const float *goal_y;     /**< the goal points' y */
+  size_t goal_point_count; /**< how many goal points (0: regions only) */
   /** Goal regions, or NULL: every free cell that meets a polygon or wall
    *  of this set (built or not; the same rule as blocking) is a goal cell.
    *  Give at least one goal point or one region cell. */
