@@ -16,6 +16,13 @@ if(TARGET crowdsteer-demo AND PNG_FOUND)
   target_compile_definitions(crowdsteer-demo PRIVATE
     CROWDSTEER_DEMO_PICTURES CROWDSTEER_PICTURES_PNG)
   target_include_directories(crowdsteer-demo PRIVATE ${_cs_pic_dir})
+  if(TARGET crowdsteer-evacuation)
+    target_sources(crowdsteer-evacuation PRIVATE ${_cs_pic_dir}/evacuation_picture.c
+      ${_cs_pic_sources})
+    set_property(TARGET crowdsteer-evacuation APPEND PROPERTY LINK_LIBRARIES PNG::PNG)
+    target_compile_definitions(crowdsteer-evacuation PRIVATE CROWDSTEER_EVAC_PICTURES
+      CROWDSTEER_PICTURES_PNG)
+  endif()
 elseif(TARGET crowdsteer-demo)
   message(STATUS "crowdsteer: libpng not found, crowdsteer-demo without --pictures "
                  "(apt-get install libpng-dev)")
