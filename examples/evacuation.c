@@ -25,12 +25,13 @@
 static void usage(void) {
   fputs("usage: crowdsteer-evacuation [--agents N] [--steps N] [--threads N]\n"
         "         [--field-cell M] [--report N] [--picture FILE.png] [--picture-at N]\n"
-        "         [--isa NAME]\n"
+        "         [--view] [--frames N] [--isa NAME]\n"
         "  A building of 10 m rooms along 4 m corridors, sized for N agents\n"
         "  (default 1048576, 144 a room), emptied through its exits: at most\n"
         "  --steps steps of 0.1 s (default 3000), a line every --report steps\n"
         "  (100); --picture draws the plan and the crowd at step --picture-at\n"
-        "  (300, or the last step if the run ends before).\n",
+        "  (300, or the last step if the run ends before); --view runs it in a\n"
+        "  window (wheel zooms, drag pans, space pauses; --frames N closes it).\n",
         stderr);
 }
 
@@ -49,6 +50,10 @@ static int parse_options(int argc, char **argv, evac_options *o) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     size_t n;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(), 1;
+    if (!strcmp(a, "--view")) {
+      o->view = 1;
+      continue;
+    }
     if (!v) return usage(), -1;
     i++;
     if (!strcmp(a, "--agents") && !parse_size(v, &n) && n > 0) o->agents = n;
@@ -56,6 +61,7 @@ static int parse_options(int argc, char **argv, evac_options *o) {
     else if (!strcmp(a, "--report") && !parse_size(v, &n) && n > 0) o->report_every = n;
     else if (!strcmp(a, "--threads") && !parse_size(v, &n) && n < 4096) o->threads = (int)n;
     else if (!strcmp(a, "--field-cell") && (o->field_cell = strtof(v, NULL)) > 0.0f) continue;
+    else if (!strcmp(a, "--frames") && !parse_size(v, &n)) o->frames = n;
     else if (!strcmp(a, "--picture-at") && !parse_size(v, &n)) o->picture_at = n;
     else if (!strcmp(a, "--picture")) o->picture = v;
     else if (!strcmp(a, "--isa")) o->isa = v;
@@ -98,7 +104,15 @@ int main(int argc, char **argv) {
   evac_print_setup(&ev);
   double start = seconds_now();
   int failed = 0;
-  while (ev.step < opts.steps && ev.agents.count > 0) {
+  if (opts.view) {
+#ifdef CROWDSTEER_EVAC_VIEW
+    failed = evac_view(&ev);
+#else
+    fputs("crowdsteer-evacuation: no --view in this build (SDL2 and libpng)\n", stderr);
+    failed = 1;
+#endif
+  }
+  while (!opts.view && ev.step < opts.steps && ev.agents.count > 0) {
     if (evac_step(&ev)) {
       failed = 1;
       break;

@@ -30,6 +30,8 @@
 typedef struct evac_options {
   size_t agents, steps, report_every;
   size_t picture_at; /* the step --picture shows (or the last one, if earlier) */
+  size_t frames;     /* --view: close the window after this many frames (0: never) */
+  int view;
   int threads;      /* 0: every thread (crowdsteer_step_desc.threads) */
   float field_cell; /* the navigation field's cell, metres */
   const char *picture, *isa;
@@ -73,5 +75,21 @@ uint64_t evac_hash(const evacuation *ev);
 /* evacuation_picture.c: the plan and the agents as a PNG; 0 on success (1
  * in a build without libpng). */
 int evac_write_picture(const evacuation *ev, const char *path);
+
+#ifdef CROWDSTEER_EVAC_PICTURES
+#include "pictures.h"
+/* An RGB image of the world: (x0, y0) is its bottom-left corner, `scale`
+ * pixels per metre. */
+typedef struct evac_canvas {
+  pic_image img;
+  double x0, y0, scale;
+} evac_canvas;
+/* The canvas (image unallocated) showing the whole plan in `side` pixels. */
+evac_canvas evac_fit(const evacuation *ev, int side);
+/* Draws the plan and the agents into an allocated canvas; 0 on success. */
+int evac_draw(const evacuation *ev, evac_canvas *c);
+/* --view: runs the evacuation in a window (evacuation_view.c); 0 on success. */
+int evac_view(evacuation *ev);
+#endif
 
 #endif /* CROWDSTEER_EXAMPLES_EVACUATION_H */
