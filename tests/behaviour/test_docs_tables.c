@@ -162,7 +162,8 @@ static unsigned input_bits(const char *cell, const char *where, int *ok) {
   } inputs[] = {{"target velocity", CROWDSTEER_INPUT_TARGET_VELOCITY},
                 {"target", CROWDSTEER_INPUT_TARGET},
                 {"wander state", CROWDSTEER_INPUT_WANDER},
-                {"neighbours", CROWDSTEER_INPUT_NEIGHBOURS}};
+                {"neighbours", CROWDSTEER_INPUT_NEIGHBOURS},
+                {"fields", CROWDSTEER_INPUT_FIELD}};
   unsigned bits = 0;
   char copy[256];
   snprintf(copy, sizeof copy, "%s", cell);
@@ -272,8 +273,9 @@ static void check_parser(void) {
   CHECK(!ok);
   CHECK(fields_in("`wander_radius`, `wander_distance`, `jitter` (default 0)") ==
         (1ul << 8 | 1ul << 9 | 1ul << 10));
-  CHECK(readers_of(0) == (seek_to_evade | 1ul << CROWDSTEER_SEPARATION |
-                          1ul << CROWDSTEER_COHESION | 1ul << INTEGRATOR));
+  CHECK(readers_of(0) ==
+        (seek_to_evade | 1ul << CROWDSTEER_SEPARATION | 1ul << CROWDSTEER_COHESION |
+         1ul << CROWDSTEER_FOLLOW_FIELD | 1ul << INTEGRATOR));
 }
 
 int main(void) {
