@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "crowdsteer.h"
 #include "evacuation.h"
@@ -45,7 +44,7 @@ static int parse_size(const char *s, size_t *out) {
 
 static int parse_options(int argc, char **argv, evac_options *o) {
   *o = (evac_options){.agents = 1048576, .steps = 3000, .report_every = 100,
-                      .field_cell = 0.5f, .picture_at = 300};
+                      .field_cell = 0.25f, .picture_at = 300};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     size_t n;
@@ -78,12 +77,6 @@ int evac_write_picture(const evacuation *ev, const char *path) {
 }
 #endif
 
-static double seconds_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 int main(int argc, char **argv) {
   evac_options opts;
   int parsed = parse_options(argc, argv, &opts);
@@ -102,7 +95,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   evac_print_setup(&ev);
-  double start = seconds_now();
+  double start = evac_seconds();
   int failed = 0;
   if (opts.view) {
 #ifdef CROWDSTEER_EVAC_VIEW
@@ -123,7 +116,7 @@ int main(int argc, char **argv) {
       opts.picture = NULL;
     }
   }
-  double seconds = seconds_now() - start;
+  double seconds = evac_seconds() - start;
   if (!failed) evac_print_summary(&ev, seconds);
   if (!failed && opts.picture && evac_write_picture(&ev, opts.picture)) failed = 1;
   evac_free(&ev);

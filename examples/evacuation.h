@@ -69,6 +69,8 @@ int evac_step(evacuation *ev);
 void evac_print_setup(const evacuation *ev);
 void evac_print_progress(evacuation *ev);
 void evac_print_summary(const evacuation *ev, double seconds);
+/* Monotonic seconds. */
+double evac_seconds(void);
 /* The state hash (FNV-1a over positions and velocities in id order). */
 uint64_t evac_hash(const evacuation *ev);
 

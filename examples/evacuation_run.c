@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "evacuation.h"
 #include "evacuation_steer.h"
@@ -249,6 +250,12 @@ int evac_step(evacuation *ev) {
   return 0;
 }
 
+double evac_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* ---- figures ------------------------------------------------------------------ */
 
 uint64_t evac_hash(const evacuation *ev) {
@@ -305,6 +312,9 @@ void evac_print_summary(const evacuation *ev, double seconds) {
   else
     printf("  evacuation time: not over after %.1f s (%zu steps): %zu of %zu inside\n",
            (double)ev->step * EVAC_DT, ev->step, ev->agents.count, ev->total);
+  for (size_t i = 0; i < ev->agents.count && i < 5; i++)
+    printf("    still inside: agent %" PRIu32 " at (%.3f, %.3f) v (%.3g, %.3g) report %u\n", ev->id[i],
+           (double)ev->agents.px[i], (double)ev->agents.py[i], (double)ev->agents.vx[i], (double)ev->agents.vy[i], ev->report[i]);
   /* Flow per exit over the time it was in use (first to last agent out). */
   double flow_sum = 0.0;
   size_t used = 0, busiest = 0;
