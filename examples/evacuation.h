@@ -60,6 +60,7 @@ typedef struct evacuation {
   size_t crowded;            /* agent-steps with no velocity clear of every neighbour */
   size_t max_overlaps;       /* most overlapping pairs seen at a report */
   size_t all_out_step;       /* step when the last agent left, 0 while any is inside */
+  uint64_t out_hash;         /* the agents out: id, step and place, order-free */
 } evacuation;
 
 /* evacuation_run.c: 0 on success; on failure a message is printed. */
@@ -71,7 +72,9 @@ void evac_print_progress(evacuation *ev);
 void evac_print_summary(const evacuation *ev, double seconds);
 /* Monotonic seconds. */
 double evac_seconds(void);
-/* The state hash (FNV-1a over positions and velocities in id order). */
+/* The run's hash: the agents inside (id, position, velocity) and those out
+ * (id, step, exit position), each hashed alone and summed, so it does not
+ * depend on the order the batch holds them in. */
 uint64_t evac_hash(const evacuation *ev);
 
 /* evacuation_picture.c: the plan and the agents as a PNG; 0 on success (1

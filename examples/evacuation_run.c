@@ -208,6 +208,10 @@ static void tally_and_remove(evacuation *ev) {
       continue;
     }
     size_t e = plan_exit_of(&ev->plan, x, y);
+    uint32_t bx, by;
+    memcpy(&bx, &x, sizeof bx);
+    memcpy(&by, &y, sizeof by);
+    ev->out_hash += mix(mix(mix((uint64_t)ev->id[i] << 32 | ev->step) ^ bx) ^ by);
     if (ev->left_by_exit[e]++ == 0) ev->first_out[e] = ev->step;
     ev->last_out[e] = ev->step;
     remove_agent(ev, i);
@@ -271,7 +275,7 @@ uint64_t evac_hash(const evacuation *ev) {
     }
     sum += h;
   }
-  return sum;
+  return sum + ev->out_hash;
 }
 
 void evac_print_setup(const evacuation *ev) {
@@ -312,7 +316,7 @@ void evac_print_summary(const evacuation *ev, double seconds) {
   else
     printf("  evacuation time: not over after %.1f s (%zu steps): %zu of %zu inside\n",
            (double)ev->step * EVAC_DT, ev->step, ev->agents.count, ev->total);
-  for (size_t i = 0; i < ev->agents.count && i < 5; i++)
+  for (size_t i = 0; ev->agents.count <= 5 && i < ev->agents.count; i++)
     printf("    still inside: agent %" PRIu32 " at (%.3f, %.3f) v (%.3g, %.3g) report %u\n", ev->id[i],
            (double)ev->agents.px[i], (double)ev->agents.py[i], (double)ev->agents.vx[i], (double)ev->agents.vy[i], ev->report[i]);
   /* Flow per exit over the time it was in use (first to last agent out). */
