@@ -704,9 +704,11 @@ typedef enum crowdsteer_behaviour {
   CROWDSTEER_SEPARATION = 7,
   CROWDSTEER_COHESION = 8,
   CROWDSTEER_ALIGNMENT = 9,
+  /** Follow a pathway: reads crowdsteer_step_behaviour.path. */
+  CROWDSTEER_FOLLOW_PATH = 11,
   /** How many behaviours there are (not a behaviour): loop over
    *  0 .. CROWDSTEER_BEHAVIOUR_COUNT - 1 to visit each one. */
-  CROWDSTEER_BEHAVIOUR_COUNT = 10
+  CROWDSTEER_BEHAVIOUR_COUNT = 12
 } crowdsteer_behaviour;
 
 /** The inputs a behaviour reads besides the agents and its parameters, as
@@ -719,11 +721,14 @@ enum {
   /** crowdsteer_step_behaviour.wander, read and updated */
   CROWDSTEER_INPUT_WANDER = 4,
   /** crowdsteer_step_behaviour.neighbours */
-  CROWDSTEER_INPUT_NEIGHBOURS = 8
+  CROWDSTEER_INPUT_NEIGHBOURS = 8,
+  /** crowdsteer_step_behaviour.path (crowdsteer_path.h) */
+  CROWDSTEER_INPUT_PATH = 32
 };
 
 /** "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander",
- *  "separation", "cohesion" or "alignment"; "unknown" otherwise. */
+ *  "separation", "cohesion", "alignment" or "follow_path"; "unknown"
+ *  otherwise (a value below the count that names none, too). */
 CROWDSTEER_API const char *crowdsteer_behaviour_name(crowdsteer_behaviour behaviour);
 
 /** Parses a name as returned by crowdsteer_behaviour_name (PARAMETER if it
@@ -760,6 +765,8 @@ typedef struct crowdsteer_step_behaviour {
    *  a step in place needs no snapshot for them. The step only reads the
    *  grid: any number of steps and queries may share one grid at once. */
   const crowdsteer_neighbours *neighbours;
+  /** Follow a path: who follows which pathway (crowdsteer_path.h). */
+  const struct crowdsteer_path_follow *path;
 } crowdsteer_step_behaviour;
 
 /** Scratch memory of crowdsteer_step's neighbour behaviours (opaque). One
@@ -967,5 +974,7 @@ CROWDSTEER_API crowdsteer_status crowdsteer_isa_from_name(const char *name,
 
 /* Obstacles and avoidance (ORCA): their own header, part of this one. */
 #include "crowdsteer_avoid.h"
+/* Pathways and path following: their own header, part of this one. */
+#include "crowdsteer_path.h"
 
 #endif /* CROWDSTEER_H */

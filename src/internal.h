@@ -130,6 +130,8 @@ typedef struct cs_inputs {
   /* Wander's random stream is keyed by agent_id[i] (crowdsteer_agents.id),
    * or by i when it is NULL. */
   const uint32_t *agent_id;
+  /* Follow a path: the call's description, validated (path/follow.c). */
+  const crowdsteer_path_follow *path;
 } cs_inputs;
 
 /* How steering is written. A single call overwrites or accumulates (the
