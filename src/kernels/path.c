@@ -54,23 +54,22 @@ CS_INLINE void segment_nearest(const vf q[3], const vf a[3], const vf u[3], vf l
   *along = v_select(closer, v_add(at, t), *along);
 }
 
-/* cs_path_nearest for p and f at once (each segment loaded once). */
-CS_INLINE void nearest_both(const crowdsteer_pathway *path, const vf p[3], const vf f[3],
-                            vf *now, vf *future_sq, vf *later, int dims) {
-  vf best_p = v_set1(INFINITY), best_f = v_set1(INFINITY);
-  *now = v_zero();
-  *later = v_zero();
+/* cs_path_nearest's distance along the path for q, and its squared
+ * distance. One query per loop: two at once spilled registers on 16. */
+CS_INLINE vf nearest(const crowdsteer_pathway *path, const vf q[3], vf *dist_sq,
+                     int dims) {
+  vf best = v_set1(INFINITY), along = v_zero();
   for (size_t s = 0; s < path->segments; s++) {
     vf a[3], u[3];
     for (int k = 0; k < dims; k++) {
       a[k] = v_set1(path->start[k][s]);
       u[k] = v_set1(path->unit[k][s]);
     }
-    const vf len = v_set1(path->seg_len[s]), at = v_set1(path->at[s]);
-    segment_nearest(p, a, u, len, at, &best_p, now, dims);
-    segment_nearest(f, a, u, len, at, &best_f, later, dims);
+    segment_nearest(q, a, u, v_set1(path->seg_len[s]), v_set1(path->at[s]), &best, &along,
+                    dims);
   }
-  *future_sq = best_f;
+  *dist_sq = best;
+  return along;
 }
 
 /* cs_path_point_at, lanes-wide. */
@@ -119,7 +118,9 @@ CS_INLINE void steer_lanes(const crowdsteer_path_follow *f,
     future[k] = v_add(in->p[k], v_mul(in->v[k], prediction));
     s[k] = v_zero();
   }
-  nearest_both(path, in->p, future, &now, &future_sq, &later, dims);
+  vf now_sq;
+  now = nearest(path, in->p, &now_sq, dims);
+  later = nearest(path, future, &future_sq, dims);
   vf progress = v_sub(later, now);
   if (path->cyclic) {
     const vf length = v_set1(path->length), half = v_set1(path->half_length);
