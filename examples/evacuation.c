@@ -43,8 +43,11 @@ static int parse_size(const char *s, size_t *out) {
 }
 
 static int parse_options(int argc, char **argv, evac_options *o) {
-  *o = (evac_options){.agents = 1048576, .steps = 3000, .report_every = 100,
-                      .field_cell = 0.25f, .picture_at = 300};
+  *o = (evac_options){.agents = 1048576,
+                      .steps = 3000,
+                      .report_every = 100,
+                      .field_cell = 0.25f,
+                      .picture_at = 300};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     size_t n;
@@ -55,16 +58,27 @@ static int parse_options(int argc, char **argv, evac_options *o) {
     }
     if (!v) return usage(), -1;
     i++;
-    if (!strcmp(a, "--agents") && !parse_size(v, &n) && n > 0) o->agents = n;
-    else if (!strcmp(a, "--steps") && !parse_size(v, &n)) o->steps = n;
-    else if (!strcmp(a, "--report") && !parse_size(v, &n) && n > 0) o->report_every = n;
-    else if (!strcmp(a, "--threads") && !parse_size(v, &n) && n < 4096) o->threads = (int)n;
-    else if (!strcmp(a, "--field-cell") && (o->field_cell = strtof(v, NULL)) > 0.0f) continue;
-    else if (!strcmp(a, "--frames") && !parse_size(v, &n)) o->frames = n;
-    else if (!strcmp(a, "--picture-at") && !parse_size(v, &n)) o->picture_at = n;
-    else if (!strcmp(a, "--picture")) o->picture = v;
-    else if (!strcmp(a, "--isa")) o->isa = v;
-    else return fprintf(stderr, "crowdsteer-evacuation: bad option %s %s\n", a, v), usage(), -1;
+    if (!strcmp(a, "--agents") && !parse_size(v, &n) && n > 0)
+      o->agents = n;
+    else if (!strcmp(a, "--steps") && !parse_size(v, &n))
+      o->steps = n;
+    else if (!strcmp(a, "--report") && !parse_size(v, &n) && n > 0)
+      o->report_every = n;
+    else if (!strcmp(a, "--threads") && !parse_size(v, &n) && n < 4096)
+      o->threads = (int)n;
+    else if (!strcmp(a, "--field-cell") && (o->field_cell = strtof(v, NULL)) > 0.0f)
+      continue;
+    else if (!strcmp(a, "--frames") && !parse_size(v, &n))
+      o->frames = n;
+    else if (!strcmp(a, "--picture-at") && !parse_size(v, &n))
+      o->picture_at = n;
+    else if (!strcmp(a, "--picture"))
+      o->picture = v;
+    else if (!strcmp(a, "--isa"))
+      o->isa = v;
+    else
+      return fprintf(stderr, "crowdsteer-evacuation: bad option %s %s\n", a, v), usage(),
+             -1;
   }
   return 0;
 }
@@ -72,7 +86,8 @@ static int parse_options(int argc, char **argv, evac_options *o) {
 #ifndef CROWDSTEER_EVAC_PICTURES
 int evac_write_picture(const evacuation *ev, const char *path) {
   (void)ev;
-  fprintf(stderr, "crowdsteer-evacuation: no pictures in this build (libpng), not %s\n", path);
+  fprintf(stderr, "crowdsteer-evacuation: no pictures in this build (libpng), not %s\n",
+          path);
   return 1;
 }
 #endif
@@ -110,7 +125,8 @@ int main(int argc, char **argv) {
       failed = 1;
       break;
     }
-    if (ev.step % opts.report_every == 0 || ev.agents.count == 0) evac_print_progress(&ev);
+    if (ev.step % opts.report_every == 0 || ev.agents.count == 0)
+      evac_print_progress(&ev);
     if (opts.picture && ev.step == opts.picture_at) {
       if (evac_write_picture(&ev, opts.picture)) failed = 1;
       opts.picture = NULL;

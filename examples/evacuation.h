@@ -40,27 +40,27 @@ typedef struct evac_options {
 typedef struct evacuation {
   evac_options opts;
   floor_plan plan;
-  crowdsteer_agents agents; /* the agents still inside (count shrinks) */
-  uint32_t *id;             /* agents.id: each agent keeps its id when others leave */
+  crowdsteer_agents agents;   /* the agents still inside (count shrinks) */
+  uint32_t *id;               /* agents.id: each agent keeps its id when others leave */
   float *before_x, *before_y; /* positions before the step (walls-crossed check) */
   uint32_t *report;           /* ORCA's report bits of the last step */
   crowdsteer_obstacles *obstacles;
   crowdsteer_grid *grid;
   crowdsteer_workspace *workspace;
-  void *field;  /* the navigation field (evacuation_run.c) */
-  void *walls;  /* the independent walls-crossed checker (evacuation_run.c) */
+  void *field; /* the navigation field (evacuation_run.c) */
+  void *walls; /* the independent walls-crossed checker (evacuation_run.c) */
   size_t step;
   size_t total; /* agents at the start */
   /* Tallies. */
-  size_t *left_by_exit;      /* agents out through each exit */
+  size_t *left_by_exit;         /* agents out through each exit */
   size_t *first_out, *last_out; /* step of each exit's first and last agent out */
-  size_t walls_crossed;      /* moves through a wall: must stay 0 */
-  size_t wall_contacts;      /* agent-steps the library stopped or slid at a wall */
-  size_t inside_obstacles;   /* agent-steps reported inside an obstacle */
-  size_t crowded;            /* agent-steps with no velocity clear of every neighbour */
-  size_t max_overlaps;       /* most overlapping pairs seen at a report */
-  size_t all_out_step;       /* step when the last agent left, 0 while any is inside */
-  uint64_t out_hash;         /* the agents out: id, step and place, order-free */
+  size_t walls_crossed;         /* moves through a wall: must stay 0 */
+  size_t wall_contacts;         /* agent-steps the library stopped or slid at a wall */
+  size_t inside_obstacles;      /* agent-steps reported inside an obstacle */
+  size_t crowded;      /* agent-steps with no velocity clear of every neighbour */
+  size_t max_overlaps; /* most overlapping pairs seen at a report */
+  size_t all_out_step; /* step when the last agent left, 0 while any is inside */
+  uint64_t out_hash;   /* the agents out: id, step and place, order-free */
 } evacuation;
 
 /* evacuation_run.c: 0 on success; on failure a message is printed. */

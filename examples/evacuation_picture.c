@@ -9,8 +9,10 @@
 #include "evacuation.h"
 #include "pictures.h"
 
-static void plot(const evac_canvas *c, double x, double y, uint8_t r, uint8_t g, uint8_t b) {
-  double px = (x - c->x0) * c->scale, py = (double)c->img.height - 1 - (y - c->y0) * c->scale;
+static void plot(const evac_canvas *c, double x, double y, uint8_t r, uint8_t g,
+                 uint8_t b) {
+  double px = (x - c->x0) * c->scale,
+         py = (double)c->img.height - 1 - (y - c->y0) * c->scale;
   if (!(px >= 0.0 && py >= 0.0 && px < c->img.width && py < c->img.height)) return;
   uint8_t *p = c->img.rgb + 3 * ((size_t)py * (size_t)c->img.width + (size_t)px);
   p[0] = r, p[1] = g, p[2] = b;
@@ -28,7 +30,8 @@ static void line(const evac_canvas *c, plan_rect s, uint8_t r, uint8_t g, uint8_
 int evac_draw(const evacuation *ev, evac_canvas *c) {
   const int width = c->img.width, height = c->img.height;
   for (size_t k = 0; k < (size_t)width * (size_t)height; k++)
-    c->img.rgb[3 * k] = PIC_BG_R, c->img.rgb[3 * k + 1] = PIC_BG_G, c->img.rgb[3 * k + 2] = PIC_BG_B;
+    c->img.rgb[3 * k] = PIC_BG_R, c->img.rgb[3 * k + 1] = PIC_BG_G,
+                   c->img.rgb[3 * k + 2] = PIC_BG_B;
   /* Agents per pixel, tone-mapped: one agent dim, 2 a square metre bright. */
   uint16_t *count = calloc((size_t)width * (size_t)height, sizeof *count);
   if (!count) return 1;
@@ -45,7 +48,8 @@ int evac_draw(const evacuation *ev, evac_canvas *c) {
     double t = count[k] / brightest;
     t = t > 1.0 ? 1.0 : t;
     uint8_t *q = c->img.rgb + 3 * k;
-    q[0] = (uint8_t)(150 + 105 * t), q[1] = (uint8_t)(90 + 110 * t), q[2] = (uint8_t)(30 + 30 * t);
+    q[0] = (uint8_t)(150 + 105 * t), q[1] = (uint8_t)(90 + 110 * t),
+    q[2] = (uint8_t)(30 + 30 * t);
   }
   free(count);
   const floor_plan *p = &ev->plan;
@@ -53,9 +57,11 @@ int evac_draw(const evacuation *ev, evac_canvas *c) {
   plan_rect *wall = malloc(walls * sizeof *wall);
   if (!wall) return 1;
   plan_walls(p, wall, walls);
-  for (size_t k = 0; k < walls; k++) line(c, wall[k], 200, 205, 215);
+  for (size_t k = 0; k < walls; k++)
+    line(c, wall[k], 200, 205, 215);
   free(wall);
-  for (size_t e = 0; e < plan_exit_count(p); e++) line(c, plan_exit(p, e), 60, 220, 90);
+  for (size_t e = 0; e < plan_exit_count(p); e++)
+    line(c, plan_exit(p, e), 60, 220, 90);
   char label[96];
   snprintf(label, sizeof label, "%.0f S: %zu OF %zu INSIDE", ev->step * (double)EVAC_DT,
            ev->agents.count, ev->total);
@@ -78,7 +84,9 @@ int evac_write_picture(const evacuation *ev, const char *path) {
   int rc = pic_image_init(&c.img, c.img.width, c.img.height) || evac_draw(ev, &c) ||
            pic_write_png(&c.img, path);
   pic_image_free(&c.img);
-  if (rc) fprintf(stderr, "crowdsteer-evacuation: cannot write %s\n", path);
-  else printf("  picture: %s\n", path);
+  if (rc)
+    fprintf(stderr, "crowdsteer-evacuation: cannot write %s\n", path);
+  else
+    printf("  picture: %s\n", path);
   return rc;
 }

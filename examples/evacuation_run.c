@@ -49,23 +49,29 @@ static wall_check *wall_check_new(const floor_plan *p) {
   /* Two passes: count each cell's walls, then file them. */
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) {
-      for (size_t c = 0; c < cells; c++) w->start[c + 1] += w->start[c];
+      for (size_t c = 0; c < cells; c++)
+        w->start[c + 1] += w->start[c];
       w->ids = malloc((w->start[cells] ? w->start[cells] : 1) * sizeof *w->ids);
       if (!w->ids) goto fail;
     }
     for (size_t k = 0; k < w->wall_count; k++) {
       const plan_rect r = w->walls[k];
-      int c0 = cell_coord(fminf(r.x0, r.x1), w->cols), c1 = cell_coord(fmaxf(r.x0, r.x1), w->cols);
-      int r0 = cell_coord(fminf(r.y0, r.y1), w->rows), r1 = cell_coord(fmaxf(r.y0, r.y1), w->rows);
+      int c0 = cell_coord(fminf(r.x0, r.x1), w->cols),
+          c1 = cell_coord(fmaxf(r.x0, r.x1), w->cols);
+      int r0 = cell_coord(fminf(r.y0, r.y1), w->rows),
+          r1 = cell_coord(fmaxf(r.y0, r.y1), w->rows);
       for (int row = r0; row <= r1; row++)
         for (int col = c0; col <= c1; col++) {
           size_t c = (size_t)row * (size_t)w->cols + (size_t)col;
-          if (pass == 0) w->start[c + 1]++;
-          else w->ids[w->start[c]++] = (uint32_t)k;
+          if (pass == 0)
+            w->start[c + 1]++;
+          else
+            w->ids[w->start[c]++] = (uint32_t)k;
         }
     }
     if (pass == 1) /* filing advanced each start to the next cell's: shift back */
-      for (size_t c = cells; c > 0; c--) w->start[c] = w->start[c - 1];
+      for (size_t c = cells; c > 0; c--)
+        w->start[c] = w->start[c - 1];
     if (pass == 1) w->start[0] = 0;
   }
   return w;
@@ -135,8 +141,8 @@ int evac_setup(evacuation *ev, const evac_options *opts) {
   ev->total = opts->agents;
   ev->plan = floor_plan_for_rooms((opts->agents + PER_ROOM - 1) / PER_ROOM);
   const size_t n = ev->total, exits = plan_exit_count(&ev->plan);
-  float **arrays[] = {&ev->agents.px, &ev->agents.py, &ev->agents.vx, &ev->agents.vy,
-                      &ev->before_x,  &ev->before_y};
+  float **arrays[] = {&ev->agents.px, &ev->agents.py, &ev->agents.vx,
+                      &ev->agents.vy, &ev->before_x,  &ev->before_y};
   for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++)
     if (!(*arrays[k] = malloc(n * sizeof(float)))) goto oom;
   ev->id = malloc(n * sizeof *ev->id);
@@ -202,7 +208,8 @@ static void tally_and_remove(evacuation *ev) {
     ev->wall_contacts += (r & CROWDSTEER_REPORT_WALL) != 0;
     ev->inside_obstacles += (r & CROWDSTEER_REPORT_INSIDE) != 0;
     ev->crowded += (r & CROWDSTEER_REPORT_CROWDED) != 0;
-    ev->walls_crossed += (size_t)crosses_wall(ev->walls, ev->before_x[i], ev->before_y[i], x, y);
+    ev->walls_crossed +=
+        (size_t)crosses_wall(ev->walls, ev->before_x[i], ev->before_y[i], x, y);
     if (x >= 0.0f && x <= width && y >= 0.0f && y <= height) {
       i++;
       continue;
@@ -225,8 +232,8 @@ int evac_step(evacuation *ev) {
   memcpy(ev->before_y, ev->agents.py, n * sizeof(float));
   crowdsteer_grid_desc gd = {.cell_size = EVAC_REACH, .threads = ev->opts.threads};
   crowdsteer_status st = crowdsteer_grid_build(ev->grid, &ev->agents, &gd);
-  crowdsteer_neighbours nb = {.grid = ev->grid, .radius = EVAC_REACH,
-                              .max_neighbours = EVAC_NEIGHBOURS};
+  crowdsteer_neighbours nb = {
+      .grid = ev->grid, .radius = EVAC_REACH, .max_neighbours = EVAC_NEIGHBOURS};
   crowdsteer_avoidance avoid = {.radius = EVAC_RADIUS,
                                 .time_horizon = EVAC_TIME_HORIZON,
                                 .obstacle_time_horizon = EVAC_OBSTACLE_TIME_HORIZON,
@@ -286,9 +293,9 @@ void evac_print_setup(const evacuation *ev) {
          crowdsteer_isa_name(crowdsteer_active_isa()));
   printf("  building %.0f x %.0f m: %zu rooms of %.0f m (%d rows of %d), doors %.1f m, "
          "corridors and %zu exits %.1f m wide, %zu walls\n",
-         (double)plan_width(p), (double)plan_height(p), plan_room_count(p), (double)p->room,
-         p->bands * 2, p->rooms_x, (double)p->door, plan_exit_count(p), (double)p->corridor,
-         plan_walls(p, NULL, 0));
+         (double)plan_width(p), (double)plan_height(p), plan_room_count(p),
+         (double)p->room, p->bands * 2, p->rooms_x, (double)p->door, plan_exit_count(p),
+         (double)p->corridor, plan_walls(p, NULL, 0));
   evac_steer_print(ev);
 }
 
@@ -302,8 +309,8 @@ void evac_print_progress(evacuation *ev) {
   if (overlaps > ev->max_overlaps) ev->max_overlaps = overlaps;
   printf("  step %6zu (%7.1f s): %8zu inside, %8zu out, overlapping pairs %zu, "
          "walls crossed %zu\n",
-         ev->step, (double)ev->step * EVAC_DT, ev->agents.count, ev->total - ev->agents.count,
-         overlaps, ev->walls_crossed);
+         ev->step, (double)ev->step * EVAC_DT, ev->agents.count,
+         ev->total - ev->agents.count, overlaps, ev->walls_crossed);
   fflush(stdout);
 }
 
@@ -317,8 +324,10 @@ void evac_print_summary(const evacuation *ev, double seconds) {
     printf("  evacuation time: not over after %.1f s (%zu steps): %zu of %zu inside\n",
            (double)ev->step * EVAC_DT, ev->step, ev->agents.count, ev->total);
   for (size_t i = 0; ev->agents.count <= 5 && i < ev->agents.count; i++)
-    printf("    still inside: agent %" PRIu32 " at (%.3f, %.3f) v (%.3g, %.3g) report %u\n", ev->id[i],
-           (double)ev->agents.px[i], (double)ev->agents.py[i], (double)ev->agents.vx[i], (double)ev->agents.vy[i], ev->report[i]);
+    printf("    still inside: agent %" PRIu32
+           " at (%.3f, %.3f) v (%.3g, %.3g) report %u\n",
+           ev->id[i], (double)ev->agents.px[i], (double)ev->agents.py[i],
+           (double)ev->agents.vx[i], (double)ev->agents.vy[i], ev->report[i]);
   /* Flow per exit over the time it was in use (first to last agent out). */
   double flow_sum = 0.0;
   size_t used = 0, busiest = 0;

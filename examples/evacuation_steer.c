@@ -28,7 +28,8 @@ typedef struct steer_state {
  * the wall, before they reach a goal cell, where the field brakes them)
  * and GOAL_DEPTH deep. */
 #define GOAL_GAP 0.5f
-static crowdsteer_status add_goal(crowdsteer_obstacles *goals, const floor_plan *p, size_t k) {
+static crowdsteer_status add_goal(crowdsteer_obstacles *goals, const floor_plan *p,
+                                  size_t k) {
   const plan_rect e = plan_exit(p, k);
   float x0 = e.x0, x1 = e.x1, y0 = e.y0, y1 = e.y1;
   if (e.x0 == e.x1) { /* an opening in the west or east wall */
@@ -81,7 +82,8 @@ void evac_steer_free(evacuation *ev) {
 
 void evac_steer_behaviour(const evacuation *ev, crowdsteer_step_behaviour *b) {
   const steer_state *s = ev->field;
-  *b = (crowdsteer_step_behaviour){.behaviour = CROWDSTEER_FOLLOW_FIELD, .field = &s->follow};
+  *b = (crowdsteer_step_behaviour){.behaviour = CROWDSTEER_FOLLOW_FIELD,
+                                   .field = &s->follow};
   b->params.max_speed = EVAC_SPEED;
   b->params.time_to_target = EVAC_DT;
 }
@@ -89,9 +91,10 @@ void evac_steer_behaviour(const evacuation *ev, crowdsteer_step_behaviour *b) {
 void evac_steer_print(const evacuation *ev) {
   const steer_state *s = ev->field;
   const double cells = (double)s->desc.width * (double)s->desc.height;
-  printf("  navigation field: %u x %u cells of %.2f m, goals outside the %zu exits, built in "
+  printf("  navigation field: %u x %u cells of %.2f m, goals outside the %zu exits, "
+         "built in "
          "%.1f ms (%.1f ns a cell), %.1f MB\n",
-         s->desc.width, s->desc.height, (double)s->desc.cell_size, plan_exit_count(&ev->plan),
-         1e3 * s->build_seconds, 1e9 * s->build_seconds / cells,
-         (double)crowdsteer_field_bytes(s->field) / 1e6);
+         s->desc.width, s->desc.height, (double)s->desc.cell_size,
+         plan_exit_count(&ev->plan), 1e3 * s->build_seconds,
+         1e9 * s->build_seconds / cells, (double)crowdsteer_field_bytes(s->field) / 1e6);
 }

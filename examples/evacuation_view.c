@@ -26,15 +26,20 @@ static void zoom_at(evac_canvas *c, int px, int py, double factor) {
 static void poll(view_state *v) {
   SDL_Event e;
   while (SDL_PollEvent(&e)) {
-    if (e.type == SDL_QUIT) v->quit = 1;
-    else if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_ESCAPE) v->quit = 1;
-    else if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_SPACE) v->paused = !v->paused;
+    if (e.type == SDL_QUIT)
+      v->quit = 1;
+    else if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_ESCAPE)
+      v->quit = 1;
+    else if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_SPACE)
+      v->paused = !v->paused;
     else if (e.type == SDL_MOUSEWHEEL) {
       int x, y;
       SDL_GetMouseState(&x, &y);
       zoom_at(&v->canvas, x, y, e.wheel.y > 0 ? 1.25 : 0.8);
-    } else if (e.type == SDL_MOUSEBUTTONDOWN) v->dragging = 1;
-    else if (e.type == SDL_MOUSEBUTTONUP) v->dragging = 0;
+    } else if (e.type == SDL_MOUSEBUTTONDOWN)
+      v->dragging = 1;
+    else if (e.type == SDL_MOUSEBUTTONUP)
+      v->dragging = 0;
     else if (e.type == SDL_MOUSEMOTION && v->dragging) {
       v->canvas.x0 -= e.motion.xrel / v->canvas.scale;
       v->canvas.y0 += e.motion.yrel / v->canvas.scale;

@@ -5,7 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int plan_blocks(const floor_plan *p) { return (p->rooms_x + p->block - 1) / p->block; }
+static int plan_blocks(const floor_plan *p) {
+  return (p->rooms_x + p->block - 1) / p->block;
+}
 static float band_height(const floor_plan *p) { return 2.0f * p->room + p->corridor; }
 /* West edge of block b and the rooms it holds. */
 static float block_x(const floor_plan *p, int b) {
@@ -151,7 +153,8 @@ size_t plan_walls(const floor_plan *p, plan_rect *walls, size_t cap) {
   wall_list w = {walls, cap, 0};
   outer_walls(p, &w);
   for (int band = 0; band < p->bands; band++)
-    for (int b = 0; b < plan_blocks(p); b++) block_walls(p, &w, band, b);
+    for (int b = 0; b < plan_blocks(p); b++)
+      block_walls(p, &w, band, b);
   return w.count;
 }
 
@@ -160,7 +163,8 @@ crowdsteer_status plan_obstacles(const floor_plan *p, crowdsteer_obstacles **out
   size_t count = plan_walls(p, NULL, 0);
   plan_rect *walls = malloc(count * sizeof *walls);
   crowdsteer_obstacles *set = NULL;
-  crowdsteer_status st = walls ? crowdsteer_obstacles_create(&set) : CROWDSTEER_ERROR_OUT_OF_MEMORY;
+  crowdsteer_status st =
+      walls ? crowdsteer_obstacles_create(&set) : CROWDSTEER_ERROR_OUT_OF_MEMORY;
   if (st == CROWDSTEER_OK) plan_walls(p, walls, count);
   for (size_t k = 0; st == CROWDSTEER_OK && k < count; k++) {
     float x[2] = {walls[k].x0, walls[k].x1}, y[2] = {walls[k].y0, walls[k].y1};

@@ -709,9 +709,11 @@ typedef enum crowdsteer_behaviour {
   CROWDSTEER_ALIGNMENT = 9,
   /** Reads crowdsteer_step_behaviour.field (crowdsteer_nav.h); 2D. */
   CROWDSTEER_FOLLOW_FIELD = 10,
+  /** Follow a pathway: reads crowdsteer_step_behaviour.path. */
+  CROWDSTEER_FOLLOW_PATH = 11,
   /** How many behaviours there are (not a behaviour): loop over
    *  0 .. CROWDSTEER_BEHAVIOUR_COUNT - 1 to visit each one. */
-  CROWDSTEER_BEHAVIOUR_COUNT = 11
+  CROWDSTEER_BEHAVIOUR_COUNT = 12
 } crowdsteer_behaviour;
 
 /** The inputs a behaviour reads besides the agents and its parameters, as
@@ -726,12 +728,14 @@ enum {
   /** crowdsteer_step_behaviour.neighbours */
   CROWDSTEER_INPUT_NEIGHBOURS = 8,
   /** crowdsteer_step_behaviour.field */
-  CROWDSTEER_INPUT_FIELD = 16
+  CROWDSTEER_INPUT_FIELD = 16,
+  /** crowdsteer_step_behaviour.path (crowdsteer_path.h) */
+  CROWDSTEER_INPUT_PATH = 32
 };
 
 /** "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander",
- *  "separation", "cohesion", "alignment" or "follow_field"; "unknown"
- *  otherwise. */
+ *  "separation", "cohesion", "alignment", "follow_field" or "follow_path";
+ *  "unknown" otherwise. */
 CROWDSTEER_API const char *crowdsteer_behaviour_name(crowdsteer_behaviour behaviour);
 
 /** Parses a name as returned by crowdsteer_behaviour_name (PARAMETER if it
@@ -770,6 +774,8 @@ typedef struct crowdsteer_step_behaviour {
   const crowdsteer_neighbours *neighbours;
   /** Follow-the-field: which fields agents follow (crowdsteer_nav.h). */
   const struct crowdsteer_field_follow *field;
+  /** Follow a path: who follows which pathway (crowdsteer_path.h). */
+  const struct crowdsteer_path_follow *path;
 } crowdsteer_step_behaviour;
 
 /** Scratch memory of crowdsteer_step's neighbour behaviours (opaque). One
@@ -978,5 +984,7 @@ CROWDSTEER_API crowdsteer_status crowdsteer_isa_from_name(const char *name,
 /* Obstacles and avoidance (ORCA): their own header, part of this one. */
 #include "crowdsteer_avoid.h"
 #include "crowdsteer_nav.h"
+/* Pathways and path following: their own header, part of this one. */
+#include "crowdsteer_path.h"
 
 #endif /* CROWDSTEER_H */

@@ -139,6 +139,8 @@ typedef struct cs_inputs {
   uint32_t field_count;
   uint32_t field_width, field_cells;
   float field_origin[2], field_inverse_cell_size, field_width_f, field_height_f;
+  /* Follow a path: the call's description, validated (path/follow.c). */
+  const crowdsteer_path_follow *path;
 } cs_inputs;
 
 /* How steering is written. A single call overwrites or accumulates (the

@@ -788,6 +788,7 @@ static const cs_fused_kernel fused[][2] = {
 /* Where a chunk of one behaviour runs in registers (see above). */
 static int fuses(const cs_fused_chunk *f) {
   const int dims = f->integrator->dims;
+  if ((size_t)f->kind >= sizeof fused / sizeof fused[0]) return 0;
   if (dims == 2 && (f->priority || !is_plain_shape(f->job, f->integrator))) return 0;
   return fused[f->kind][dims - 2] != NULL;
 }
@@ -836,6 +837,17 @@ static void run_streamed(cs_kernel kernel, const cs_job *job, size_t begin, size
   kernel(job, last, end);
 }
 
+/* Follow a path: kernels/path.c, which writes each block through this. */
+void CS_FOLLOW_PATH_2D(const cs_job *job, size_t begin, size_t end);
+void CS_FOLLOW_PATH_3D(const cs_job *job, size_t begin, size_t end);
+void CS_WRITE_BLOCK(const cs_job *job, size_t i, size_t n, const float *const s[3]);
+void CS_WRITE_BLOCK(const cs_job *job, size_t i, size_t n, const float *const s[3]) {
+  if (job->in.dims == 2)
+    write_steering(job, i, n, v3_load(s, 0, W, 2), 2);
+  else
+    write_steering(job, i, n, v3_load(s, 0, W, 3), 3);
+}
+
 /* Indexed by crowdsteer_behaviour (see cs_behaviours in behaviours.c). The
  * neighbour behaviours have their own kernels and job (kernels/neighbours.c);
  * their rows here write a step's precomputed steering. */
@@ -852,6 +864,7 @@ static const cs_kernel kernels[][2] = {
     [CROWDSTEER_ALIGNMENT] = {precomputed_2d, precomputed_3d},
     /* 2D only: validation refuses 3D agents. */
     [CROWDSTEER_FOLLOW_FIELD] = {follow_field_2d, follow_field_2d},
+    [CROWDSTEER_FOLLOW_PATH] = {CS_FOLLOW_PATH_2D, CS_FOLLOW_PATH_3D},
 };
 _Static_assert(sizeof kernels / sizeof kernels[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");

@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "nav/field.h"
+#include "path/path.h"
 
 /* Plain functions, inlined so each kernel compiles for a constant dims. */
 #define REF static inline __attribute__((always_inline))
@@ -353,6 +354,16 @@ static void wander(const cs_job *job, size_t begin, size_t end) {
 static void follow_field(const cs_job *job, size_t begin, size_t end) {
   steer_range(follow_field_agent, job, begin, end, 2); /* 2D only */
 }
+
+/* Follow a path: its definition is path/reference_path.c. */
+REF vec follow_path_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
+  vec s = zero_vec;
+  cs_path_steer_agent(job, i, p.c, v.c, s.c, dims);
+  return s;
+}
+static void follow_path(const cs_job *job, size_t begin, size_t end) {
+  steer_all(follow_path_agent, job, begin, end);
+}
 /* A neighbour behaviour in a step: its steering, computed before the tiles
  * (neighbours/step_neighbours.c), written like any behaviour's. */
 static void precomputed(const cs_job *job, size_t begin, size_t end) {
@@ -390,6 +401,7 @@ static const cs_kernel references[][2] = {
     [CROWDSTEER_COHESION] = {precomputed, precomputed},
     [CROWDSTEER_ALIGNMENT] = {precomputed, precomputed},
     [CROWDSTEER_FOLLOW_FIELD] = {follow_field, follow_field},
+    [CROWDSTEER_FOLLOW_PATH] = {follow_path, follow_path},
 };
 _Static_assert(sizeof references / sizeof references[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");

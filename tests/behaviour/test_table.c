@@ -27,6 +27,8 @@ static crowdsteer_status run_named(const crowdsteer_agents *a,
     return crowdsteer_alignment(a, d->neighbours, p, o, begin, end);
   case CROWDSTEER_FOLLOW_FIELD:
     return crowdsteer_follow_field(a, d->field, p, o, begin, end);
+  case CROWDSTEER_FOLLOW_PATH:
+    return crowdsteer_follow_path(a, d->path, p, o, begin, end);
   default: break; /* a behaviour without a named entry point */
   }
   return crowdsteer_run(a, d, o, begin, end);
@@ -71,6 +73,18 @@ static void check_run(crowdsteer_behaviour b, int dims, int kind) {
   crowdsteer_neighbours nb;
   memset(&nb, 0, sizeof nb);
   nb.radius = 4.0f;
+  static const float px[3] = {-5.0f, 4.0f, 6.0f}, py[3] = {1.0f, 2.0f, -3.0f},
+                     pz[3] = {0.0f, 1.0f, 2.0f};
+  const crowdsteer_pathway_desc path_desc = {dims, 3, px, py, pz, 0.5f, 0};
+  crowdsteer_pathway *path = NULL;
+  CHECK_STATUS(crowdsteer_pathway_create(&path, &path_desc), CROWDSTEER_OK);
+  const crowdsteer_pathway *paths[1] = {path};
+  crowdsteer_path_follow path_follow;
+  memset(&path_follow, 0, sizeof path_follow);
+  path_follow.paths = paths;
+  path_follow.path_count = 1;
+  path_follow.prediction_time = 2.0f;
+  path_follow.lead_distance = 1.0f;
   for (int c = 0; c < 2; c++) {
     scenario_make(&s[c], N, dims, 0xC0FFEEu + (uint64_t)b, 1);
     crowdsteer_agents agents = scenario_agents(&s[c]);
@@ -91,6 +105,7 @@ static void check_run(crowdsteer_behaviour b, int dims, int kind) {
     d.wander = &wander[c];
     d.neighbours = &nb;
     d.field = &follow;
+    d.path = &path_follow;
     crowdsteer_output out = {scenario_vectors(s[c].out), CROWDSTEER_ACCUMULATE, 0.5f,
                              NULL};
     status[c] = c ? crowdsteer_run(&agents, &d, &out, 2, N - 1)
@@ -109,6 +124,7 @@ static void check_run(crowdsteer_behaviour b, int dims, int kind) {
     }
   scenario_free(&s[0]);
   scenario_free(&s[1]);
+  crowdsteer_pathway_destroy(path);
 }
 
 static void check_unknown(void) {
