@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The field reaches this far past the outer wall (and half a cell more:
- * with cells of 1 / n metres, the walls, on whole metres, then run through
- * cell centres, so each blocks one row of cells, within half a cell of it;
- * with cells under 0.4 m, narrower than the body radius ORCA keeps from a
- * wall, no agent stands in a blocked cell, where the field has no
- * direction). Its goal strips are GOAL_DEPTH deep, outside each opening. */
+/* The field reaches this far past the outer wall, and half a cell more:
+ * with cells of 1 / n metres the walls, on whole metres, then run through
+ * cell centres and each blocks one row of cells. At the default 0.25 m a
+ * wall blocks a band narrower than a body (an agent pressed into it heads
+ * for the band's best free neighbour) and every 1.6 m door keeps five free
+ * cells; at 0.5 m some agents never find the way out of the rooms (96 of
+ * 5,000 still inside after 300 s, against all out in 78 s). Its goal strips
+ * are GOAL_DEPTH deep, outside each opening. */
 #define FIELD_MARGIN 3.0f
 #define GOAL_DEPTH 2.0f
 

@@ -117,8 +117,10 @@ CROWDSTEER_API crowdsteer_status crowdsteer_field_time(const crowdsteer_field *f
                                                        uint32_t cx, uint32_t cy,
                                                        double *time);
 
-/** The unit direction of cell (cx, cy), zero in a goal, blocked or
- *  unreachable cell; *blocked 1 for a blocked cell. Errors as _time. */
+/** The unit direction of cell (cx, cy), zero in a goal or unreachable
+ *  free cell; in a blocked cell, towards its reached neighbour (of 8) of
+ *  smallest T (zero if none); *blocked 1 for a blocked cell. Errors as
+ *  _time. */
 CROWDSTEER_API crowdsteer_status crowdsteer_field_direction(const crowdsteer_field *field,
                                                             uint32_t cx, uint32_t cy,
                                                             float *dx, float *dy,
@@ -126,8 +128,9 @@ CROWDSTEER_API crowdsteer_status crowdsteer_field_direction(const crowdsteer_fie
 
 /* ---- Follow the field -----------------------------------------------------
  * desired = direction(cell of p) * max_speed, s = (desired - v) /
- * time_to_target; the direction is zero outside the grid, in a goal cell,
- * in a blocked or unreachable one (there s brakes the agent). 2D only. */
+ * time_to_target; the direction is zero outside the grid, in a goal cell
+ * and in an unreachable one (there s brakes the agent); an agent in a
+ * blocked cell (beside a wall) heads for its best free neighbour. 2D only. */
 
 /** Which field each agent follows. Several fields (one per exit set) may
  *  be followed at once; they must share origin, cell size, width and

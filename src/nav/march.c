@@ -158,15 +158,37 @@ static uint32_t encode(double g) {
   return (uint32_t)((int32_t)floor(g * 16384.0 + 0.5) + 16384);
 }
 
+/* A blocked cell's direction, for agents whose centre stands in it beside
+ * a wall: towards the centre of its reached neighbour (of 8) with the
+ * smallest T, the first in row order (dy, then dx, from -1) on a tie; zero
+ * when none is reached (deep inside a polygon). */
+static uint32_t way_out(const crowdsteer_field *f, size_t c, uint32_t cx, uint32_t cy) {
+  const double *time = f->store.time;
+  double best = INFINITY;
+  int bx = 0, by = 0;
+  for (int dy = -1; dy <= 1; dy++)
+    for (int dx = -1; dx <= 1; dx++) {
+      if ((dx == 0 && dy == 0) || (dx < 0 && cx == 0) || (dy < 0 && cy == 0) ||
+          (dx > 0 && cx + 1 >= f->width) || (dy > 0 && cy + 1 >= f->height))
+        continue;
+      const double t = time[(size_t)((ptrdiff_t)c + dx + dy * (ptrdiff_t)f->width)];
+      if (t < best) best = t, bx = dx, by = dy;
+    }
+  if (!(best < INFINITY)) return CS_DIRECTION_ZERO;
+  const double length = sqrt((double)(bx * bx + by * by));
+  return encode(bx / length) | encode(by / length) << 16;
+}
+
 /* A cell's direction: the upwind descent (gx, gy) of T, from each axis's
  * lower neighbour, normalised in double and stored to 2^-14. Where both
  * components are nonzero but the diagonal cell between them is blocked or
  * unreached, only the larger one is kept (x on a tie), so no direction
- * points into a blocked cell. Zero in goal, blocked and unreached cells,
- * and where no neighbour is lower. */
+ * points into a blocked cell. Zero in goal and unreached cells, and where
+ * no neighbour is lower; blocked cells: way_out. */
 static uint32_t direction(const crowdsteer_field *f, size_t c, uint32_t cx, uint32_t cy) {
   const double *time = f->store.time;
   const double t = time[c];
+  if (f->store.flags[c] & CS_CELL_BLOCKED) return way_out(f, c, cx, cy);
   if (!(t > 0.0 && t < INFINITY)) return CS_DIRECTION_ZERO;
   const size_t w = f->width;
   int sx, sy;

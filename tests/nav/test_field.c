@@ -390,10 +390,32 @@ static void test_blocking_brute_force(void) {
   }
 }
 
+/* A blocked cell points to its reached neighbour (of 8) with the smallest
+ * T, the first in row order on a tie: exactly (1, 0)-like axis directions
+ * or the diagonal's 2^-14 rounding of 1/sqrt(2); zero without one. */
+static void check_way_out(const crowdsteer_field *f, uint32_t x, uint32_t y, uint32_t w,
+                          uint32_t h, float dx, float dy) {
+  double best = INFINITY;
+  int bx = 0, by = 0;
+  for (int ny = (int)y - 1; ny <= (int)y + 1; ny++)
+    for (int nx = (int)x - 1; nx <= (int)x + 1; nx++) {
+      if ((nx == (int)x && ny == (int)y) || nx < 0 || ny < 0 || nx >= (int)w || ny >= (int)h)
+        continue;
+      const double t = time_at(f, (uint32_t)nx, (uint32_t)ny);
+      if (t < best) best = t, bx = nx - (int)x, by = ny - (int)y;
+    }
+  const float diagonal = (float)floor(16384.0 / sqrt(2.0) + 0.5) / 16384.0f;
+  const float want_x = bx == 0 ? 0.0f : (by == 0 ? (float)bx : (float)bx * diagonal);
+  const float want_y = by == 0 ? 0.0f : (bx == 0 ? (float)by : (float)by * diagonal);
+  CHECK_MSG(dx == want_x && dy == want_y, "blocked cell %u,%u: (%g, %g), want (%g, %g)", x,
+            y, (double)dx, (double)dy, (double)want_x, (double)want_y);
+}
+
 /* Over random maps: every direction is zero or unit, descends (the cell
  * it points to along each nonzero axis has a smaller T), and no cell it
  * points towards (the axis neighbours and the diagonal between them) is
- * blocked or unreachable; goals, blocked and unreachable cells have none. */
+ * blocked or unreachable; goals and unreachable cells have none; blocked
+ * cells point to their best neighbour (check_way_out). */
 static void test_directions(void) {
   for (int round = 0; round < 30; round++) {
     const uint32_t w = 16 + rng() % 40, h = 16 + rng() % 40;
@@ -424,7 +446,11 @@ static void test_directions(void) {
         int b;
         crowdsteer_field_direction(f, x, y, &dx, &dy, &b);
         const double t = time_at(f, x, y);
-        if (b || t == 0.0 || isinf(t)) {
+        if (b) {
+          check_way_out(f, x, y, w, h, dx, dy);
+          continue;
+        }
+        if (t == 0.0 || isinf(t)) {
           CHECK(dx == 0.0f && dy == 0.0f);
           continue;
         }

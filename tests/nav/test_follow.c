@@ -166,8 +166,9 @@ static void test_equivalence(void) {
 }
 
 /* Worked values on field 0: at rest in a free cell the steering is the
- * cell's direction times max_speed; on the goal, outside the grid or in a
- * blocked cell it brakes (s = -v / time_to_target). */
+ * cell's direction times max_speed; on the goal or outside the grid it
+ * brakes (s = -v / time_to_target); in a blocked cell beside a wall it
+ * heads for the cell's best neighbour. */
 static void test_worked(void) {
   float px[4] = {10.1f, 1.0f, -1.0f, 5.1f}, py[4] = {10.1f, 1.0f, 3.0f, 5.5f};
   float vx[4] = {0, 0.5f, 0.5f, 1.0f}, vy[4] = {0, 0.25f, -1.0f, 0};
@@ -192,9 +193,15 @@ static void test_worked(void) {
     CHECK(inside && !blocked && (dx != 0.0f || dy != 0.0f));
     CHECK(sx[0] == (dx * 2.0f - 0.0f) / 0.5f && sy[0] == (dy * 2.0f - 0.0f) / 0.5f);
     CHECK(dx < 0.0f && dy < 0.0f); /* towards the goal at (1, 1) */
-    for (int i = 1; i < 4; i++)    /* goal, outside, the blocked cell of a wall */
+    for (int i = 1; i < 3; i++)    /* the goal, outside */
       CHECK_MSG(sx[i] == -vx[i] / 0.5f && sy[i] == -vy[i] / 0.5f, "agent %d: %g %g", i,
                 (double)sx[i], (double)sy[i]);
+    /* In the blocked cell of a wall: its way out, not a stop. */
+    crowdsteer_field_cell_of(fields[0], px[3], py[3], &cx, &cy, &inside);
+    crowdsteer_field_direction(fields[0], cx, cy, &dx, &dy, &blocked);
+    CHECK(inside && blocked && (dx != 0.0f || dy != 0.0f));
+    CHECK_MSG(sx[3] == (dx * 2.0f - vx[3]) / 0.5f && sy[3] == (dy * 2.0f - vy[3]) / 0.5f,
+              "agent 3: %g %g", (double)sx[3], (double)sy[3]);
   }
   crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR);
 }
