@@ -402,6 +402,7 @@ static int add_behaviour_constants(PyObject *module) {
   for (int b = 0; b < CROWDSTEER_BEHAVIOUR_COUNT; b++) {
     char upper[32];
     const char *name = crowdsteer_behaviour_name((crowdsteer_behaviour)b);
+    if (strcmp(name, "unknown") == 0) continue; /* an id reserved for another behaviour */
     size_t n = 0;
     for (; name[n] && n + 1 < sizeof upper; n++)
       upper[n] = (char)(name[n] >= 'a' && name[n] <= 'z' ? name[n] - 'a' + 'A' : name[n]);
