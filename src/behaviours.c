@@ -37,6 +37,9 @@ const cs_behaviour_row cs_behaviours[] = {
                              CS_RUNS_ON_NEIGHBOURS},
     [CROWDSTEER_ALIGNMENT] = {"alignment", CROWDSTEER_INPUT_NEIGHBOURS,
                               CS_USES_TIME_TO_TARGET, CS_RUNS_ON_NEIGHBOURS},
+    /* Its fields are checked by cs_resolve_field (nav/follow.c). */
+    [CROWDSTEER_FOLLOW_FIELD] = {"follow_field", CROWDSTEER_INPUT_FIELD,
+                                 CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET},
     [CROWDSTEER_FOLLOW_PATH] = {"follow_path", CROWDSTEER_INPUT_PATH,
                                 CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET},
 };

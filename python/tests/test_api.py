@@ -229,11 +229,9 @@ def test_per_agent_timing_parameters():
 
 def test_behaviour_constants_follow_the_library_table():
     # SEEK .. ALIGNMENT are made from crowdsteer_behaviour_name at import.
-    # None: an id reserved for another branch's behaviour (no constant).
     names = ["SEEK", "FLEE", "ARRIVE", "LEAVE", "PURSUIT", "EVADE", "WANDER",
-             "SEPARATION", "COHESION", "ALIGNMENT", None, "FOLLOW_PATH"]
+             "SEPARATION", "COHESION", "ALIGNMENT", "FOLLOW_FIELD", "FOLLOW_PATH"]
     assert cs.BEHAVIOUR_COUNT == len(names)
     for value, name in enumerate(names):
-        if name is not None:
-            assert getattr(cs, name) == value
+        assert getattr(cs, name) == value
     assert not hasattr(cs, "UNKNOWN")

@@ -163,6 +163,7 @@ static unsigned input_bits(const char *cell, const char *where, int *ok) {
                 {"target", CROWDSTEER_INPUT_TARGET},
                 {"wander state", CROWDSTEER_INPUT_WANDER},
                 {"neighbours", CROWDSTEER_INPUT_NEIGHBOURS},
+                {"fields", CROWDSTEER_INPUT_FIELD},
                 {"path follow", CROWDSTEER_INPUT_PATH}};
   unsigned bits = 0;
   char copy[256];
@@ -252,7 +253,7 @@ static void check_document(const char *name, int want_per_behaviour) {
   if (want_per_behaviour) {
     CHECK_MSG(seen.per_behaviour == 1, "docs/%s: %d per-behaviour tables", name,
               seen.per_behaviour);
-    unsigned long named = 0; /* ids reserved for other branches have no row */
+    unsigned long named = 0; /* every behaviour with a name */
     for (int b = 0; b < CROWDSTEER_BEHAVIOUR_COUNT; b++)
       if (strcmp(crowdsteer_behaviour_name((crowdsteer_behaviour)b), "unknown") != 0)
         named |= 1ul << b;
@@ -277,9 +278,9 @@ static void check_parser(void) {
   CHECK(!ok);
   CHECK(fields_in("`wander_radius`, `wander_distance`, `jitter` (default 0)") ==
         (1ul << 8 | 1ul << 9 | 1ul << 10));
-  CHECK(readers_of(0) ==
-        (seek_to_evade | 1ul << CROWDSTEER_SEPARATION | 1ul << CROWDSTEER_COHESION |
-         1ul << CROWDSTEER_FOLLOW_PATH | 1ul << INTEGRATOR));
+  CHECK(readers_of(0) == (seek_to_evade | 1ul << CROWDSTEER_SEPARATION |
+                          1ul << CROWDSTEER_COHESION | 1ul << CROWDSTEER_FOLLOW_FIELD |
+                          1ul << CROWDSTEER_FOLLOW_PATH | 1ul << INTEGRATOR));
 }
 
 int main(void) {
