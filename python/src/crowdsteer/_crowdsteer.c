@@ -390,12 +390,12 @@ static struct PyModuleDef module_def = {
     -1, module_methods};
 
 static int add_types(PyObject *module) {
-  PyTypeObject *types[] = {&Agents_Type,     &Params_Type,     &Target_Type,
-                           &Wander_Type,     &Behaviour_Type,  &Grid_Type,
-                           &Neighbours_Type, &Obstacles_Type,  &Avoidance_Type,
+  PyTypeObject *types[] = {&Agents_Type,     &Params_Type,      &Target_Type,
+                           &Wander_Type,     &Behaviour_Type,   &Grid_Type,
+                           &Neighbours_Type, &Obstacles_Type,   &Avoidance_Type,
                            &Field_Type,      &FieldFollow_Type, &Pathway_Type};
-  const char *names[] = {"Agents",    "Params", "Target",     "WanderState",
-                         "Behaviour", "Grid",   "Neighbours", "Obstacles",
+  const char *names[] = {"Agents",    "Params", "Target",      "WanderState",
+                         "Behaviour", "Grid",   "Neighbours",  "Obstacles",
                          "Avoidance", "Field",  "FieldFollow", "Pathway"};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (PyType_Ready(types[i]) < 0 ||
