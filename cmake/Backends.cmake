@@ -61,7 +61,6 @@ foreach(backend IN LISTS CROWDSTEER_BACKENDS)
                              CS_AVOID_LINES=cs_avoid_lines_${isa}
                              CS_FOLLOW_PATH_2D=cs_follow_path_2d_${isa}
                              CS_FOLLOW_PATH_3D=cs_follow_path_3d_${isa}
-                             CS_WRITE_BLOCK=cs_write_block_${isa}
                              CS_STREAM_MIN_BYTES=${CROWDSTEER_STREAM_MIN_BYTES}u)
   target_compile_options(${target} PRIVATE ${flags} ${_cs_kernel_opt})
   # UBSan's pointer-overflow check made clang's sanitizer and fuzz builds of

@@ -78,8 +78,8 @@ static crowdsteer_status run_on_kernels(const cs_backend *backend,
     return fault;
   if ((cs_behaviour_row_of(c->behaviour)->inputs & CROWDSTEER_INPUT_PATH) &&
       ((fault = cs_path_resolve(&job.in, c->path, begin, end)) != CROWDSTEER_OK ||
-       (fault = cs_check_agent_data(&job.in, c->behaviour,
-                                    &(cs_range){begin, end, NULL, 0})) != CROWDSTEER_OK))
+       (fault = cs_path_check_agents(c->path, &(cs_range){begin, end, NULL, 0})) !=
+           CROWDSTEER_OK))
     return fault;
   if ((fault = cs_prepare_output(&job.policy, job.in.dims, out, begin, end)) !=
       CROWDSTEER_OK)

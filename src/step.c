@@ -81,8 +81,9 @@ static crowdsteer_status check_behaviour_run(const plan *pl,
   const crowdsteer_step_behaviour *desc = &step->behaviours[b];
   const cs_range r = {first, last, step->behaviour_mask, 1u << b};
   if (!cs_runs_on_neighbours(desc->behaviour) &&
-      (fault = cs_check_agent_data(&pl->behaviour[b].in, pl->kind[b], &r)) !=
-          CROWDSTEER_OK)
+      ((fault = cs_check_agent_data(&pl->behaviour[b].in, pl->kind[b], &r)) !=
+           CROWDSTEER_OK ||
+       (fault = cs_path_check_agents(pl->behaviour[b].in.path, &r)) != CROWDSTEER_OK))
     return fault;
   if (desc->weight_per_agent && !cs_aligned(desc->weight_per_agent))
     return CROWDSTEER_ERROR_ALIGNMENT;
@@ -94,6 +95,8 @@ static crowdsteer_status check_behaviour_run(const plan *pl,
 /* Whether behaviour b has per-agent data whose values need a pass. */
 static int has_agent_data(const plan *pl, const crowdsteer_step_desc *step, size_t b) {
   if (step->behaviours[b].weight_per_agent) return 1;
+  const crowdsteer_path_follow *path = pl->behaviour[b].in.path;
+  if (path && (path->path_per_agent || path->direction_per_agent)) return 1;
   return !cs_runs_on_neighbours(pl->kind[b]) &&
          cs_has_agent_data(&pl->behaviour[b].in, pl->kind[b]);
 }

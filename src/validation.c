@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "path/path.h"
 
 /* Which values a parameter accepts. NaN fails every rule. */
 typedef enum value_rule {
@@ -353,7 +352,6 @@ int cs_has_agent_data(const cs_inputs *in, crowdsteer_behaviour behaviour) {
   for (int s = 0; s < BEHAVIOUR_PARAMS; s++)
     any |= (uses & behaviour_params[s].used_by) &&
            param_in(in, &behaviour_params[s]).array != NULL;
-  any |= in->path && (in->path->path_per_agent || in->path->direction_per_agent);
   return any;
 }
 
@@ -373,7 +371,7 @@ crowdsteer_status cs_check_agent_data(const cs_inputs *in, crowdsteer_behaviour 
         (fault = check_param_array(param_in(in, spec), spec->rule, r)) != CROWDSTEER_OK)
       return fault;
   }
-  return cs_path_check_agents(in->path, r);
+  return CROWDSTEER_OK;
 }
 
 crowdsteer_status cs_prepare_behaviour(

@@ -837,16 +837,9 @@ static void run_streamed(cs_kernel kernel, const cs_job *job, size_t begin, size
   kernel(job, last, end);
 }
 
-/* Follow a path: kernels/path.c, which writes each block through this. */
+/* Follow a path: kernels/path.c. */
 void CS_FOLLOW_PATH_2D(const cs_job *job, size_t begin, size_t end);
 void CS_FOLLOW_PATH_3D(const cs_job *job, size_t begin, size_t end);
-void CS_WRITE_BLOCK(const cs_job *job, size_t i, size_t n, const float *const s[3]);
-void CS_WRITE_BLOCK(const cs_job *job, size_t i, size_t n, const float *const s[3]) {
-  if (job->in.dims == 2)
-    write_steering(job, i, n, v3_load(s, 0, W, 2), 2);
-  else
-    write_steering(job, i, n, v3_load(s, 0, W, 3), 3);
-}
 
 /* Indexed by crowdsteer_behaviour (see cs_behaviours in behaviours.c). The
  * neighbour behaviours have their own kernels and job (kernels/neighbours.c);

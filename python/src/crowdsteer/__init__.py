@@ -45,6 +45,25 @@ from ._crowdsteer import (Agents, Avoidance, Behaviour, Error, Params,
 __version__ = version_string()
 
 
+class PathFollow:
+    """Who follows which Pathway, and how (crowdsteer_path_follow): `paths`, a
+    sequence of Pathway; `path` (every agent's index into it) or
+    `path_per_agent` (uint32); `direction` (+1, or -1: backwards) or
+    `direction_per_agent` (float32, each 1 or -1); `prediction_time` and
+    `lead_distance` (>= 0). Read by follow_path at each call."""
+
+    def __init__(self, paths: Sequence, path: int = 0, path_per_agent=None,
+                 direction: int = 1, direction_per_agent=None,
+                 prediction_time: float = 0.0, lead_distance: float = 0.0):
+        self.paths = tuple(paths)
+        self.path = path
+        self.path_per_agent = path_per_agent
+        self.direction = direction
+        self.direction_per_agent = direction_per_agent
+        self.prediction_time = prediction_time
+        self.lead_distance = lead_distance
+
+
 def supported_isas() -> list:
     """Names of the ISAs this build contains and this CPU runs, best last."""
     from ._crowdsteer import ISA_COUNT, isa_name, isa_supported

@@ -284,6 +284,11 @@ static PyObject *py_version_string(PyObject *self, PyObject *unused) {
 
 static PyMethodDef module_methods[] = {
     {"seek", KW(py_seek), "seek" TARGETED_DOC("Full speed towards the target.")},
+    {"follow_path", KW(py_follow_path),
+     "follow_path(agents, follow, params, steering, *, mode=OVERWRITE, weight=1.0, "
+     "weight_per_agent=None, begin=0, end=None)\n--\n\nFollow a pathway (a PathFollow: "
+     "paths, path or path_per_agent, direction or direction_per_agent, prediction_time, "
+     "lead_distance)."},
     {"flee", KW(py_flee),
      "flee" TARGETED_DOC("Full speed away from the target, "
                          "within panic_radius.")},
@@ -385,13 +390,13 @@ static struct PyModuleDef module_def = {
     -1, module_methods};
 
 static int add_types(PyObject *module) {
-  PyTypeObject *types[] = {&Agents_Type,     &Params_Type,     &Target_Type,
-                           &Wander_Type,     &Behaviour_Type,  &Grid_Type,
-                           &Neighbours_Type, &Obstacles_Type,  &Avoidance_Type,
-                           &Field_Type,      &FieldFollow_Type};
-  const char *names[] = {"Agents",    "Params", "Target",     "WanderState",
-                         "Behaviour", "Grid",   "Neighbours", "Obstacles",
-                         "Avoidance", "Field",  "FieldFollow"};
+  PyTypeObject *types[] = {&Agents_Type,     &Params_Type,      &Target_Type,
+                           &Wander_Type,     &Behaviour_Type,   &Grid_Type,
+                           &Neighbours_Type, &Obstacles_Type,   &Avoidance_Type,
+                           &Field_Type,      &FieldFollow_Type, &Pathway_Type};
+  const char *names[] = {"Agents",    "Params", "Target",      "WanderState",
+                         "Behaviour", "Grid",   "Neighbours",  "Obstacles",
+                         "Avoidance", "Field",  "FieldFollow", "Pathway"};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (PyType_Ready(types[i]) < 0 ||
         PyModule_AddObjectRef(module, names[i], (PyObject *)types[i]) < 0)
@@ -405,6 +410,7 @@ static int add_behaviour_constants(PyObject *module) {
   for (int b = 0; b < CROWDSTEER_BEHAVIOUR_COUNT; b++) {
     char upper[32];
     const char *name = crowdsteer_behaviour_name((crowdsteer_behaviour)b);
+    if (strcmp(name, "unknown") == 0) continue; /* an id reserved for another behaviour */
     size_t n = 0;
     for (; name[n] && n + 1 < sizeof upper; n++)
       upper[n] = (char)(name[n] >= 'a' && name[n] <= 'z' ? name[n] - 'a' + 'A' : name[n]);

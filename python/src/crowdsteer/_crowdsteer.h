@@ -189,4 +189,19 @@ int follow_to_c(PyObject *obj, const arg_name *name, Py_ssize_t count,
 int follow_claim(FieldFollowObject *f);
 void follow_unclaim(FieldFollowObject *f);
 
+/* Pathways and follow_path (_crowdsteer_path.c). A follow description in C:
+ * the struct, its pathway pointers and the tuple that keeps them alive. */
+typedef struct PathwayObject PathwayObject;
+extern PyTypeObject Pathway_Type;
+typedef struct path_follow_c {
+  crowdsteer_path_follow follow;
+  const crowdsteer_pathway **paths;
+  PyObject *keep;
+} path_follow_c;
+int path_follow_to_c(PyObject *obj, int dims, Py_ssize_t count, path_follow_c *out);
+void path_follow_release(path_follow_c *p);
+int spans_add_path_follow(spans *s, const crowdsteer_path_follow *f, size_t count,
+                          int behaviour);
+PyObject *py_follow_path(PyObject *self, PyObject *args, PyObject *kwargs);
+
 #endif

@@ -221,6 +221,28 @@ NEIGHBOUR(separation)
 NEIGHBOUR(cohesion)
 NEIGHBOUR(alignment)
 
+PyObject *py_follow_path(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents", "follow",           "params", "steering", "mode",
+                           "weight", "weight_per_agent", "begin",  "end",      NULL};
+  behaviour_call c;
+  path_follow_c f;
+  (void)self;
+  memset(&f, 0, sizeof f);
+  if (prepare_call(&c, args, kwargs, kwlist, "OOOO|$OOOOO:follow_path") < 0 ||
+      path_follow_to_c(c.subject, c.a->dims, (Py_ssize_t)c.a->count, &f) < 0 ||
+      spans_add_path_follow(&c.memory, &f.follow, c.a->count, -1) < 0 ||
+      check_spans(&c.memory) < 0) {
+    path_follow_release(&f);
+    return abandon_call(&c);
+  }
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  crowdsteer_status status =
+      crowdsteer_follow_path(&c.agents_c, &f.follow, &c.c_params, &c.out, c.b, c.e);
+  PyEval_RestoreThread(unlocked);
+  path_follow_release(&f);
+  return finish_call(&c, status);
+}
+
 PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"agents", "steering", "params", "begin", "end", NULL};
   PyObject *agents_obj, *steering, *params_obj = Py_None, *begin_obj = NULL,
