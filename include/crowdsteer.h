@@ -649,6 +649,8 @@ typedef struct crowdsteer_neighbours {
    * if enqueue or finish is NULL); NULL: it runs on the caller's thread. A step does not
    * read it (crowdsteer_step_desc.tasks). */
   const crowdsteer_task_system *tasks;
+  int form;           /**< crowdsteer_form (crowdsteer_flock.h); 0: the formulas below */
+  float inner_radius; /**< seen whatever the view within it (crowdsteer_flock.h) */
 } crowdsteer_neighbours;
 
 /* The neighbour behaviours below write steering like every other behaviour
@@ -967,5 +969,6 @@ CROWDSTEER_API crowdsteer_status crowdsteer_isa_from_name(const char *name,
 
 /* Obstacles and avoidance (ORCA): their own header, part of this one. */
 #include "crowdsteer_avoid.h"
+#include "crowdsteer_flock.h"
 
 #endif /* CROWDSTEER_H */

@@ -191,3 +191,61 @@ def test_grid_order_of_a_grid_never_built_is_empty():
     assert grid.order().shape == (40,)
     with pytest.raises(TypeError):
         grid.order(agents)
+
+
+def _reynolds(arrays, dims, radius, which):
+    """Reynolds' forms (docs/behaviours.md, "Forms") in double precision."""
+    p = np.stack([a.astype(np.float64) for a in arrays[:dims]], axis=1)
+    v = np.stack([a.astype(np.float64) for a in arrays[dims:]], axis=1)
+
+    def unit(x):
+        n = np.linalg.norm(x)
+        return x / n if n > 0 else np.zeros_like(x)
+
+    out = np.zeros_like(p)
+    for i in range(len(p)):
+        d = p[i] - p
+        dist = np.linalg.norm(d, axis=1)
+        seen = (dist < radius) & (np.arange(len(p)) != i)
+        if not seen.any():
+            continue
+        if which == "separation":
+            out[i] = unit((d[seen] / (dist[seen] ** 2)[:, None]).sum(axis=0))
+        elif which == "cohesion":
+            out[i] = unit((-d[seen] / radius).sum(axis=0))
+        else:
+            headings = np.array([unit(w) for w in v[seen]])
+            out[i] = unit(headings.mean(axis=0) - unit(v[i]))
+    return out
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+@pytest.mark.parametrize("behaviour", BEHAVIOURS)
+def test_reynolds_forms(dims, behaviour):
+    rng = np.random.default_rng(40 + dims)
+    n = 300
+    agents, arrays = random_agents(rng, n, dims, spread=6.0)
+    want = _reynolds(arrays, dims, 1.5, behaviour.__name__)
+    brute = empty_vectors(n, dims)
+    behaviour(agents, cs.Neighbours(radius=1.5, form=cs.FORM_REYNOLDS), None, brute)
+    got = np.stack(brute, axis=1)
+    assert np.abs(got - want).max() < 1e-4
+    seen = np.linalg.norm(want, axis=1) > 0
+    assert seen.sum() > n // 2
+    assert np.allclose(np.linalg.norm(got[seen], axis=1), 1.0, atol=1e-6)
+    grid = cs.Grid()
+    grid.build(agents, 2.0)
+    on_grid = empty_vectors(n, dims)
+    nb = cs.Neighbours(grid=grid, radius=1.5, form=cs.FORM_REYNOLDS,
+                       field_of_view=True, cos_field_of_view=0.0, inner_radius=0.5)
+    assert nb.form == cs.FORM_REYNOLDS and nb.inner_radius == 0.5
+    behaviour(agents, nb, None, on_grid)
+    brute = empty_vectors(n, dims)
+    behaviour(agents, cs.Neighbours(radius=1.5, form=cs.FORM_REYNOLDS,
+                                    field_of_view=True, cos_field_of_view=0.0,
+                                    inner_radius=0.5), None, brute)
+    assert b"".join(g.tobytes() for g in on_grid) == \
+        b"".join(b.tobytes() for b in brute)
+    for bad in ({"form": 2}, {"inner_radius": -1.0}, {"inner_radius": np.inf}):
+        with pytest.raises(cs.ParameterError):
+            behaviour(agents, cs.Neighbours(radius=1.5, **bad), None, brute)

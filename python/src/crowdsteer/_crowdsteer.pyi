@@ -45,6 +45,8 @@ ISA_AVX512: int
 ISA_NEON: int
 ISA_COUNT: int
 MAX_NEIGHBOURS: int
+FORM_DEFAULT: int
+FORM_REYNOLDS: int
 REPORT_CROWDED: int
 REPORT_WALL: int
 REPORT_INSIDE: int
@@ -200,12 +202,15 @@ class Neighbours:
     max_neighbours: int
     neighbour_mask: int
     neighbour_mask_per_agent: Optional[IndexArray]
+    form: int
+    inner_radius: float
     def __init__(self, *, grid: Optional[Grid] = ..., group: Optional[IndexArray] = ...,
                  radius: Float = ..., radius_per_agent: Optional[FloatArray] = ...,
                  field_of_view: bool = ..., cos_field_of_view: Float = ...,
                  cos_field_of_view_per_agent: Optional[FloatArray] = ...,
                  max_neighbours: Int = ..., neighbour_mask: Int = ...,
-                 neighbour_mask_per_agent: Optional[IndexArray] = ...) -> None: ...
+                 neighbour_mask_per_agent: Optional[IndexArray] = ...,
+                 form: int = ..., inner_radius: Float = ...) -> None: ...
 
 class Obstacles:
     """A static 2D obstacle set (crowdsteer_obstacles): polygons (counter-clockwise)

@@ -178,13 +178,18 @@ static PyObject *Neighbours_new(PyTypeObject *type, PyObject *args, PyObject *kw
                            "max_neighbours",
                            "neighbour_mask",
                            "neighbour_mask_per_agent",
+                           "form",
+                           "inner_radius",
                            NULL};
   PyObject *o[5] = {Py_None, Py_None, Py_None, Py_None, Py_None};
   PyObject *radius = NULL, *cos_fov = NULL, *max_neighbours = NULL, *mask = NULL;
+  PyObject *inner = NULL;
   crowdsteer_neighbours c = {0};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOpOOOOO:Neighbours", kwlist, &o[0],
-                                   &o[1], &radius, &o[2], &c.field_of_view, &cos_fov,
-                                   &o[3], &max_neighbours, &mask, &o[4]) ||
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOpOOOOOiO:Neighbours", kwlist,
+                                   &o[0], &o[1], &radius, &o[2], &c.field_of_view,
+                                   &cos_fov, &o[3], &max_neighbours, &mask, &o[4],
+                                   &c.form, &inner) ||
+      (inner && float32_from(inner, NAME(NULL, "inner_radius"), &c.inner_radius) < 0) ||
       (radius && float32_from(radius, NAME(NULL, "radius"), &c.radius) < 0) ||
       (cos_fov && float32_from(cos_fov, NAME(NULL, "cos_field_of_view"),
                                &c.cos_field_of_view) < 0) ||
@@ -269,6 +274,10 @@ static PyMemberDef Neighbours_members[] = {
      "group filter (0: none)"},
     {"neighbour_mask_per_agent", T_OBJECT, offsetof(NeighboursObject, mask_per_agent),
      READONLY, "per-agent group filters (uint32), or None"},
+    {"form", T_INT, offsetof(NeighboursObject, c.form), READONLY,
+     "FORM_DEFAULT or FORM_REYNOLDS (unit steering, as OpenSteer)"},
+    {"inner_radius", T_FLOAT, offsetof(NeighboursObject, c.inner_radius), READONLY,
+     "with a field of view, seen whatever the angle within it (0: none)"},
     {NULL}};
 
 PyTypeObject Neighbours_Type = {
@@ -278,7 +287,8 @@ PyTypeObject Neighbours_Type = {
     .tp_doc = "Neighbours(*, grid=None, group=None, radius=0.0, radius_per_agent=None, "
               "field_of_view=False, cos_field_of_view=0.0, "
               "cos_field_of_view_per_agent=None, max_neighbours=0, neighbour_mask=0, "
-              "neighbour_mask_per_agent=None)\n--\n\n"
+              "neighbour_mask_per_agent=None, form=FORM_DEFAULT, inner_radius=0.0)"
+              "\n--\n\n"
               "Who an agent sees (crowdsteer_neighbours), for separation, cohesion and "
               "alignment. Without a grid every pair is examined (a step needs a grid). "
               "Immutable.",
