@@ -30,6 +30,8 @@
  *               over memory, optionally multi-threaded; neighbour behaviours
  *               included (CROWDSTEER_SEPARATION, _COHESION, _ALIGNMENT), their
  *               scratch in a crowdsteer_workspace (_create, _bytes, _destroy)
+ *  Flocking     forms of the neighbour behaviours (crowdsteer_flock.h); neighbour
+ *               counts and nearest-k lists (crowdsteer_query.h)
  *  Threads      the library's own pool, OpenMP, or the host's job system:
  *               crowdsteer_task_system
  *  Random       crowdsteer_random (wander's counter-based generator)
@@ -970,5 +972,6 @@ CROWDSTEER_API crowdsteer_status crowdsteer_isa_from_name(const char *name,
 /* Obstacles and avoidance (ORCA): their own header, part of this one. */
 #include "crowdsteer_avoid.h"
 #include "crowdsteer_flock.h"
+#include "crowdsteer_query.h"
 
 #endif /* CROWDSTEER_H */

@@ -249,3 +249,39 @@ def test_reynolds_forms(dims, behaviour):
     for bad in ({"form": 2}, {"inner_radius": -1.0}, {"inner_radius": np.inf}):
         with pytest.raises(cs.ParameterError):
             behaviour(agents, cs.Neighbours(radius=1.5, **bad), None, brute)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_neighbour_queries_against_brute_force(dims):
+    rng = np.random.default_rng(70 + dims)
+    n, k = 250, 4
+    agents, arrays = random_agents(rng, n, dims, spread=5.0)
+    p = np.stack(arrays[:dims], axis=1)
+    nb = cs.Neighbours(radius=1.2, max_neighbours=6)
+    count = cs.neighbour_count(agents, nb)
+    index, dd, found = cs.neighbour_nearest(agents, nb, k)
+    assert count.dtype == np.uint32 and index.shape == (n, k) and dd.dtype == np.float32
+    for i in range(n):
+        d = (p[i] - p).astype(np.float32)
+        sq = np.zeros(n, np.float32)
+        for axis in range(dims):  # summed x, y, z in float, as the library does
+            sq = sq + d[:, axis] * d[:, axis]
+        dist = np.sqrt(sq)
+        near = [q for q in range(n) if q != i and dist[q] < np.float32(1.2)]
+        near.sort(key=lambda q: (dist[q], q))
+        near = near[:6]
+        assert count[i] == len(near)
+        assert found[i] == min(k, len(near))
+        assert list(index[i, :found[i]]) == near[:k]
+        assert np.array_equal(dd[i, :found[i]], sq[near[:k]])
+        assert np.all(index[i, found[i]:] == np.uint32(0xFFFFFFFF))
+    grid = cs.Grid()
+    grid.build(agents, 1.5)
+    on_grid = cs.Neighbours(grid=grid, radius=1.2, max_neighbours=6)
+    assert np.array_equal(cs.neighbour_count(agents, on_grid), count)
+    got = cs.neighbour_nearest(agents, on_grid, k)
+    assert all(np.array_equal(a, b) for a, b in zip(got, (index, dd, found)))
+    part = cs.neighbour_count(agents, on_grid, begin=10, end=20)
+    assert np.array_equal(part[10:20], count[10:20]) and not part[:10].any()
+    with pytest.raises(cs.ParameterError):
+        cs.neighbour_nearest(agents, nb, 0)

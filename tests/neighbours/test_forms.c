@@ -9,43 +9,16 @@
  * fields' validation. */
 #include "../common/neighbour_crowd.h"
 
-typedef struct options {
-  int form, fov, cap, mask, per_agent;
-  float inner;
-} options;
+typedef nb_options options;
 
 static float per_agent_radius[512];
 
 static crowdsteer_neighbours make_query(const crowd *c, const options *o) {
-  crowdsteer_neighbours nb = {0};
-  nb.radius = 1.0f;
-  nb.form = o->form;
-  nb.inner_radius = o->inner;
-  nb.field_of_view = o->fov;
-  nb.cos_field_of_view = 0.25f;
-  nb.max_neighbours = o->cap;
-  nb.neighbour_mask = o->mask ? 0x5u : 0u;
-  nb.group = c->group;
-  if (o->per_agent) nb.radius_per_agent = per_agent_radius;
-  return nb;
+  return nb_options_query(c, o, per_agent_radius);
 }
 
-/* Random agents, about `density` per radius-ball, a few coincident, a few
- * at rest, and (cluster) the first 90 packed within 0.3 of the origin. */
 static void fill(crowd *c, rng *r, float density, int cluster) {
-  crowd_random(c, r, density);
-  for (size_t i = 0; i < c->count; i++) {
-    if (cluster && i < 90)
-      for (int k = 0; k < c->dims; k++)
-        c->a[k][i] = rng_range(r, -0.15f, 0.15f);
-    if (i % 11 == 5)
-      for (int k = 0; k < c->dims; k++)
-        c->a[k][i] = c->a[k][i - 1]; /* coincident with the one before */
-    if (i % 13 == 7)
-      for (int k = 0; k < c->dims; k++)
-        c->a[3 + k][i] = 0.0f; /* at rest */
-    per_agent_radius[i] = rng_range(r, 0.4f, 1.0f);
-  }
+  crowd_varied(c, r, density, cluster ? 90 : 0, per_agent_radius);
 }
 
 static int compare(const crowd *c, float *const want[3], const char *what, int b,
@@ -198,7 +171,7 @@ static void check_formulas(const crowd *c, const crowdsteer_neighbours *nb, int 
 
 /* ---- grids against the brute force ------------------------------------------ */
 
-static void check_crowd(crowd *c, crowdsteer_grid *grid, const options *o) {
+static void check_crowd(crowd *c, crowdsteer_grid *grid, const nb_options *o) {
   crowdsteer_neighbours nb = make_query(c, o);
   crowdsteer_params params = {0};
   params.max_speed = 1.5f;
@@ -248,19 +221,9 @@ static void check_grids(void) {
       {0, 1, 0, 0, 0, 0.35f}, {1, 0, 3, 0, 0, 0.0f},  {1, 1, 70, 0, 0, 0.35f},
       {1, 0, 0, 1, 1, 0.0f},  {1, 1, 0, 1, 1, 0.35f},
   };
-  crowdsteer_grid *grid;
-  CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
-  for (int dims = 2; dims <= 3; dims++)
-    for (size_t n = 0; n < sizeof counts / sizeof counts[0]; n++)
-      for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-        crowd c;
-        crowd_init(&c, counts[n], dims);
-        rng r = {1000u + 97u * (uint64_t)n + 7u * (uint64_t)v + (uint64_t)dims};
-        fill(&c, &r, 8.0f, counts[n] == 300);
-        check_crowd(&c, grid, &variants[v]);
-        crowd_free(&c);
-      }
-  crowdsteer_grid_destroy(grid);
+  nb_every_crowd(counts, sizeof counts / sizeof counts[0], variants,
+                 sizeof variants / sizeof variants[0], 1000u, per_agent_radius,
+                 check_crowd);
 }
 
 /* An inner radius without a field of view changes no bit of the default

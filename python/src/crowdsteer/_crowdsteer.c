@@ -317,6 +317,14 @@ static PyMethodDef module_methods[] = {
      "wander(agents, state, params, steering, *, mode=OVERWRITE, weight=1.0, "
      "weight_per_agent=None, begin=0, end=None)\n--\n\n"
      "Smooth random walk; reads and updates state (a WanderState)."},
+    {"neighbour_count", KW(py_neighbour_count),
+     "neighbour_count(agents, neighbours, *, begin=0, end=None)\n--\n\n"
+     "Each agent's number of neighbours (uint32, 0 outside the range), by the "
+     "rules of separation, cohesion and alignment."},
+    {"neighbour_nearest", KW(py_neighbour_nearest),
+     "neighbour_nearest(agents, neighbours, k, *, begin=0, end=None)\n--\n\n"
+     "(index, distance_squared, found): each agent's k nearest neighbours, by "
+     "distance then id (rows of k; UINT32_MAX and inf past the found ones)."},
     {"integrate", KW(py_integrate),
      "integrate(agents, steering, params=None, *, begin=0, end=None)\n--\n\n"
      "v = truncate(v + truncate(s, max_force) / mass * dt, max_speed); p = p + v * dt, "

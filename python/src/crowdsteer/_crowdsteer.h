@@ -173,6 +173,8 @@ PyObject *py_separation(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_cohesion(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_alignment(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_neighbour_count(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_neighbour_nearest(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_last_written(PyObject *self, PyObject *unused);
 PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_last_step_seconds(PyObject *self, PyObject *unused);

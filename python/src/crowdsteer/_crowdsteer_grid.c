@@ -313,3 +313,80 @@ int spans_add_neighbours(spans *s, const crowdsteer_neighbours *nb, size_t count
              ? -1
              : 0;
 }
+
+/* ---- neighbour queries (crowdsteer_query.h) ---------------------------------------- */
+
+/* neighbour_count and neighbour_nearest: fresh output arrays (so they meet
+ * nothing), the GIL released around the library call. */
+static PyObject *neighbour_query(PyObject *args, PyObject *kwargs, int nearest) {
+  static char *count_kwlist[] = {"agents", "neighbours", "begin", "end", NULL};
+  static char *nearest_kwlist[] = {"agents", "neighbours", "k", "begin", "end", NULL};
+  PyObject *agents_obj, *nb_obj, *k_obj = NULL, *begin_obj = NULL, *end_obj = Py_None;
+  int parsed =
+      nearest ? PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|$OO:neighbour_nearest",
+                                            nearest_kwlist, &agents_obj, &nb_obj, &k_obj,
+                                            &begin_obj, &end_obj)
+              : PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$OO:neighbour_count",
+                                            count_kwlist, &agents_obj, &nb_obj,
+                                            &begin_obj, &end_obj);
+  if (!parsed) return NULL;
+  uint32_t k = 1;
+  AgentsObject *a = as_agents(agents_obj, "agents");
+  size_t b, e;
+  if (!a || (nearest && uint32_from(k_obj, NAME(NULL, "k"), &k) < 0) ||
+      range_from(begin_obj, end_obj, a->count, &b, &e) < 0)
+    return NULL;
+  if (nearest && (k == 0 || k > CROWDSTEER_MAX_NEIGHBOURS))
+    return raise_status(CROWDSTEER_ERROR_PARAMETER);
+  const npy_intp n = (npy_intp)a->count, rows[2] = {n, (npy_intp)k};
+  PyObject *count = PyArray_ZEROS(1, &n, NPY_UINT32, 0);
+  PyObject *index = nearest ? PyArray_EMPTY(2, rows, NPY_UINT32, 0) : NULL;
+  PyObject *dd = nearest ? PyArray_EMPTY(2, rows, NPY_FLOAT32, 0) : NULL;
+  crowdsteer_agents agents;
+  crowdsteer_neighbours nb;
+  GridObject *grid = NULL;
+  if (!count || (nearest && (!index || !dd)) ||
+      agents_to_c(a, "agents", READS, &agents) < 0 ||
+      neighbours_to_c(nb_obj, NAME(NULL, "neighbours"), n, &nb, &grid) < 0 ||
+      (grid && grid_claim(grid, 0) < 0)) {
+    Py_XDECREF(count);
+    Py_XDECREF(index);
+    Py_XDECREF(dd);
+    return NULL;
+  }
+  uint32_t *count_c = (uint32_t *)PyArray_DATA((PyArrayObject *)count);
+  crowdsteer_status status;
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  if (nearest) {
+    if (n > 0)
+      for (npy_intp j = 0; j < n * (npy_intp)k; j++) { /* rows outside the range */
+        ((uint32_t *)PyArray_DATA((PyArrayObject *)index))[j] = UINT32_MAX;
+        ((float *)PyArray_DATA((PyArrayObject *)dd))[j] = (float)INFINITY;
+      }
+    status = crowdsteer_neighbour_nearest(
+        &agents, &nb, k, (uint32_t *)PyArray_DATA((PyArrayObject *)index),
+        (float *)PyArray_DATA((PyArrayObject *)dd), count_c, b, e);
+  } else {
+    status = crowdsteer_neighbour_count(&agents, &nb, count_c, b, e);
+  }
+  PyEval_RestoreThread(unlocked);
+  if (grid) grid_unclaim(grid, 0);
+  if (status != CROWDSTEER_OK) {
+    Py_DECREF(count);
+    Py_XDECREF(index);
+    Py_XDECREF(dd);
+    return raise_status(status);
+  }
+  if (!nearest) return count;
+  return Py_BuildValue("(NNN)", index, dd, count);
+}
+
+PyObject *py_neighbour_count(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  return neighbour_query(args, kwargs, 0);
+}
+
+PyObject *py_neighbour_nearest(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  return neighbour_query(args, kwargs, 1);
+}
