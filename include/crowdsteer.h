@@ -220,8 +220,9 @@ typedef struct crowdsteer_target {
  * Per-agent arrays are indexed by the agent's index in the whole batch.
  */
 typedef struct crowdsteer_params {
-  /** Top speed, >= 0 and finite. 0 means 1. Seek .. evade, separation,
-   *  cohesion, and the integrator. */
+  /** Top speed, >= 0 and finite. 0 means the integrator's: in a step the
+   *  step's integrator's, elsewhere 1 (the integrator's default). Seek ..
+   *  evade, separation, cohesion, and the integrator. */
   float max_speed;
   /** Largest steering force the integrator applies, >= 0. 0 means +inf. */
   float max_force;
@@ -917,7 +918,8 @@ CROWDSTEER_API crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents
  *  crowdsteer_behaviour_inputs names (target, wander, neighbours); the
  *  steering is written as `out` says (its weight applies: the step fields
  *  weight and weight_per_agent are not read). A max_speed left at 0 means
- *  1, as for the named entry points. PARAMETER for an unknown behaviour. */
+ *  1 (no integrator is given: its default), as for the named entry points.
+ *  PARAMETER for an unknown behaviour. */
 CROWDSTEER_API crowdsteer_status crowdsteer_run(
     const crowdsteer_agents *agents, const crowdsteer_step_behaviour *behaviour,
     const crowdsteer_output *out, size_t begin, size_t end);
