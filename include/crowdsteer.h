@@ -272,6 +272,8 @@ typedef struct crowdsteer_params {
   const float *time_to_target_per_agent;  /**< per-agent time_to_target, or NULL */
   const float *max_prediction_per_agent;  /**< per-agent max_prediction, or NULL */
   const float *jitter_per_agent;          /**< per-agent jitter, or NULL */
+  /** The integrator's options (crowdsteer_flock.h), or NULL: none. */
+  const struct crowdsteer_motion *motion;
 } crowdsteer_params;
 
 /** How a behaviour writes its steering. */

@@ -48,6 +48,35 @@ typedef enum crowdsteer_form {
  * boids see all round within 1.5 of their 10); it changes nothing without
  * one, and the radius and every other rule still apply. Any form. */
 
+/* ---- Integrator options ------------------------------------------------------
+ * crowdsteer_params.motion, read by crowdsteer_integrate and by a step's
+ * integrator (crowdsteer_step_desc.integrator.motion; a behaviour's own
+ * params.motion is not read). NULL, or zeros, change no bit. Per agent,
+ * before the force limit and after the mass (docs/behaviours.md §3.8):
+ *   s = limit_turn(s, v, turn_limit * max_speed)   (turn_limit > 0)
+ *   f = truncate(s, max_force); a = f / mass;
+ *   a = A + (a - A) * smoothing; A = a             (smoothing > 0)
+ *   v' = truncate(v + a * dt, max_speed); p' = p + v' * dt. */
+
+/** The integrator's options, OpenSteer's SimpleVehicle rules. */
+typedef struct crowdsteer_motion {
+  /** Acceleration smoothing rate in [0, 1] (else PARAMETER); 0: none.
+   *  OpenSteer blends at clip(9 dt, 0.15, 0.4) (0.15 at 60 Hz). */
+  float smoothing;
+  /** With smoothing: each agent's smoothed acceleration A (zeros are a
+   *  valid start), read and written for the range, caller-owned, dims
+   *  axes (NULL_POINTER, ALIGNMENT; OVERLAP if it meets another array of
+   *  the call). A step's updates it in place, whether or not out of place. */
+  crowdsteer_vectors acceleration;
+  /** Low-speed turn limit as a fraction of max_speed in [0, 1] (else
+   *  PARAMETER); 0: none; OpenSteer's is 0.2. At a speed 0 < len(v) <=
+   *  turn_limit * max_speed the steering keeps its length but turns at most
+   *  to the cone of cosine 1 - 2 (len(v) / (turn_limit * max_speed))^20
+   *  around heading(v) (OpenSteer's adjustRawSteeringForce); an agent at
+   *  rest, or faster, is not limited. */
+  float turn_limit;
+} crowdsteer_motion;
+
 /* Speed: Reynolds' forms and an inner radius in effect run each agent on
  * its own against its candidates (W candidates per vector), not in the
  * kernels' tiles; docs/benchmarks.md has the figures. */

@@ -285,3 +285,33 @@ def test_neighbour_queries_against_brute_force(dims):
     assert np.array_equal(part[10:20], count[10:20]) and not part[:10].any()
     with pytest.raises(cs.ParameterError):
         cs.neighbour_nearest(agents, nb, 0)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_motion_options_in_integrate_and_step(dims):
+    """Smoothing and the turn limit: a step is its behaviour then integrate."""
+    rng = np.random.default_rng(90 + dims)
+    n = 200
+    agents, arrays = random_agents(rng, n, dims, spread=5.0)
+    for v in arrays[dims:]:
+        v *= np.float32(0.05)  # slow: the turn limit applies
+    copy, copy_arrays = random_agents(np.random.default_rng(90 + dims), n, dims, spread=5.0)
+    for v in copy_arrays[dims:]:
+        v *= np.float32(0.05)
+    acc = empty_vectors(n, dims, 0.1)
+    acc_copy = empty_vectors(n, dims, 0.1)
+    params = cs.Params(max_speed=1.5, dt=0.25)
+    target = cs.Target.point([3.0, -1.0, 0.5][:dims])
+    cs.step(agents, [cs.Behaviour(cs.SEEK, target=target)], integrator=params,
+            smoothing=0.15, turn_limit=0.2, acceleration=acc)
+    steering = empty_vectors(n, dims)
+    cs.seek(copy, target, params, steering)
+    cs.integrate(copy, steering, params, smoothing=0.15, turn_limit=0.2,
+                 acceleration=acc_copy)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(arrays, copy_arrays))
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(acc, acc_copy))
+    assert np.any(acc[0] != np.float32(0.1))
+    with pytest.raises(cs.ParameterError):
+        cs.integrate(copy, steering, params, smoothing=2.0, acceleration=acc_copy)
+    with pytest.raises(cs.NullPointerError):
+        cs.integrate(copy, steering, params, smoothing=0.5)
