@@ -1,7 +1,7 @@
 /* crowdsteer: batch steering behaviours for very large crowds, stored as
  * structure-of-arrays and computed with SIMD, bit-identical on every ISA. */
 /** \file crowdsteer.h
- * The whole public API of crowdsteer (it includes crowdsteer_avoid.h). */
+ * The whole public API of crowdsteer (it includes the other headers). */
 #ifndef CROWDSTEER_H
 #define CROWDSTEER_H
 
@@ -30,6 +30,11 @@
  *               over memory, optionally multi-threaded; neighbour behaviours
  *               included (CROWDSTEER_SEPARATION, _COHESION, _ALIGNMENT), their
  *               scratch in a crowdsteer_workspace (_create, _bytes, _destroy)
+ *  Other parts  in headers this one includes: obstacles and ORCA avoidance
+ *               (crowdsteer_avoid.h), neighbour forms and integrator motion
+ *               (crowdsteer_flock.h), navigation fields (crowdsteer_nav.h),
+ *               pathways (crowdsteer_path.h), neighbour queries
+ *               (crowdsteer_query.h)
  *  Threads      the library's own pool, OpenMP, or the host's job system:
  *               crowdsteer_task_system
  *  Random       crowdsteer_random (wander's counter-based generator)
@@ -221,8 +226,9 @@ typedef struct crowdsteer_target {
  * Per-agent arrays are indexed by the agent's index in the whole batch.
  */
 typedef struct crowdsteer_params {
-  /** Top speed, >= 0 and finite. 0 means 1. Seek .. evade, separation,
-   *  cohesion, and the integrator. */
+  /** Top speed, >= 0 and finite. 0 means the integrator's: in a step the
+   *  step's integrator's, elsewhere 1 (the integrator's default). Seek ..
+   *  evade, separation, cohesion, and the integrator. */
   float max_speed;
   /** Largest steering force the integrator applies, >= 0. 0 means +inf. */
   float max_force;
@@ -272,6 +278,8 @@ typedef struct crowdsteer_params {
   const float *time_to_target_per_agent;  /**< per-agent time_to_target, or NULL */
   const float *max_prediction_per_agent;  /**< per-agent max_prediction, or NULL */
   const float *jitter_per_agent;          /**< per-agent jitter, or NULL */
+  /** The integrator's options (crowdsteer_flock.h), or NULL: none. */
+  const struct crowdsteer_motion *motion;
 } crowdsteer_params;
 
 /** How a behaviour writes its steering. */
@@ -652,6 +660,8 @@ typedef struct crowdsteer_neighbours {
    * if enqueue or finish is NULL); NULL: it runs on the caller's thread. A step does not
    * read it (crowdsteer_step_desc.tasks). */
   const crowdsteer_task_system *tasks;
+  int form;           /**< crowdsteer_form (crowdsteer_flock.h); 0: the formulas below */
+  float inner_radius; /**< seen whatever the view within it (crowdsteer_flock.h) */
 } crowdsteer_neighbours;
 
 /* The neighbour behaviours below write steering like every other behaviour
@@ -897,17 +907,13 @@ typedef struct crowdsteer_step_desc {
 /** Runs a mixed step on agents [begin, end). It allocates nothing (but a
  *  step with neighbour behaviours or avoidance allocates its scratch
  *  memory per call without a workspace, and grows its workspace when
- *  needed); with
- *  threads = 1 it needs about 9 KiB of the caller's stack plus 0.7 KiB per
- *  behaviour, 0.3 KiB more for each separation, cohesion or alignment
- *  (12.1 to 13.5 KiB for 7 behaviours, 21.2 KiB for 10 neighbour ones,
- *  measured on x86-64; the neighbour pass adds up to 10.5 KiB while it
- *  runs; docs/guarantees.md says what lazy binding of the C library adds
- *  once), so a step of a few behaviours runs on a 32 KiB thread or fiber
- *  stack;
- *  with more threads the caller and each worker (the pool's have the
- *  system's default thread stack; OpenMP's OMP_STACKSIZE) need
- *  that plus 0.6 KiB per behaviour. Validates everything first
+ *  needed). With threads = 1 it needs about 9 KiB of the caller's stack
+ *  plus 0.7 KiB per behaviour, 0.3 KiB more per neighbour behaviour, so a
+ *  step of a few behaviours runs on a 32 KiB thread or fiber stack (the
+ *  measured figures, and what the neighbour pass and lazy binding add:
+ *  docs/guarantees.md); with more threads the caller and each worker (the
+ *  pool's have the system's default thread stack; OpenMP's OMP_STACKSIZE)
+ *  need that plus 0.6 KiB per behaviour. Validates everything first
  *  and writes nothing on error: the step's fields, every behaviour as its
  *  own entry point would (a neighbour behaviour's grid is required too,
  *  NULL_POINTER without one), except for the mask contract: every per-agent
@@ -929,7 +935,8 @@ CROWDSTEER_API crowdsteer_status crowdsteer_step(const crowdsteer_agents *agents
  *  crowdsteer_behaviour_inputs names (target, wander, neighbours); the
  *  steering is written as `out` says (its weight applies: the step fields
  *  weight and weight_per_agent are not read). A max_speed left at 0 means
- *  1, as for the named entry points. PARAMETER for an unknown behaviour. */
+ *  1 (no integrator is given: its default), as for the named entry points.
+ *  PARAMETER for an unknown behaviour. */
 CROWDSTEER_API crowdsteer_status crowdsteer_run(
     const crowdsteer_agents *agents, const crowdsteer_step_behaviour *behaviour,
     const crowdsteer_output *out, size_t begin, size_t end);
@@ -981,10 +988,11 @@ CROWDSTEER_API crowdsteer_status crowdsteer_isa_from_name(const char *name,
 }
 #endif
 
-/* Obstacles and avoidance (ORCA): their own header, part of this one. */
+/* The API's other parts, each in its own header (see the list on top). */
 #include "crowdsteer_avoid.h"
+#include "crowdsteer_flock.h"
 #include "crowdsteer_nav.h"
-/* Pathways and path following: their own header, part of this one. */
 #include "crowdsteer_path.h"
+#include "crowdsteer_query.h"
 
 #endif /* CROWDSTEER_H */

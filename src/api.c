@@ -160,6 +160,8 @@ static crowdsteer_status integrate_here(const cs_backend *backend,
   cs_spans_add(&spans, job.max_speed.array, begin, end, 0);
   cs_spans_add(&spans, job.max_force.array, begin, end, 0);
   cs_spans_add(&spans, job.mass.array, begin, end, 0);
+  for (int k = 0; job.smoothing > 0.0f && k < job.dims; k++)
+    cs_spans_add(&spans, job.accel[k], begin, end, 1);
   if (cs_spans_clash(&spans, &spans)) return CROWDSTEER_ERROR_OVERLAP;
   backend->integrate(&job, begin, end);
   return CROWDSTEER_OK;

@@ -198,6 +198,11 @@ typedef struct cs_integrator {
   size_t steering_base;
   cs_param max_speed, max_force, mass;
   float dt;
+  /* crowdsteer_motion (crowdsteer_flock.h): the low-speed turn limit's
+   * fraction of max_speed (0: none), the acceleration smoothing rate (0:
+   * none) and its per-agent state, read and written at index i. */
+  float turn, smoothing;
+  float *accel[3];
 } cs_integrator;
 
 typedef void (*cs_kernel)(const cs_job *job, size_t begin, size_t end);

@@ -257,6 +257,8 @@ static void step_spans(cs_spans *spans, const plan *pl, const crowdsteer_agents 
   cs_spans_add(spans, pl->integrator.max_speed.array, begin, end, 0);
   cs_spans_add(spans, pl->integrator.max_force.array, begin, end, 0);
   cs_spans_add(spans, pl->integrator.mass.array, begin, end, 0);
+  for (int k = 0; pl->integrator.smoothing > 0.0f && k < pl->integrator.dims; k++)
+    cs_spans_add(spans, pl->integrator.accel[k], begin, end, 1);
   cs_step_avoid_spans(spans, &pl->avoid, agents, begin, end);
 }
 

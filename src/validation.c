@@ -387,6 +387,25 @@ crowdsteer_status cs_prepare_behaviour(
   return cs_check_agent_data(in, behaviour, &r);
 }
 
+/* crowdsteer_motion: fractions in [0, 1]; smoothing needs its state. */
+static crowdsteer_status resolve_motion(cs_integrator *job, const crowdsteer_motion *m,
+                                        size_t begin, size_t end) {
+  if (!m) return CROWDSTEER_OK;
+  if (!(m->smoothing >= 0.0f && m->smoothing <= 1.0f) ||
+      !(m->turn_limit >= 0.0f && m->turn_limit <= 1.0f))
+    return CROWDSTEER_ERROR_PARAMETER;
+  job->turn = m->turn_limit;
+  job->smoothing = m->smoothing;
+  if (!(m->smoothing > 0.0f)) return CROWDSTEER_OK;
+  float *const axes[3] = {m->acceleration.x, m->acceleration.y, m->acceleration.z};
+  for (int k = 0; k < job->dims; k++) {
+    if (begin < end && !axes[k]) return CROWDSTEER_ERROR_NULL_POINTER;
+    if (begin < end && !cs_aligned(axes[k])) return CROWDSTEER_ERROR_ALIGNMENT;
+    job->accel[k] = axes[k];
+  }
+  return CROWDSTEER_OK;
+}
+
 crowdsteer_status cs_prepare_integrator(cs_integrator *job,
                                         const crowdsteer_agents *agents,
                                         const crowdsteer_params *params, size_t begin,
@@ -419,7 +438,8 @@ crowdsteer_status cs_prepare_integrator(cs_integrator *job,
     return fault;
   if ((fault = check_param_array(job->mass, POSITIVE, &r)) != CROWDSTEER_OK) return fault;
   job->dt = p->dt == 0.0f ? 1.0f : p->dt;
-  return non_negative_finite(job->dt) ? CROWDSTEER_OK : CROWDSTEER_ERROR_PARAMETER;
+  if (!non_negative_finite(job->dt)) return CROWDSTEER_ERROR_PARAMETER;
+  return resolve_motion(job, p->motion, begin, end);
 }
 
 crowdsteer_status cs_prepare_steering(cs_integrator *job,

@@ -191,3 +191,127 @@ def test_grid_order_of_a_grid_never_built_is_empty():
     assert grid.order().shape == (40,)
     with pytest.raises(TypeError):
         grid.order(agents)
+
+
+def _reynolds(arrays, dims, radius, which):
+    """Reynolds' forms (docs/behaviours.md, "Forms") in double precision."""
+    p = np.stack([a.astype(np.float64) for a in arrays[:dims]], axis=1)
+    v = np.stack([a.astype(np.float64) for a in arrays[dims:]], axis=1)
+
+    def unit(x):
+        n = np.linalg.norm(x)
+        return x / n if n > 0 else np.zeros_like(x)
+
+    out = np.zeros_like(p)
+    for i in range(len(p)):
+        d = p[i] - p
+        dist = np.linalg.norm(d, axis=1)
+        seen = (dist < radius) & (np.arange(len(p)) != i)
+        if not seen.any():
+            continue
+        if which == "separation":
+            out[i] = unit((d[seen] / (dist[seen] ** 2)[:, None]).sum(axis=0))
+        elif which == "cohesion":
+            out[i] = unit((-d[seen] / radius).sum(axis=0))
+        else:
+            headings = np.array([unit(w) for w in v[seen]])
+            out[i] = unit(headings.mean(axis=0) - unit(v[i]))
+    return out
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+@pytest.mark.parametrize("behaviour", BEHAVIOURS)
+def test_reynolds_forms(dims, behaviour):
+    rng = np.random.default_rng(40 + dims)
+    n = 300
+    agents, arrays = random_agents(rng, n, dims, spread=6.0)
+    want = _reynolds(arrays, dims, 1.5, behaviour.__name__)
+    brute = empty_vectors(n, dims)
+    behaviour(agents, cs.Neighbours(radius=1.5, form=cs.FORM_REYNOLDS), None, brute)
+    got = np.stack(brute, axis=1)
+    assert np.abs(got - want).max() < 1e-4
+    seen = np.linalg.norm(want, axis=1) > 0
+    assert seen.sum() > n // 2
+    assert np.allclose(np.linalg.norm(got[seen], axis=1), 1.0, atol=1e-6)
+    grid = cs.Grid()
+    grid.build(agents, 2.0)
+    on_grid = empty_vectors(n, dims)
+    nb = cs.Neighbours(grid=grid, radius=1.5, form=cs.FORM_REYNOLDS,
+                       field_of_view=True, cos_field_of_view=0.0, inner_radius=0.5)
+    assert nb.form == cs.FORM_REYNOLDS and nb.inner_radius == 0.5
+    behaviour(agents, nb, None, on_grid)
+    brute = empty_vectors(n, dims)
+    behaviour(agents, cs.Neighbours(radius=1.5, form=cs.FORM_REYNOLDS,
+                                    field_of_view=True, cos_field_of_view=0.0,
+                                    inner_radius=0.5), None, brute)
+    assert b"".join(g.tobytes() for g in on_grid) == \
+        b"".join(b.tobytes() for b in brute)
+    for bad in ({"form": 2}, {"inner_radius": -1.0}, {"inner_radius": np.inf}):
+        with pytest.raises(cs.ParameterError):
+            behaviour(agents, cs.Neighbours(radius=1.5, **bad), None, brute)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_neighbour_queries_against_brute_force(dims):
+    rng = np.random.default_rng(70 + dims)
+    n, k = 250, 4
+    agents, arrays = random_agents(rng, n, dims, spread=5.0)
+    p = np.stack(arrays[:dims], axis=1)
+    nb = cs.Neighbours(radius=1.2, max_neighbours=6)
+    count = cs.neighbour_count(agents, nb)
+    index, dd, found = cs.neighbour_nearest(agents, nb, k)
+    assert count.dtype == np.uint32 and index.shape == (n, k) and dd.dtype == np.float32
+    for i in range(n):
+        d = (p[i] - p).astype(np.float32)
+        sq = np.zeros(n, np.float32)
+        for axis in range(dims):  # summed x, y, z in float, as the library does
+            sq = sq + d[:, axis] * d[:, axis]
+        dist = np.sqrt(sq)
+        near = [q for q in range(n) if q != i and dist[q] < np.float32(1.2)]
+        near.sort(key=lambda q: (dist[q], q))
+        near = near[:6]
+        assert count[i] == len(near)
+        assert found[i] == min(k, len(near))
+        assert list(index[i, :found[i]]) == near[:k]
+        assert np.array_equal(dd[i, :found[i]], sq[near[:k]])
+        assert np.all(index[i, found[i]:] == np.uint32(0xFFFFFFFF))
+    grid = cs.Grid()
+    grid.build(agents, 1.5)
+    on_grid = cs.Neighbours(grid=grid, radius=1.2, max_neighbours=6)
+    assert np.array_equal(cs.neighbour_count(agents, on_grid), count)
+    got = cs.neighbour_nearest(agents, on_grid, k)
+    assert all(np.array_equal(a, b) for a, b in zip(got, (index, dd, found)))
+    part = cs.neighbour_count(agents, on_grid, begin=10, end=20)
+    assert np.array_equal(part[10:20], count[10:20]) and not part[:10].any()
+    with pytest.raises(cs.ParameterError):
+        cs.neighbour_nearest(agents, nb, 0)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_motion_options_in_integrate_and_step(dims):
+    """Smoothing and the turn limit: a step is its behaviour then integrate."""
+    rng = np.random.default_rng(90 + dims)
+    n = 200
+    agents, arrays = random_agents(rng, n, dims, spread=5.0)
+    for v in arrays[dims:]:
+        v *= np.float32(0.05)  # slow: the turn limit applies
+    copy, copy_arrays = random_agents(np.random.default_rng(90 + dims), n, dims, spread=5.0)
+    for v in copy_arrays[dims:]:
+        v *= np.float32(0.05)
+    acc = empty_vectors(n, dims, 0.1)
+    acc_copy = empty_vectors(n, dims, 0.1)
+    params = cs.Params(max_speed=1.5, dt=0.25)
+    target = cs.Target.point([3.0, -1.0, 0.5][:dims])
+    cs.step(agents, [cs.Behaviour(cs.SEEK, target=target)], integrator=params,
+            smoothing=0.15, turn_limit=0.2, acceleration=acc)
+    steering = empty_vectors(n, dims)
+    cs.seek(copy, target, params, steering)
+    cs.integrate(copy, steering, params, smoothing=0.15, turn_limit=0.2,
+                 acceleration=acc_copy)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(arrays, copy_arrays))
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(acc, acc_copy))
+    assert np.any(acc[0] != np.float32(0.1))
+    with pytest.raises(cs.ParameterError):
+        cs.integrate(copy, steering, params, smoothing=2.0, acceleration=acc_copy)
+    with pytest.raises(cs.NullPointerError):
+        cs.integrate(copy, steering, params, smoothing=0.5)

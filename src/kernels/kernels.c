@@ -478,6 +478,30 @@ CS_INLINE void wander_block(const cs_job *job, size_t i, size_t n, int dims) {
   write_steering(job, i, n, wander_lanes_steer(job, v, i, n, wanders, lanes, dims), dims);
 }
 
+/* The reference's limit_turn, lanes-wide. */
+CS_INLINE v3 v3_limit_turn(v3 s, v3 v, vf slow, int dims) {
+  const vf speed = v3_len(v, dims), length = v3_len(s, dims), zero = v_zero();
+  vmask turning =
+      m_and(m_and(v_gt(speed, zero), m_not(v_gt(speed, slow))), v_gt(length, zero));
+  if (!m_any(turning)) return s;
+  const vf range = v_div(speed, slow);
+  const vf r2 = v_mul(range, range), r4 = v_mul(r2, r2), r8 = v_mul(r4, r4),
+           r16 = v_mul(r8, r8);
+  const vf cosine = v_sub(v_set1(1.0f), v_mul(v_set1(2.0f), v_mul(r16, r4)));
+  const v3 h = v3_div(v, speed, dims);
+  turning = m_and(turning, m_not(v_le(cosine, v3_dot(v3_div(s, length, dims), h, dims))));
+  if (!m_any(turning)) return s;
+  const v3 perp = v3_sub(s, v3_scale(h, v3_dot(s, h, dims), dims), dims);
+  const vf perp_length = v3_len(perp, dims);
+  const v3 across = v3_select(v_gt(perp_length, zero), v3_div(perp, perp_length, dims),
+                              v3_zero(dims), dims);
+  const vf side = v_sqrt(v_sub(v_set1(1.0f), v_mul(cosine, cosine)));
+  const v3 limited =
+      v3_scale(v3_add(v3_scale(h, cosine, dims), v3_scale(across, side, dims), dims),
+               length, dims);
+  return v3_select(turning, limited, s, dims);
+}
+
 /* The integrator for agents [i, i + n) at p, v with steering s: the new
  * state is stored. `skip_unit_dt`: a dt of 1 skips its multiplies (a test
  * per call; without it they are done, which is exact too). */
@@ -485,11 +509,20 @@ CS_INLINE void integrate_registers(const cs_integrator *job, size_t i, size_t n,
                                    v3 p, v3 v, int skip_unit_dt, int dims) {
   /* Exact shortcuts, taken by the reference too: truncating by +inf,
    * dividing by 1 and multiplying by 1 leave a vector unchanged. */
+  if (job->turn > 0.0f)
+    s = v3_limit_turn(s, v, v_mul(v_set1(job->turn), param_load(job->max_speed, i, n)),
+                      dims);
   if (job->max_force.array || job->max_force.value <= FLT_MAX)
     s = v3_truncate(s, param_load(job->max_force, i, n), dims);
   v3 a = s;
   if (job->mass.array || job->mass.value != 1.0f)
     a = v3_div(s, param_load(job->mass, i, n), dims);
+  if (job->smoothing > 0.0f) {
+    const v3 before = v3_load((const float *const *)job->accel, i, n, dims);
+    a = v3_add(before, v3_scale(v3_sub(a, before, dims), v_set1(job->smoothing), dims),
+               dims);
+    v3_store(job->accel, i, n, a, dims);
+  }
   const int unit_dt = skip_unit_dt && job->dt == 1.0f;
   vf dt = v_set1(job->dt);
   v = v3_truncate(v3_add(v, unit_dt ? a : v3_scale(a, dt, dims), dims),
@@ -700,7 +733,8 @@ CS_INLINE int is_plain_shape(const cs_job *job, const cs_integrator *integrator)
   for (int k = 0; k < 15; k++)
     if (list[k]->array) return 0;
   return job->in.time_to_target.value == 1.0f && integrator->mass.value == 1.0f &&
-         !(integrator->max_force.value <= FLT_MAX);
+         !(integrator->max_force.value <= FLT_MAX) && !integrator->turn &&
+         !integrator->smoothing;
 }
 
 CS_INLINE void plain_shape(cs_job *job, cs_integrator *integrator) {

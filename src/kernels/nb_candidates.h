@@ -93,7 +93,7 @@ CS_INLINE void add_fixed(lane_sums *acc, int k, vf c, vmask in, int split) {
 /* One agent in every lane, for a scan of its candidates. */
 typedef struct agent_lanes {
   vf p[3], heading[3];
-  vf radius, inv_radius, cos_fov;
+  vf radius, inv_radius, cos_fov, inner;
   vi self, mask;
 } agent_lanes;
 
@@ -105,6 +105,7 @@ CS_INLINE void agent_lanes_of(const cs_nb_agent *a, agent_lanes *l, const int di
   l->radius = v_set1(a->radius);
   l->inv_radius = v_set1(a->inv_radius);
   l->cos_fov = v_set1(a->cos_fov);
+  l->inner = v_set1(a->inner);
   l->self = i_set1(a->index);
   l->mask = i_set1(a->mask);
 }
@@ -134,7 +135,8 @@ CS_INLINE vmask neighbour_lanes(const cs_nb_agent *a, const agent_lanes *l,
     vf view = v_mul(l->heading[0], v_div(v_sub(v_zero(), d[0]), *dist));
     for (int k = 1; k < dims; k++)
       view = v_add(view, v_mul(l->heading[k], v_div(v_sub(v_zero(), d[k]), *dist)));
-    in = m_and(in, m_or(m_not(apart), v_le(l->cos_fov, view)));
+    const vmask close = m_or(m_not(apart), v_lt(*dist, l->inner));
+    in = m_and(in, m_or(close, v_le(l->cos_fov, view)));
   }
   return in;
 }
@@ -156,11 +158,51 @@ CS_INLINE vf contribution(const agent_lanes *l, const source *src, size_t j,
   return v_load(src->vel[k] + j);
 }
 
+/* The contributions of candidates [j, j + W) of `src`, as cs_nb_pair
+ * computes them for lanes apart from the agent: the default form's, or
+ * Reynolds' (cs_nb_reynolds: d / dd, dd recomputed in cs_nb_pair's order;
+ * heading(v_q)). */
+CS_INLINE void contributions(const cs_nb_agent *a, const agent_lanes *l,
+                             const source *src, size_t j, const vf d[3], vf dist, vf c[3],
+                             const int dims, const cs_nb_behaviour behaviour) {
+  const int reynolds = a->form == CROWDSTEER_FORM_REYNOLDS;
+  if (reynolds && behaviour == CS_NB_SEPARATION) {
+    vf dd = v_mul(d[0], d[0]);
+    for (int k = 1; k < dims; k++)
+      dd = v_add(dd, v_mul(d[k], d[k]));
+    for (int k = 0; k < dims; k++)
+      c[k] = v_div(d[k], dd);
+    return;
+  }
+  if (reynolds && behaviour == CS_NB_ALIGNMENT) {
+    vf v[3];
+    for (int k = 0; k < dims; k++)
+      v[k] = v_load(src->vel[k] + j);
+    vf vv = v_mul(v[0], v[0]);
+    for (int k = 1; k < dims; k++)
+      vv = v_add(vv, v_mul(v[k], v[k]));
+    const vf speed = v_sqrt(vv);
+    const vmask moving = v_gt(speed, v_zero());
+    for (int k = 0; k < dims; k++)
+      c[k] = v_select(moving, v_div(v[k], speed), v_zero());
+    return;
+  }
+  const vf w = separation_weight(l, dist, behaviour);
+  for (int k = 0; k < dims; k++)
+    c[k] = contribution(l, src, j, d, w, k, behaviour);
+}
+
+/* Whether the lane sums split each contribution in two parts (its values
+ * may reach 2^24: alignment's velocities, Reynolds' separation). */
+CS_INLINE int split_sums(const cs_nb_agent *a, const cs_nb_behaviour behaviour) {
+  return behaviour == CS_NB_ALIGNMENT || a->form != CROWDSTEER_FORM_DEFAULT;
+}
+
 /* Agent a against candidates [first, last) of `src`, into `sum`. */
 CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
                         size_t last, cs_nb_sum *sum, const int dims,
                         const cs_nb_behaviour behaviour) {
-  const int split = behaviour == CS_NB_ALIGNMENT;
+  const int split = split_sums(a, behaviour);
   agent_lanes l;
   agent_lanes_of(a, &l, dims);
   lane_sums acc;
@@ -180,9 +222,10 @@ CS_INLINE void span_sum(const cs_nb_agent *a, const source *src, size_t first,
       }
     }
     sum->n += (uint32_t)m_count(in);
-    const vf w = separation_weight(&l, dist, behaviour);
+    vf c[3];
+    contributions(a, &l, src, j, d, dist, c, dims, behaviour);
     for (int k = 0; k < dims; k++)
-      add_fixed(&acc, k, contribution(&l, src, j, d, w, k, behaviour), in, split);
+      add_fixed(&acc, k, c[k], in, split);
     if (++acc.vectors == FLUSH_EVERY) lane_sums_flush(&acc, sum, dims, split);
   }
   lane_sums_flush(&acc, sum, dims, split);

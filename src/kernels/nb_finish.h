@@ -56,9 +56,10 @@ CS_INLINE int span_keep(const cs_nb_agent *a, const source *src, size_t first,
     if (!bits) continue;
     float c[3][W], lane_dist[W];
     uint32_t lane_index[W];
-    const vf w = separation_weight(&l, dist, behaviour);
+    vf cv[3];
+    contributions(a, &l, src, j, d, dist, cv, dims, behaviour);
     for (int k = 0; k < dims; k++)
-      v_store(c[k], contribution(&l, src, j, d, w, k, behaviour));
+      v_store(c[k], cv[k]);
     v_store(lane_dist, dist);
     i_store(lane_index, index);
     for (; bits; bits &= bits - 1) {

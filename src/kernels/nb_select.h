@@ -61,7 +61,7 @@ CS_INLINE void select_span(const cs_nb_job *job, const cs_nb_agent *a,
                            size_t last, const cs_nb_pass pass, const cs_nb_select *s,
                            cs_nb_select_room *room, cs_nb_sum *sum, select_lanes *state,
                            const int dims, const cs_nb_behaviour behaviour) {
-  const int split = behaviour == CS_NB_ALIGNMENT;
+  const int split = split_sums(a, behaviour);
   /* Bit 63 is decided (0): the distance parts compare as signed lanes. */
   const vi prefix_high = i_set1((uint32_t)(s->prefix >> 32));
   const vi known_high = i_set1((uint32_t)(s->known >> 32));
@@ -130,7 +130,6 @@ CS_INLINE void select_span(const cs_nb_job *job, const cs_nb_agent *a,
     }
     if (!add) continue;
     const vmask apart = v_gt(dist, v_zero());
-    const vf w = separation_weight(l, dist, behaviour);
     vmask adding = m_from_bits(add);
     if (behaviour == CS_NB_SEPARATION) {
       const vmask coincident = m_andnot(adding, apart);
@@ -140,9 +139,10 @@ CS_INLINE void select_span(const cs_nb_job *job, const cs_nb_agent *a,
       }
     }
     sum->n += (uint32_t)m_count(adding);
+    vf c[3];
+    contributions(a, l, src, j, d, dist, c, dims, behaviour);
     for (int k = 0; k < dims; k++)
-      add_fixed(&state->u.acc, k, contribution(l, src, j, d, w, k, behaviour), adding,
-                split);
+      add_fixed(&state->u.acc, k, c[k], adding, split);
     if (++state->u.acc.vectors == FLUSH_EVERY)
       lane_sums_flush(&state->u.acc, sum, dims, split);
   }
@@ -158,7 +158,7 @@ CS_INLINE void select_pass(const cs_nb_job *job, const cs_nb_agent *a,
                       {rows->vel[0], rows->vel[1], rows->vel[2]},
                       rows->group,
                       rows->index};
-  const int split = behaviour == CS_NB_ALIGNMENT;
+  const int split = split_sums(a, behaviour);
   select_lanes state;
   state.common = 0;
   if (pass == CS_NB_HISTOGRAM) {

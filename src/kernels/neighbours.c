@@ -40,10 +40,12 @@
 
 /* The walk: agent by agent over rows of cells or in tiles (see the top of
  * this file), unless the table is too small to tell a query's cells apart
- * (then every agent scans the whole batch on its own). */
+ * (then every agent scans the whole batch on its own) or the job has
+ * Reynolds' forms or an inner radius (each agent on its own against its
+ * candidate runs: cs_nb_by_agent). */
 CS_INLINE void walk(const cs_nb_job *job, size_t begin, size_t end, const int dims,
                     const cs_nb_behaviour behaviour) {
-  if (!job->grid->scan_all) {
+  if (!cs_nb_by_agent(job)) {
     /* Agents one by one where a vector holds enough candidates to pay (W
      * of 4 holds about a third of a row: tiles are faster there);
      * alignment only with its parts ready (kernel()). */

@@ -88,6 +88,15 @@ static crowdsteer_status resolve_neighbours(cs_nb_job *job,
   }
   if ((fault = resolve_radius(job, nb, r)) != CROWDSTEER_OK) return fault;
   if ((fault = resolve_view(job, nb, r)) != CROWDSTEER_OK) return fault;
+  /* The form and the inner radius (crowdsteer_flock.h); the inner radius
+   * matters only with a field of view, so it is 0 in the job without one
+   * (and such a job keeps the kernels' fastest walks). */
+  if (nb->form != CROWDSTEER_FORM_DEFAULT && nb->form != CROWDSTEER_FORM_REYNOLDS)
+    return CROWDSTEER_ERROR_PARAMETER;
+  if (!(nb->inner_radius >= 0.0f && nb->inner_radius <= FLT_MAX))
+    return CROWDSTEER_ERROR_PARAMETER;
+  job->form = nb->form;
+  job->inner = job->use_fov ? nb->inner_radius : 0.0f;
   job->cap = nb->max_neighbours == 0 || nb->max_neighbours > CROWDSTEER_MAX_NEIGHBOURS
                  ? CROWDSTEER_MAX_NEIGHBOURS
                  : nb->max_neighbours;

@@ -56,7 +56,7 @@ void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows
   }
   grid_source(g, rows);
   uint32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  int wide = g->scan_all;
+  int wide = g->scan_all || g->count <= CS_NB_SCAN_ALL;
   for (int k = 0; k < dims; k++) {
     lo[k] = cs_cell(a->p[k] - a->radius, g->inv_cell);
     hi[k] = cs_cell(a->p[k] + a->radius, g->inv_cell);

@@ -304,6 +304,25 @@ REF vec follow_field_agent(const cs_job *job, size_t i, vec p, vec v, int dims) 
                        cs_param_at(in->time_to_target, i), dims);
 }
 
+/* The low-speed turn limit (crowdsteer_motion.turn_limit): at speed
+ * 0 < len(v) <= slow, s keeps its length but turns at most to the cone of
+ * cosine 1 - 2 (len(v) / slow)^20 around heading(v). */
+REF vec limit_turn(vec s, vec v, float slow, int dims) {
+  const float speed = len(v, dims), length = len(s, dims);
+  if (!(speed > 0.0f) || speed > slow || !(length > 0.0f)) return s;
+  const float range = speed / slow;
+  const float r2 = range * range, r4 = r2 * r2, r8 = r4 * r4, r16 = r8 * r8;
+  const float cosine = 1.0f - 2.0f * (r16 * r4);
+  const vec h = vec_div(v, speed, dims);
+  if (dot(vec_div(s, length, dims), h, dims) >= cosine) return s;
+  const vec across =
+      normalize(vec_sub(s, vec_scale(h, dot(s, h, dims), dims), dims), dims);
+  const float side = sqrtf(1.0f - cosine * cosine);
+  return vec_scale(
+      vec_add(vec_scale(h, cosine, dims), vec_scale(across, side, dims), dims), length,
+      dims);
+}
+
 /* integrator: f = truncate(s, max_force); a = f / mass;
  * v' = truncate(v + a * dt, max_speed); p' = p + v' * dt.
  * Like the kernels, a uniform max_force of +inf, mass of 1 and dt of 1 skip
@@ -317,8 +336,17 @@ REF void integrate_range(const cs_integrator *job, size_t begin, size_t end,
     vec s = vec_load(job->steering, i - job->steering_base, dims);
     vec v = vec_load(job->vel, i, dims);
     vec p = vec_load(job->pos, i, dims);
+    if (job->turn > 0.0f)
+      s = limit_turn(s, v, job->turn * cs_param_at(job->max_speed, i), dims);
     vec f = limit_force ? truncate(s, cs_param_at(job->max_force, i), dims) : s;
     vec a = divide_mass ? vec_div(f, cs_param_at(job->mass, i), dims) : f;
+    if (job->smoothing > 0.0f) { /* a = A + (a - A) * rate, kept as A */
+      const vec before = vec_load((const float *const *)job->accel, i, dims);
+      a = vec_add(before, vec_scale(vec_sub(a, before, dims), job->smoothing, dims),
+                  dims);
+      for (int k = 0; k < dims; k++)
+        job->accel[k][i] = a.c[k];
+    }
     v = truncate(vec_add(v, unit_dt ? a : vec_scale(a, job->dt, dims), dims),
                  cs_param_at(job->max_speed, i), dims);
     p = vec_add(p, unit_dt ? v : vec_scale(v, job->dt, dims), dims);

@@ -92,4 +92,68 @@ static inline crowdsteer_status nb_call(int behaviour, crowd *c,
   }
 }
 
+/* The options of a neighbour test's query (test_forms, test_query). */
+typedef struct nb_options {
+  int form, fov, cap, mask, per_agent;
+  float inner;
+} nb_options;
+
+/* Radius 1, a view of cos 0.25 when asked, groups from the crowd (mask
+ * 0x5 when asked), per-agent radii from `radii` when asked. */
+static inline crowdsteer_neighbours nb_options_query(const crowd *c, const nb_options *o,
+                                                     const float *radii) {
+  crowdsteer_neighbours nb;
+  memset(&nb, 0, sizeof nb);
+  nb.radius = 1.0f;
+  nb.form = o->form;
+  nb.inner_radius = o->inner;
+  nb.field_of_view = o->fov;
+  nb.cos_field_of_view = 0.25f;
+  nb.max_neighbours = (uint32_t)o->cap;
+  nb.neighbour_mask = o->mask ? 0x5u : 0u;
+  nb.group = c->group;
+  if (o->per_agent) nb.radius_per_agent = radii;
+  return nb;
+}
+
+/* crowd_random, then the first `cluster` agents packed within 0.15 of the
+ * origin, every 11th from the 5th on the spot of the one before it
+ * (coincident, and equal distances to everyone else), every 13th from the
+ * 7th at rest; radii[i] in [0.4, 1). */
+static inline void crowd_varied(crowd *c, rng *r, float density, size_t cluster,
+                                float *radii) {
+  crowd_random(c, r, density);
+  for (size_t i = 0; i < c->count; i++) {
+    for (int k = 0; i < cluster && k < c->dims; k++)
+      c->a[k][i] = rng_range(r, -0.15f, 0.15f);
+    for (int k = 0; i % 11 == 5 && k < c->dims; k++)
+      c->a[k][i] = c->a[k][i - 1];
+    for (int k = 0; i % 13 == 7 && k < c->dims; k++)
+      c->a[3 + k][i] = 0.0f;
+    radii[i] = rng_range(r, 0.4f, 1.0f);
+  }
+}
+
+/* check(c, grid, o) for every crowd of crowd_varied (density 8, the first
+ * 90 clustered in crowds of 300 or more), 2D and 3D, of each size and each
+ * variant of the options, seeded from `seed`, with one grid for all. */
+typedef void (*nb_crowd_check)(crowd *c, crowdsteer_grid *grid, const nb_options *o);
+static inline void nb_every_crowd(const size_t *sizes, size_t size_count,
+                                  const nb_options *variants, size_t variant_count,
+                                  uint64_t seed, float *radii, nb_crowd_check check) {
+  crowdsteer_grid *grid = NULL;
+  CHECK(crowdsteer_grid_create(&grid) == CROWDSTEER_OK);
+  for (int dims = 2; dims <= 3; dims++)
+    for (size_t s = 0; s < size_count; s++)
+      for (size_t v = 0; v < variant_count; v++) {
+        crowd c;
+        crowd_init(&c, sizes[s], dims);
+        rng r = {seed + 97u * (uint64_t)s + 7u * (uint64_t)v + (uint64_t)dims};
+        crowd_varied(&c, &r, 8.0f, sizes[s] >= 300 ? 90 : 0, radii);
+        check(&c, grid, &variants[v]);
+        crowd_free(&c);
+      }
+  crowdsteer_grid_destroy(grid);
+}
+
 #endif

@@ -399,7 +399,8 @@ static void check_way_out(const crowdsteer_field *f, uint32_t x, uint32_t y, uin
   int bx = 0, by = 0;
   for (int ny = (int)y - 1; ny <= (int)y + 1; ny++)
     for (int nx = (int)x - 1; nx <= (int)x + 1; nx++) {
-      if ((nx == (int)x && ny == (int)y) || nx < 0 || ny < 0 || nx >= (int)w || ny >= (int)h)
+      if ((nx == (int)x && ny == (int)y) || nx < 0 || ny < 0 || nx >= (int)w ||
+          ny >= (int)h)
         continue;
       const double t = time_at(f, (uint32_t)nx, (uint32_t)ny);
       if (t < best) best = t, bx = nx - (int)x, by = ny - (int)y;
@@ -407,8 +408,8 @@ static void check_way_out(const crowdsteer_field *f, uint32_t x, uint32_t y, uin
   const float diagonal = (float)floor(16384.0 / sqrt(2.0) + 0.5) / 16384.0f;
   const float want_x = bx == 0 ? 0.0f : (by == 0 ? (float)bx : (float)bx * diagonal);
   const float want_y = by == 0 ? 0.0f : (bx == 0 ? (float)by : (float)by * diagonal);
-  CHECK_MSG(dx == want_x && dy == want_y, "blocked cell %u,%u: (%g, %g), want (%g, %g)", x,
-            y, (double)dx, (double)dy, (double)want_x, (double)want_y);
+  CHECK_MSG(dx == want_x && dy == want_y, "blocked cell %u,%u: (%g, %g), want (%g, %g)",
+            x, y, (double)dx, (double)dy, (double)want_x, (double)want_y);
 }
 
 /* Over random maps: every direction is zero or unit, descends (the cell

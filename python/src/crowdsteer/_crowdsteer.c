@@ -63,6 +63,8 @@ static const struct constant_row {
     {"ISA_NEON", CROWDSTEER_ISA_NEON},
     {"ISA_COUNT", CROWDSTEER_ISA_COUNT},
     {"MAX_NEIGHBOURS", CROWDSTEER_MAX_NEIGHBOURS},
+    {"FORM_DEFAULT", CROWDSTEER_FORM_DEFAULT},
+    {"FORM_REYNOLDS", CROWDSTEER_FORM_REYNOLDS},
     {"REPORT_CROWDED", CROWDSTEER_REPORT_CROWDED},
     {"REPORT_WALL", CROWDSTEER_REPORT_WALL},
     {"REPORT_INSIDE", CROWDSTEER_REPORT_INSIDE},
@@ -326,14 +328,25 @@ static PyMethodDef module_methods[] = {
      "weight_per_agent=None, begin=0, end=None)\n--\n\n"
      "Down the travel time of each agent's field (follow, a FieldFollow): desired = "
      "the cell's direction * max_speed (2D)."},
+    {"neighbour_count", KW(py_neighbour_count),
+     "neighbour_count(agents, neighbours, *, begin=0, end=None)\n--\n\n"
+     "Each agent's number of neighbours (uint32, 0 outside the range), by the "
+     "rules of separation, cohesion and alignment."},
+    {"neighbour_nearest", KW(py_neighbour_nearest),
+     "neighbour_nearest(agents, neighbours, k, *, begin=0, end=None)\n--\n\n"
+     "(index, distance_squared, found): each agent's k nearest neighbours, by "
+     "distance then id (rows of k; UINT32_MAX and inf past the found ones)."},
     {"integrate", KW(py_integrate),
-     "integrate(agents, steering, params=None, *, begin=0, end=None)\n--\n\n"
+     "integrate(agents, steering, params=None, *, begin=0, end=None, smoothing=0.0, "
+     "turn_limit=0.0, acceleration=None)\n--\n\n"
      "v = truncate(v + truncate(s, max_force) / mass * dt, max_speed); p = p + v * dt, "
-     "in place on the agents."},
+     "in place on the agents. smoothing, turn_limit, acceleration: crowdsteer_motion "
+     "(acceleration: the smoothed acceleration per agent, updated in place)."},
     {"step", KW(py_step),
      "step(agents, behaviours, *, integrator=None, combine=BLEND, "
      "priority_threshold=0.0, mask=None, output=None, snapshot=None, tile_size=0, "
-     "threads=0, begin=0, end=None, avoidance=None)\n--\n\n"
+     "threads=0, begin=0, end=None, avoidance=None, smoothing=0.0, turn_limit=0.0, "
+     "acceleration=None)\n--\n\n"
      "crowdsteer_step: each agent's behaviours (bit b of mask[i] selects "
      "behaviours[b]; no mask: all), blended or by priority, then integrated, in one "
      "pass. output: a second Agents buffer for the new state (else in place, with "

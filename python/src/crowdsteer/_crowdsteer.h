@@ -120,6 +120,13 @@ int spans_add_agents(spans *s, const crowdsteer_agents *a, const char *field,
                      int written);
 int check_spans(const spans *s);
 void release(PyObject **keep, int n);
+/* The integrator's options from integrate()'s and step()'s smoothing,
+ * turn_limit and acceleration (NULL objects: not given): *motion is set to
+ * NULL when none is given, else to `storage`, filled; the acceleration
+ * arrays (kept in keep[3]) are added to `memory` as written. */
+int motion_from(PyObject *smoothing, PyObject *turn_limit, PyObject *acceleration,
+                int dims, size_t count, crowdsteer_motion *storage,
+                const crowdsteer_motion **motion, PyObject *keep[3], spans *memory);
 int agents_to_c(AgentsObject *a, const char *name, enum access access,
                 crowdsteer_agents *out);
 AgentsObject *as_agents(PyObject *obj, const char *name);
@@ -178,6 +185,8 @@ PyObject *py_separation(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_cohesion(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_alignment(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_neighbour_count(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_neighbour_nearest(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_last_written(PyObject *self, PyObject *unused);
 PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_last_step_seconds(PyObject *self, PyObject *unused);

@@ -47,6 +47,8 @@ ISA_AVX512: int
 ISA_NEON: int
 ISA_COUNT: int
 MAX_NEIGHBOURS: int
+FORM_DEFAULT: int
+FORM_REYNOLDS: int
 REPORT_CROWDED: int
 REPORT_WALL: int
 REPORT_INSIDE: int
@@ -205,12 +207,15 @@ class Neighbours:
     max_neighbours: int
     neighbour_mask: int
     neighbour_mask_per_agent: Optional[IndexArray]
+    form: int
+    inner_radius: float
     def __init__(self, *, grid: Optional[Grid] = ..., group: Optional[IndexArray] = ...,
                  radius: Float = ..., radius_per_agent: Optional[FloatArray] = ...,
                  field_of_view: bool = ..., cos_field_of_view: Float = ...,
                  cos_field_of_view_per_agent: Optional[FloatArray] = ...,
                  max_neighbours: Int = ..., neighbour_mask: Int = ...,
-                 neighbour_mask_per_agent: Optional[IndexArray] = ...) -> None: ...
+                 neighbour_mask_per_agent: Optional[IndexArray] = ...,
+                 form: int = ..., inner_radius: Float = ...) -> None: ...
 
 class Obstacles:
     """A static 2D obstacle set (crowdsteer_obstacles): polygons (counter-clockwise)
@@ -319,14 +324,22 @@ def wander(agents: Agents, state: WanderState, params: Optional[Params], steerin
            *, mode: Int = ..., weight: Float = ...,
            weight_per_agent: Optional[FloatArray] = ..., begin: Int = ...,
            end: Optional[Int] = ...) -> None: ...
+def neighbour_count(agents: Agents, neighbours: Neighbours, *, begin: Int = ...,
+                    end: Optional[Int] = ...) -> IndexArray: ...
+def neighbour_nearest(agents: Agents, neighbours: Neighbours, k: Int, *,
+                      begin: Int = ..., end: Optional[Int] = ...
+                      ) -> Tuple[IndexArray, FloatArray, IndexArray]: ...
 def integrate(agents: Agents, steering: Vectors, params: Optional[Params] = ..., *,
-              begin: Int = ..., end: Optional[Int] = ...) -> None: ...
+              begin: Int = ..., end: Optional[Int] = ..., smoothing: Float = ...,
+              turn_limit: Float = ..., acceleration: Optional[Vectors] = ...) -> None: ...
 def step(agents: Agents, behaviours: Sequence[Behaviour], *,
          integrator: Optional[Params] = ..., combine: Int = ...,
          priority_threshold: Float = ..., mask: Optional[IndexArray] = ...,
          output: Optional[Agents] = ..., snapshot: Optional[Agents] = ...,
          tile_size: Int = ..., threads: Int = ..., begin: Int = ...,
-         end: Optional[Int] = ..., avoidance: Optional[Avoidance] = ...) -> None: ...
+         end: Optional[Int] = ..., avoidance: Optional[Avoidance] = ...,
+         smoothing: Float = ..., turn_limit: Float = ...,
+         acceleration: Optional[Vectors] = ...) -> None: ...
 def active_isa() -> str: ...
 def force_isa(isa: Isa) -> None: ...
 def isa_supported(isa: Isa) -> bool: ...

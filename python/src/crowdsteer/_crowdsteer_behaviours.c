@@ -243,13 +243,37 @@ PyObject *py_follow_path(PyObject *self, PyObject *args, PyObject *kwargs) {
   return finish_call(&c, status);
 }
 
+int motion_from(PyObject *smoothing, PyObject *turn_limit, PyObject *acceleration,
+                int dims, size_t count, crowdsteer_motion *storage,
+                const crowdsteer_motion **motion, PyObject *keep[3], spans *memory) {
+  memset(storage, 0, sizeof *storage);
+  *motion = NULL;
+  if (!smoothing && !turn_limit && (!acceleration || acceleration == Py_None)) return 0;
+  if ((smoothing &&
+       float32_from(smoothing, NAME(NULL, "smoothing"), &storage->smoothing) < 0) ||
+      (turn_limit &&
+       float32_from(turn_limit, NAME(NULL, "turn_limit"), &storage->turn_limit) < 0))
+    return -1;
+  if (acceleration && acceleration != Py_None &&
+      (vectors_from(acceleration, NAME(NULL, "acceleration"), dims, (Py_ssize_t)count,
+                    WRITES, &storage->acceleration, keep) < 0 ||
+       spans_add_vectors(memory, &storage->acceleration, dims, count, -1, "acceleration",
+                         NULL, 1) < 0))
+    return -1;
+  *motion = storage;
+  return 0;
+}
+
 PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"agents", "steering", "params", "begin", "end", NULL};
+  static char *kwlist[] = {"agents",    "steering",   "params",       "begin", "end",
+                           "smoothing", "turn_limit", "acceleration", NULL};
   PyObject *agents_obj, *steering, *params_obj = Py_None, *begin_obj = NULL,
                                    *end_obj = Py_None;
+  PyObject *smoothing = NULL, *turn_limit = NULL, *acceleration = NULL;
   (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O$OO:integrate", kwlist, &agents_obj,
-                                   &steering, &params_obj, &begin_obj, &end_obj))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O$OOOOO:integrate", kwlist,
+                                   &agents_obj, &steering, &params_obj, &begin_obj,
+                                   &end_obj, &smoothing, &turn_limit, &acceleration))
     return NULL;
   AgentsObject *a = as_agents(agents_obj, "agents");
   size_t b, e;
@@ -258,7 +282,8 @@ PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) {
   crowdsteer_agents agents;
   crowdsteer_vectors s;
   crowdsteer_params params;
-  PyObject *keep[3] = {NULL};
+  PyObject *keep[3] = {NULL}, *keep_motion[3] = {NULL};
+  crowdsteer_motion motion;
   spans memory;
   spans_init(&memory);
   int ok =
@@ -269,10 +294,13 @@ PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) {
       spans_add_agents(&memory, &agents, "agents", 1) == 0 &&
       spans_add_params(&memory, &params, a->count, -1, "params") == 0 &&
       spans_add_vectors(&memory, &s, a->dims, a->count, -1, "steering", NULL, 0) == 0 &&
+      motion_from(smoothing, turn_limit, acceleration, a->dims, a->count, &motion,
+                  &params.motion, keep_motion, &memory) == 0 &&
       check_spans(&memory) == 0;
   spans_free(&memory);
   if (!ok) {
     release(keep, 3);
+    release(keep_motion, 3);
     return NULL;
   }
   remember_written(agents.px, agents.py, agents.pz);
@@ -282,6 +310,7 @@ PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) {
   status = crowdsteer_integrate(&agents, &s, &params, b, e);
   PyEval_RestoreThread(unlocked);
   release(keep, 3);
+  release(keep_motion, 3);
   if (status != CROWDSTEER_OK) return raise_status(status);
   Py_RETURN_NONE;
 }

@@ -178,13 +178,18 @@ static PyObject *Neighbours_new(PyTypeObject *type, PyObject *args, PyObject *kw
                            "max_neighbours",
                            "neighbour_mask",
                            "neighbour_mask_per_agent",
+                           "form",
+                           "inner_radius",
                            NULL};
   PyObject *o[5] = {Py_None, Py_None, Py_None, Py_None, Py_None};
   PyObject *radius = NULL, *cos_fov = NULL, *max_neighbours = NULL, *mask = NULL;
+  PyObject *inner = NULL;
   crowdsteer_neighbours c = {0};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOpOOOOO:Neighbours", kwlist, &o[0],
-                                   &o[1], &radius, &o[2], &c.field_of_view, &cos_fov,
-                                   &o[3], &max_neighbours, &mask, &o[4]) ||
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOpOOOOOiO:Neighbours", kwlist,
+                                   &o[0], &o[1], &radius, &o[2], &c.field_of_view,
+                                   &cos_fov, &o[3], &max_neighbours, &mask, &o[4],
+                                   &c.form, &inner) ||
+      (inner && float32_from(inner, NAME(NULL, "inner_radius"), &c.inner_radius) < 0) ||
       (radius && float32_from(radius, NAME(NULL, "radius"), &c.radius) < 0) ||
       (cos_fov && float32_from(cos_fov, NAME(NULL, "cos_field_of_view"),
                                &c.cos_field_of_view) < 0) ||
@@ -269,6 +274,10 @@ static PyMemberDef Neighbours_members[] = {
      "group filter (0: none)"},
     {"neighbour_mask_per_agent", T_OBJECT, offsetof(NeighboursObject, mask_per_agent),
      READONLY, "per-agent group filters (uint32), or None"},
+    {"form", T_INT, offsetof(NeighboursObject, c.form), READONLY,
+     "FORM_DEFAULT or FORM_REYNOLDS (unit steering, as OpenSteer)"},
+    {"inner_radius", T_FLOAT, offsetof(NeighboursObject, c.inner_radius), READONLY,
+     "with a field of view, seen whatever the angle within it (0: none)"},
     {NULL}};
 
 PyTypeObject Neighbours_Type = {
@@ -278,7 +287,8 @@ PyTypeObject Neighbours_Type = {
     .tp_doc = "Neighbours(*, grid=None, group=None, radius=0.0, radius_per_agent=None, "
               "field_of_view=False, cos_field_of_view=0.0, "
               "cos_field_of_view_per_agent=None, max_neighbours=0, neighbour_mask=0, "
-              "neighbour_mask_per_agent=None)\n--\n\n"
+              "neighbour_mask_per_agent=None, form=FORM_DEFAULT, inner_radius=0.0)"
+              "\n--\n\n"
               "Who an agent sees (crowdsteer_neighbours), for separation, cohesion and "
               "alignment. Without a grid every pair is examined (a step needs a grid). "
               "Immutable.",
@@ -302,4 +312,81 @@ int spans_add_neighbours(spans *s, const crowdsteer_neighbours *nb, size_t count
                            "neighbour_mask_per_agent", -1, 0) < 0
              ? -1
              : 0;
+}
+
+/* ---- neighbour queries (crowdsteer_query.h) ---------------------------------------- */
+
+/* neighbour_count and neighbour_nearest: fresh output arrays (so they meet
+ * nothing), the GIL released around the library call. */
+static PyObject *neighbour_query(PyObject *args, PyObject *kwargs, int nearest) {
+  static char *count_kwlist[] = {"agents", "neighbours", "begin", "end", NULL};
+  static char *nearest_kwlist[] = {"agents", "neighbours", "k", "begin", "end", NULL};
+  PyObject *agents_obj, *nb_obj, *k_obj = NULL, *begin_obj = NULL, *end_obj = Py_None;
+  int parsed =
+      nearest ? PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|$OO:neighbour_nearest",
+                                            nearest_kwlist, &agents_obj, &nb_obj, &k_obj,
+                                            &begin_obj, &end_obj)
+              : PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$OO:neighbour_count",
+                                            count_kwlist, &agents_obj, &nb_obj,
+                                            &begin_obj, &end_obj);
+  if (!parsed) return NULL;
+  uint32_t k = 1;
+  AgentsObject *a = as_agents(agents_obj, "agents");
+  size_t b, e;
+  if (!a || (nearest && uint32_from(k_obj, NAME(NULL, "k"), &k) < 0) ||
+      range_from(begin_obj, end_obj, a->count, &b, &e) < 0)
+    return NULL;
+  if (nearest && (k == 0 || k > CROWDSTEER_MAX_NEIGHBOURS))
+    return raise_status(CROWDSTEER_ERROR_PARAMETER);
+  const npy_intp n = (npy_intp)a->count, rows[2] = {n, (npy_intp)k};
+  PyObject *count = PyArray_ZEROS(1, &n, NPY_UINT32, 0);
+  PyObject *index = nearest ? PyArray_EMPTY(2, rows, NPY_UINT32, 0) : NULL;
+  PyObject *dd = nearest ? PyArray_EMPTY(2, rows, NPY_FLOAT32, 0) : NULL;
+  crowdsteer_agents agents;
+  crowdsteer_neighbours nb;
+  GridObject *grid = NULL;
+  if (!count || (nearest && (!index || !dd)) ||
+      agents_to_c(a, "agents", READS, &agents) < 0 ||
+      neighbours_to_c(nb_obj, NAME(NULL, "neighbours"), n, &nb, &grid) < 0 ||
+      (grid && grid_claim(grid, 0) < 0)) {
+    Py_XDECREF(count);
+    Py_XDECREF(index);
+    Py_XDECREF(dd);
+    return NULL;
+  }
+  uint32_t *count_c = (uint32_t *)PyArray_DATA((PyArrayObject *)count);
+  crowdsteer_status status;
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  if (nearest) {
+    if (n > 0)
+      for (npy_intp j = 0; j < n * (npy_intp)k; j++) { /* rows outside the range */
+        ((uint32_t *)PyArray_DATA((PyArrayObject *)index))[j] = UINT32_MAX;
+        ((float *)PyArray_DATA((PyArrayObject *)dd))[j] = (float)INFINITY;
+      }
+    status = crowdsteer_neighbour_nearest(
+        &agents, &nb, k, (uint32_t *)PyArray_DATA((PyArrayObject *)index),
+        (float *)PyArray_DATA((PyArrayObject *)dd), count_c, b, e);
+  } else {
+    status = crowdsteer_neighbour_count(&agents, &nb, count_c, b, e);
+  }
+  PyEval_RestoreThread(unlocked);
+  if (grid) grid_unclaim(grid, 0);
+  if (status != CROWDSTEER_OK) {
+    Py_DECREF(count);
+    Py_XDECREF(index);
+    Py_XDECREF(dd);
+    return raise_status(status);
+  }
+  if (!nearest) return count;
+  return Py_BuildValue("(NNN)", index, dd, count);
+}
+
+PyObject *py_neighbour_count(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  return neighbour_query(args, kwargs, 0);
+}
+
+PyObject *py_neighbour_nearest(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  return neighbour_query(args, kwargs, 1);
 }

@@ -194,7 +194,10 @@ static int second_buffer(PyObject *obj, const char *name, const AgentsObject *ag
 typedef struct step_args {
   PyObject *agents, *behaviours, *integrator, *mask, *output, *snapshot;
   PyObject *combine, *priority_threshold, *tile_size, *threads, *begin, *end;
-  PyObject *avoidance; /* an Avoidance, or None */
+  PyObject *avoidance;                             /* an Avoidance, or None */
+  PyObject *smoothing, *turn_limit, *acceleration; /* the integrator's options */
+  crowdsteer_motion motion;
+  PyObject *keep_motion[3];
 } step_args;
 
 /* The step's numbers, converted before any array is read. */
@@ -217,7 +220,7 @@ static int step_numbers(const step_args *in, size_t count, crowdsteer_step_desc 
 
 /* The step's arrays: the agents, every behaviour's, the mask, the integrator's,
  * the second buffers and the avoidance's, read now and checked for overlaps. */
-static int step_arrays(const step_args *in, AgentsObject *a, PyObject *list,
+static int step_arrays(step_args *in, AgentsObject *a, PyObject *list,
                        crowdsteer_step_behaviour *behaviours, step_entry *entries,
                        crowdsteer_agents *agents, crowdsteer_agents second[2],
                        avoidance_call *av, crowdsteer_step_desc *d) {
@@ -245,6 +248,8 @@ static int step_arrays(const step_args *in, AgentsObject *a, PyObject *list,
       params_to_c(in->integrator, NAME(NULL, "integrator"), (Py_ssize_t)count,
                   &d->integrator) < 0 ||
       spans_add_params(&memory, &d->integrator, count, -1, "integrator") < 0 ||
+      motion_from(in->smoothing, in->turn_limit, in->acceleration, a->dims, count,
+                  &in->motion, &d->integrator.motion, in->keep_motion, &memory) < 0 ||
       second_buffer(in->output, "output", a, WRITES, &second[0]) < 0 ||
       second_buffer(in->snapshot, "snapshot", a, READS, &second[1]) < 0)
     goto fail;
@@ -284,9 +289,10 @@ PyObject *py_last_step_seconds(PyObject *self, PyObject *unused) {
 
 PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {
-      "agents", "behaviours", "integrator", "combine",   "priority_threshold",
-      "mask",   "output",     "snapshot",   "tile_size", "threads",
-      "begin",  "end",        "avoidance",  NULL};
+      "agents",       "behaviours", "integrator", "combine",   "priority_threshold",
+      "mask",         "output",     "snapshot",   "tile_size", "threads",
+      "begin",        "end",        "avoidance",  "smoothing", "turn_limit",
+      "acceleration", NULL};
   step_args in = {.integrator = Py_None,
                   .mask = Py_None,
                   .output = Py_None,
@@ -295,9 +301,10 @@ PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
                   .avoidance = Py_None};
   (void)self;
   if (!PyArg_ParseTupleAndKeywords(
-          args, kwargs, "OO|$OOOOOOOOOOO:step", kwlist, &in.agents, &in.behaviours,
+          args, kwargs, "OO|$OOOOOOOOOOOOOO:step", kwlist, &in.agents, &in.behaviours,
           &in.integrator, &in.combine, &in.priority_threshold, &in.mask, &in.output,
-          &in.snapshot, &in.tile_size, &in.threads, &in.begin, &in.end, &in.avoidance))
+          &in.snapshot, &in.tile_size, &in.threads, &in.begin, &in.end, &in.avoidance,
+          &in.smoothing, &in.turn_limit, &in.acceleration))
     return NULL;
   AgentsObject *a = as_agents(in.agents, "agents");
   if (!a) return NULL;
@@ -346,6 +353,7 @@ PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
   PyMem_Free(behaviours);
   PyMem_Free(entries);
   Py_DECREF(list);
+  release(in.keep_motion, 3);
   if (!ok) return NULL;
   if (status != CROWDSTEER_OK) return raise_status(status);
   Py_RETURN_NONE;
