@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The web: Debian's emscripten builds the library for WebAssembly (the wasm
+# preset: scalar and simd128 backends; wasm-scalar: scalar only) and Node
+# runs the C tests that prove its bits (the x86 golden hashes, every ISA
+# against the reference, neighbours, steps, avoidance, the page's crowd),
+# then the npm package's tests (node --test), an offline install of its
+# `npm pack` tarball, and the demo page in headless Chromium (its state
+# hash against the native one; the screenshot docs/images/web-demo.png).
+# Only the tests that show WebAssembly's own bits are built here (the whole
+# suite under Node: cmake --build --preset wasm; ctest --preset wasm).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tools/deps emscripten nodejs npm chromium libsimde-dev cmake ninja-build
+export NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs"
+tests=(test_golden test_equivalence test_web_scenario test_neighbours_equivalence
+       test_neighbours_step test_step test_orca_hand test_step_avoid test_fpenv
+       test_behaviour_api)
+js/build -j"$(nproc)"
+cmake --build --preset wasm -j"$(nproc)" --target "${tests[@]}"
+regex="^($(IFS='|'; echo "${tests[*]}"))(\\.(scalar|simd128))?\$"
+ctest --preset wasm -j"$(nproc)" -R "$regex"
+(cd js && node --test test/)
+js/test/pack.sh
+node js/demo/check.mjs
