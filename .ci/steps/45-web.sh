@@ -10,7 +10,9 @@
 # suite under Node: cmake --build --preset wasm; ctest --preset wasm).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-tools/deps emscripten nodejs npm chromium libsimde-dev cmake ninja-build
+tools/deps emscripten nodejs chromium libsimde-dev cmake ninja-build
+# Debian's npm, unless the Node installed brings its own (NodeSource's).
+command -v npm >/dev/null || tools/deps npm
 export NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs"
 tests=(test_golden test_equivalence test_web_scenario test_neighbours_equivalence
        test_neighbours_step test_step test_orca_hand test_step_avoid test_fpenv

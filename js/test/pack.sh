@@ -22,3 +22,5 @@ if (![...crowd.px].every((x) => Math.abs(x - 10) < 0.5)) throw new Error('not at
 console.log(`${process.argv[2]}: crowdsteer ${cs.version()} (${cs.active_isa()}) installed offline; 4 agents at the goal`);
 JS
 node main.mjs "$tarball"
+# The README's quick start, word for word.
+node -e "import('crowdsteer').then(async ({init}) => console.log((await init()).active_isa()))"
