@@ -4,6 +4,7 @@
 // alignment, cohesion). Wall time per agent-step, the best of 3 runs.
 //   node bench/web/bench.mjs [--yuka PATH/yuka.module.js] [--sizes 1000,10000]
 //                            [--scenarios seek,separation,flock] [--only crowdsteer|yuka]
+//                            [--yuka-cell EDGE] [--simd on|off]
 // bench/web/native.c is the same crowdsteer scenarios in C (native ISAs).
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +19,9 @@ const scenarios = arg('scenarios', 'seek,separation,flock').split(',');
 const only = arg('only', '');
 const yukaPath = arg('yuka', '/work/yuka-bench/node_modules/yuka/build/yuka.module.js');
 const simd = arg('simd', 'auto');
+// yuka's cell edge: its query tests every cell, so bigger cells than the
+// radius pay (docs/web.md: 4 was its best of 1, 2, 4, 8 at 10,000 agents).
+const yukaCell = Number(arg('yuka-cell', '4'));
 
 // The square holding n agents at 8 / pi per unit area: about 8 within radius 1.
 const side = (n) => Math.sqrt((n * Math.PI) / 8);
@@ -66,7 +70,7 @@ function yukaCase(YUKA, scenario, n) {
   const em = new YUKA.EntityManager();
   const L = side(n);
   if (scenario !== 'seek') {
-    const cells = Math.max(1, Math.floor((L + 4) / RADIUS));
+    const cells = Math.max(1, Math.floor((L + 4) / yukaCell));
     em.spatialIndex = new YUKA.CellSpacePartitioning(L + 4, 1, L + 4, cells, 1, cells);
   }
   const rnd = (i, tick, axis) => cs_random(5, i, tick, axis);
