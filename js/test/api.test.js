@@ -117,3 +117,11 @@ test('the engine picks the SIMD build where it validates SIMD', () => {
   assert.equal(lib.build, cs.simdSupported() ? 'simd' : 'scalar');
   assert.match(lib.version(), /^\d+\.\d+\.\d+$/);
 });
+
+// Last: a failed allocation may leave the memory grown.
+test('a crowd larger than the memory can hold is OutOfMemoryError', () => {
+  assert.throws(() => new lib.Crowd(0x3fffffff, 2), cs.OutOfMemoryError); // > 4 GiB of arrays
+  // 12 arrays of 0x15555556 floats: a byte count that wraps to 40 in 32 bits.
+  assert.throws(() => new lib.Crowd(0x15555556, 2), cs.OutOfMemoryError);
+  assert.throws(() => new lib.Crowd(50_000_000, 2), cs.OutOfMemoryError); // > the 2 GiB heap
+});

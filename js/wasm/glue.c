@@ -32,7 +32,9 @@ typedef struct js_crowd {
 _Static_assert(offsetof(crowdsteer_params, jitter) == 13 * sizeof(float), "params");
 
 EMSCRIPTEN_KEEPALIVE js_crowd *csjs_crowd_new(uint32_t count, int dims) {
-  if (dims != 2 && dims != 3) return NULL;
+  /* 32-bit size_t: the block's size must not wrap. */
+  if ((dims != 2 && dims != 3) || count > (SIZE_MAX / sizeof(float) - 1) / ARRAYS)
+    return NULL;
   js_crowd *c = calloc(1, sizeof *c);
   float *block = calloc((size_t)count * ARRAYS + 1, sizeof(float));
   uint32_t *mask = calloc((size_t)count + 1, sizeof(uint32_t));
