@@ -70,13 +70,16 @@ foreach(backend IN LISTS CROWDSTEER_BACKENDS)
   separate_arguments(flags UNIX_COMMAND "${flags}")
   set(target crowdsteer_kernels_${isa})
   add_library(${target} OBJECT src/kernels/kernels.c src/kernels/neighbours.c
-    src/kernels/avoid_scan.c src/kernels/avoid_lines.c)
+    src/kernels/avoid_scan.c src/kernels/avoid_lines.c src/kernels/path.c)
   crowdsteer_use_flags(${target})
   target_include_directories(${target} SYSTEM PRIVATE ${SIMDE_INCLUDE_DIR})
   target_compile_definitions(${target} PRIVATE CS_LANES=${lanes}
                              CS_BACKEND=cs_backend_${isa} CS_NB_KERNEL=cs_nb_kernel_${isa}
                              CS_AVOID_SCAN=cs_avoid_scan_${isa}
                              CS_AVOID_LINES=cs_avoid_lines_${isa}
+                             CS_FOLLOW_PATH_2D=cs_follow_path_2d_${isa}
+                             CS_FOLLOW_PATH_3D=cs_follow_path_3d_${isa}
+                             CS_WRITE_BLOCK=cs_write_block_${isa}
                              CS_STREAM_MIN_BYTES=${CROWDSTEER_STREAM_MIN_BYTES}u)
   target_compile_options(${target} PRIVATE ${flags} ${_cs_kernel_opt})
   # UBSan's pointer-overflow check made clang's sanitizer and fuzz builds of

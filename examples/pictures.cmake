@@ -16,6 +16,13 @@ if(TARGET crowdsteer-demo AND PNG_FOUND)
   target_compile_definitions(crowdsteer-demo PRIVATE
     CROWDSTEER_DEMO_PICTURES CROWDSTEER_PICTURES_PNG)
   target_include_directories(crowdsteer-demo PRIVATE ${_cs_pic_dir})
+  if(TARGET crowdsteer-evacuation)
+    target_sources(crowdsteer-evacuation PRIVATE ${_cs_pic_dir}/evacuation_picture.c
+      ${_cs_pic_sources})
+    set_property(TARGET crowdsteer-evacuation APPEND PROPERTY LINK_LIBRARIES PNG::PNG)
+    target_compile_definitions(crowdsteer-evacuation PRIVATE CROWDSTEER_EVAC_PICTURES
+      CROWDSTEER_PICTURES_PNG)
+  endif()
 elseif(TARGET crowdsteer-demo)
   message(STATUS "crowdsteer: libpng not found, crowdsteer-demo without --pictures "
                  "(apt-get install libpng-dev)")
@@ -29,6 +36,11 @@ if(TARGET SDL2::SDL2)
   add_executable(crowdsteer-viewer ${_cs_pic_dir}/viewer.c ${_cs_pic_dir}/obstacle_layout.c
     ${_cs_pic_sources})
   target_include_directories(crowdsteer-viewer PRIVATE ${_cs_pic_dir})
+  if(TARGET crowdsteer-evacuation AND PNG_FOUND)
+    target_sources(crowdsteer-evacuation PRIVATE ${_cs_pic_dir}/evacuation_view.c)
+    target_link_libraries(crowdsteer-evacuation PRIVATE SDL2::SDL2)
+    target_compile_definitions(crowdsteer-evacuation PRIVATE CROWDSTEER_EVAC_VIEW SDL_MAIN_HANDLED)
+  endif()
   target_link_libraries(crowdsteer-viewer PRIVATE crowdsteer::crowdsteer SDL2::SDL2)
   target_compile_options(crowdsteer-viewer PRIVATE -ffp-contract=off ${CROWDSTEER_WARNING_FLAGS})
   # Our own main(): no SDL2main needed on any platform.

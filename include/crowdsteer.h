@@ -122,7 +122,10 @@ typedef enum crowdsteer_status {
   /** An obstacle polygon is not a simple counter-clockwise loop: two
    *  consecutive vertices coincide, the loop touches or crosses itself, or
    *  it turns clockwise (or encloses no area). Nothing is added. */
-  CROWDSTEER_ERROR_GEOMETRY = 12
+  CROWDSTEER_ERROR_GEOMETRY = 12,
+  /** A navigation field's goal point lies in a blocked cell, or it has no
+   *  free goal cell (crowdsteer_nav.h). Nothing is built. */
+  CROWDSTEER_ERROR_GOAL = 13
 } crowdsteer_status;
 
 /** A short English sentence for a status; never NULL (unknown values get a
@@ -704,9 +707,13 @@ typedef enum crowdsteer_behaviour {
   CROWDSTEER_SEPARATION = 7,
   CROWDSTEER_COHESION = 8,
   CROWDSTEER_ALIGNMENT = 9,
+  /** Reads crowdsteer_step_behaviour.field (crowdsteer_nav.h); 2D. */
+  CROWDSTEER_FOLLOW_FIELD = 10,
+  /** Follow a pathway: reads crowdsteer_step_behaviour.path. */
+  CROWDSTEER_FOLLOW_PATH = 11,
   /** How many behaviours there are (not a behaviour): loop over
    *  0 .. CROWDSTEER_BEHAVIOUR_COUNT - 1 to visit each one. */
-  CROWDSTEER_BEHAVIOUR_COUNT = 10
+  CROWDSTEER_BEHAVIOUR_COUNT = 12
 } crowdsteer_behaviour;
 
 /** The inputs a behaviour reads besides the agents and its parameters, as
@@ -719,11 +726,16 @@ enum {
   /** crowdsteer_step_behaviour.wander, read and updated */
   CROWDSTEER_INPUT_WANDER = 4,
   /** crowdsteer_step_behaviour.neighbours */
-  CROWDSTEER_INPUT_NEIGHBOURS = 8
+  CROWDSTEER_INPUT_NEIGHBOURS = 8,
+  /** crowdsteer_step_behaviour.field */
+  CROWDSTEER_INPUT_FIELD = 16,
+  /** crowdsteer_step_behaviour.path (crowdsteer_path.h) */
+  CROWDSTEER_INPUT_PATH = 32
 };
 
 /** "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander",
- *  "separation", "cohesion" or "alignment"; "unknown" otherwise. */
+ *  "separation", "cohesion", "alignment", "follow_field" or "follow_path";
+ *  "unknown" otherwise. */
 CROWDSTEER_API const char *crowdsteer_behaviour_name(crowdsteer_behaviour behaviour);
 
 /** Parses a name as returned by crowdsteer_behaviour_name (PARAMETER if it
@@ -760,6 +772,10 @@ typedef struct crowdsteer_step_behaviour {
    *  a step in place needs no snapshot for them. The step only reads the
    *  grid: any number of steps and queries may share one grid at once. */
   const crowdsteer_neighbours *neighbours;
+  /** Follow-the-field: which fields agents follow (crowdsteer_nav.h). */
+  const struct crowdsteer_field_follow *field;
+  /** Follow a path: who follows which pathway (crowdsteer_path.h). */
+  const struct crowdsteer_path_follow *path;
 } crowdsteer_step_behaviour;
 
 /** Scratch memory of crowdsteer_step's neighbour behaviours (opaque). One
@@ -969,5 +985,8 @@ CROWDSTEER_API crowdsteer_status crowdsteer_isa_from_name(const char *name,
 
 /* Obstacles and avoidance (ORCA): their own header, part of this one. */
 #include "crowdsteer_avoid.h"
+#include "crowdsteer_nav.h"
+/* Pathways and path following: their own header, part of this one. */
+#include "crowdsteer_path.h"
 
 #endif /* CROWDSTEER_H */

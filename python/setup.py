@@ -78,7 +78,7 @@ class BuildWithCMake(build_ext):
 # process (only PyInit__crowdsteer is exported).
 EXTENSION_SOURCES = ["src/crowdsteer/_crowdsteer%s.c" % part
                      for part in ("", "_numbers", "_arrays", "_params", "_grid",
-                                  "_behaviours", "_step", "_avoid")]
+                                  "_behaviours", "_step", "_avoid", "_nav")]
 
 setup(
     version=library_version(),

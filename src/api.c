@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "path/path.h"
 
 #define CS_STR2(x) #x
 #define CS_STR(x) CS_STR2(x)
@@ -28,20 +29,22 @@ float crowdsteer_random(uint32_t seed, uint32_t agent_id, uint32_t tick, uint32_
  * valid: its spans, the agents' own state at their own index (a neighbour
  * behaviour reads the grid's copy, or without one every agent:
  * cs_behaviour_spans) and the output (its weights in accumulate mode). */
-static crowdsteer_status
-behaviour_call_apart(const crowdsteer_agents *agents, crowdsteer_behaviour behaviour,
-                     const crowdsteer_target *target,
-                     const crowdsteer_wander_state *wander,
-                     const crowdsteer_neighbours *nb, const crowdsteer_params *params,
-                     const crowdsteer_output *out, size_t begin, size_t end) {
+static crowdsteer_status behaviour_call_apart(
+    const crowdsteer_agents *agents, crowdsteer_behaviour behaviour,
+    const crowdsteer_target *target, const crowdsteer_wander_state *wander,
+    const crowdsteer_neighbours *nb, const crowdsteer_field_follow *field,
+    const crowdsteer_params *params, const crowdsteer_path_follow *path,
+    const crowdsteer_output *out, size_t begin, size_t end) {
   cs_spans spans;
   spans.n = 0;
   spans.written = 0;
   const int dims = agents->dims;
   if (!(cs_behaviour_row_of(behaviour)->inputs & CROWDSTEER_INPUT_NEIGHBOURS))
     cs_spans_add_state(&spans, agents, dims, begin, end, 0);
-  cs_behaviour_spans(&spans, behaviour, agents, target, wander, nb, params, agents,
+  cs_behaviour_spans(&spans, behaviour, agents, target, wander, nb, field, params, agents,
                      agents, begin, end);
+  if (cs_behaviour_row_of(behaviour)->inputs & CROWDSTEER_INPUT_PATH)
+    cs_path_spans(&spans, path, begin, end);
   cs_spans_add_vectors(&spans, &out->steering, dims, begin, end, 1);
   if (out->mode == CROWDSTEER_ACCUMULATE)
     cs_spans_add(&spans, out->weight_per_agent, begin, end, 0);
@@ -56,6 +59,8 @@ typedef struct call {
   const crowdsteer_wander_state *wander;
   const crowdsteer_neighbours *neighbours;
   const crowdsteer_params *params;
+  const crowdsteer_field_follow *field;
+  const crowdsteer_path_follow *path;
 } call;
 
 /* A behaviour the backends' kernels run: validation, the overlap check,
@@ -68,14 +73,21 @@ static crowdsteer_status run_on_kernels(const cs_backend *backend,
   cs_job job;
   memset(&job, 0, sizeof job);
   if ((fault = cs_prepare_behaviour(&job.in, c->behaviour, agents, c->target, c->wander,
-                                    c->params, begin, end, NULL, 0)) != CROWDSTEER_OK)
+                                    c->field, c->params, begin, end, NULL, 0)) !=
+      CROWDSTEER_OK)
+    return fault;
+  if ((cs_behaviour_row_of(c->behaviour)->inputs & CROWDSTEER_INPUT_PATH) &&
+      ((fault = cs_path_resolve(&job.in, c->path, begin, end)) != CROWDSTEER_OK ||
+       (fault = cs_check_agent_data(&job.in, c->behaviour,
+                                    &(cs_range){begin, end, NULL, 0})) != CROWDSTEER_OK))
     return fault;
   if ((fault = cs_prepare_output(&job.policy, job.in.dims, out, begin, end)) !=
       CROWDSTEER_OK)
     return fault;
   if (begin == end) return CROWDSTEER_OK;
   if ((fault = behaviour_call_apart(agents, c->behaviour, c->target, c->wander, NULL,
-                                    c->params, out, begin, end)) != CROWDSTEER_OK)
+                                    c->field, c->params, c->path, out, begin, end)) !=
+      CROWDSTEER_OK)
     return fault;
   backend->run(backend->behaviour[c->behaviour][job.in.dims - 2], &job, begin, end);
   return CROWDSTEER_OK;
@@ -91,8 +103,8 @@ static crowdsteer_status run_on_neighbours(const crowdsteer_agents *agents, cons
   crowdsteer_status fault;
   if (agents && (agents->dims == 2 || agents->dims == 3) && begin < end &&
       end <= agents->count && c->neighbours && out &&
-      (fault = behaviour_call_apart(agents, c->behaviour, NULL, NULL, c->neighbours,
-                                    c->params, out, begin, end)) != CROWDSTEER_OK)
+      (fault = behaviour_call_apart(agents, c->behaviour, NULL, NULL, c->neighbours, NULL,
+                                    c->params, NULL, out, begin, end)) != CROWDSTEER_OK)
     return fault;
   return cs_nb_run(c->behaviour, agents, c->neighbours, c->params, out, begin, end);
 }
@@ -121,8 +133,9 @@ crowdsteer_status cs_run(const cs_backend *backend, const crowdsteer_agents *age
                          const crowdsteer_step_behaviour *behaviour,
                          const crowdsteer_output *out, size_t begin, size_t end) {
   if (!behaviour) return CROWDSTEER_ERROR_NULL_POINTER;
-  const call c = {behaviour->behaviour, &behaviour->target, behaviour->wander,
-                  behaviour->neighbours, &behaviour->params};
+  const call c = {behaviour->behaviour,  &behaviour->target, behaviour->wander,
+                  behaviour->neighbours, &behaviour->params, behaviour->field,
+                  behaviour->path};
   return run_call(backend, agents, &c, out, begin, end);
 }
 
@@ -174,7 +187,7 @@ static crowdsteer_status
 run_targeted(crowdsteer_behaviour behaviour, const crowdsteer_agents *agents,
              const crowdsteer_target *target, const crowdsteer_params *params,
              const crowdsteer_output *out, size_t begin, size_t end) {
-  const call c = {behaviour, target, NULL, NULL, params};
+  const call c = {behaviour, target, NULL, NULL, params, NULL, NULL};
   return run_call(cs_active_backend(), agents, &c, out, begin, end);
 }
 
@@ -182,7 +195,7 @@ static crowdsteer_status
 run_neighbours(crowdsteer_behaviour behaviour, const crowdsteer_agents *agents,
                const crowdsteer_neighbours *nb, const crowdsteer_params *params,
                const crowdsteer_output *out, size_t begin, size_t end) {
-  const call c = {behaviour, NULL, NULL, nb, params};
+  const call c = {behaviour, NULL, NULL, nb, params, NULL, NULL};
   return run_call(cs_active_backend(), agents, &c, out, begin, end);
 }
 
@@ -239,7 +252,7 @@ crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agents,
                                     const crowdsteer_params *params,
                                     const crowdsteer_output *out, size_t begin,
                                     size_t end) {
-  const call c = {CROWDSTEER_WANDER, NULL, state, NULL, params};
+  const call c = {CROWDSTEER_WANDER, NULL, state, NULL, params, NULL, NULL};
   return run_call(cs_active_backend(), agents, &c, out, begin, end);
 }
 
@@ -265,6 +278,24 @@ crowdsteer_status crowdsteer_alignment(const crowdsteer_agents *agents,
                                        const crowdsteer_output *out, size_t begin,
                                        size_t end) {
   return run_neighbours(CROWDSTEER_ALIGNMENT, agents, nb, params, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_follow_field(const crowdsteer_agents *agents,
+                                          const crowdsteer_field_follow *follow,
+                                          const crowdsteer_params *params,
+                                          const crowdsteer_output *out, size_t begin,
+                                          size_t end) {
+  const call c = {CROWDSTEER_FOLLOW_FIELD, NULL, NULL, NULL, params, follow, NULL};
+  return run_call(cs_active_backend(), agents, &c, out, begin, end);
+}
+
+crowdsteer_status crowdsteer_follow_path(const crowdsteer_agents *agents,
+                                         const crowdsteer_path_follow *follow,
+                                         const crowdsteer_params *params,
+                                         const crowdsteer_output *out, size_t begin,
+                                         size_t end) {
+  const call c = {CROWDSTEER_FOLLOW_PATH, NULL, NULL, NULL, params, NULL, follow};
+  return run_call(cs_active_backend(), agents, &c, out, begin, end);
 }
 
 crowdsteer_status crowdsteer_integrate(const crowdsteer_agents *agents,

@@ -43,14 +43,21 @@ const cs_behaviour_row cs_behaviours[] = {
                              CS_RUNS_ON_NEIGHBOURS},
     [CROWDSTEER_ALIGNMENT] = {"alignment", CROWDSTEER_INPUT_NEIGHBOURS,
                               CS_USES_TIME_TO_TARGET, CS_RUNS_ON_NEIGHBOURS},
+    /* Its fields are checked by cs_resolve_field (nav/follow.c). */
+    [CROWDSTEER_FOLLOW_FIELD] = {"follow_field", CROWDSTEER_INPUT_FIELD,
+                                 CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET},
+    [CROWDSTEER_FOLLOW_PATH] = {"follow_path", CROWDSTEER_INPUT_PATH,
+                                CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET},
 };
 _Static_assert(sizeof cs_behaviours / sizeof cs_behaviours[0] ==
                    CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per crowdsteer_behaviour");
 
 const cs_behaviour_row *cs_behaviour_row_of(crowdsteer_behaviour behaviour) {
-  return (unsigned)behaviour < CROWDSTEER_BEHAVIOUR_COUNT ? &cs_behaviours[behaviour]
-                                                          : NULL;
+  /* A value below the count without a row (a reserved id) is unknown too. */
+  return (unsigned)behaviour < CROWDSTEER_BEHAVIOUR_COUNT && cs_behaviours[behaviour].name
+             ? &cs_behaviours[behaviour]
+             : NULL;
 }
 
 const char *crowdsteer_behaviour_name(crowdsteer_behaviour behaviour) {
@@ -62,7 +69,7 @@ crowdsteer_status crowdsteer_behaviour_from_name(const char *name,
                                                  crowdsteer_behaviour *behaviour) {
   if (!name || !behaviour) return CROWDSTEER_ERROR_NULL_POINTER;
   for (int b = 0; b < CROWDSTEER_BEHAVIOUR_COUNT; b++) {
-    if (strcmp(name, cs_behaviours[b].name) == 0) {
+    if (cs_behaviours[b].name && strcmp(name, cs_behaviours[b].name) == 0) {
       *behaviour = (crowdsteer_behaviour)b;
       return CROWDSTEER_OK;
     }

@@ -130,6 +130,17 @@ typedef struct cs_inputs {
   /* Wander's random stream is keyed by agent_id[i] (crowdsteer_agents.id),
    * or by i when it is NULL. */
   const uint32_t *agent_id;
+
+  /* Follow-the-field (nav/follow.c): the fields' shared grid, agent i's
+   * field (fields[field_index[i]], or fields[0] when field_index is NULL)
+   * and its cell's direction (nav/field.h; cell field_cells outside). */
+  const crowdsteer_field *const *fields;
+  const uint32_t *field_index;
+  uint32_t field_count;
+  uint32_t field_width, field_cells;
+  float field_origin[2], field_inverse_cell_size, field_width_f, field_height_f;
+  /* Follow a path: the call's description, validated (path/follow.c). */
+  const crowdsteer_path_follow *path;
 } cs_inputs;
 
 /* How steering is written. A single call overwrites or accumulates (the
@@ -279,6 +290,7 @@ crowdsteer_status cs_resolve_behaviour(cs_inputs *in, crowdsteer_behaviour behav
                                        const crowdsteer_agents *agents,
                                        const crowdsteer_target *target,
                                        const crowdsteer_wander_state *wander,
+                                       const crowdsteer_field_follow *field,
                                        const crowdsteer_params *params, size_t begin,
                                        size_t end);
 /* The values of a resolved behaviour's per-agent data (parameter arrays,
@@ -288,18 +300,21 @@ crowdsteer_status cs_check_agent_data(const cs_inputs *in, crowdsteer_behaviour 
 int cs_has_agent_data(const cs_inputs *in, crowdsteer_behaviour behaviour);
 /* Both, for the agents of [begin, end) whose select[i] has select_bit (all
  * when select is NULL). */
-crowdsteer_status cs_prepare_behaviour(cs_inputs *in, crowdsteer_behaviour behaviour,
-                                       const crowdsteer_agents *agents,
-                                       const crowdsteer_target *target,
-                                       const crowdsteer_wander_state *wander,
-                                       const crowdsteer_params *params, size_t begin,
-                                       size_t end, const uint32_t *select,
-                                       uint32_t select_bit);
+crowdsteer_status cs_prepare_behaviour(
+    cs_inputs *in, crowdsteer_behaviour behaviour, const crowdsteer_agents *agents,
+    const crowdsteer_target *target, const crowdsteer_wander_state *wander,
+    const crowdsteer_field_follow *field, const crowdsteer_params *params, size_t begin,
+    size_t end, const uint32_t *select, uint32_t select_bit);
 /* Resolves a CROWDSTEER_TARGET_AGENT target into the inputs as a POINT
  * target holding that agent's state, read now from in->gather_* (so a mixed
  * step reads it before any tile writes): checks the index against count. */
 crowdsteer_status cs_resolve_target_agent(cs_inputs *in, const crowdsteer_target *target,
                                           int needs_velocity);
+/* Follow-the-field's fields (nav/follow.c): present, built, sharing one
+ * grid, 2D agents; the uniform index below field_count. Per-agent indices
+ * are checked with the agent data (cs_check_agent_data). */
+crowdsteer_status cs_resolve_field(cs_inputs *in, const crowdsteer_field_follow *follow,
+                                   size_t begin, size_t end);
 /* Validation and defaults of the integrator (all but its steering input). */
 crowdsteer_status cs_prepare_integrator(cs_integrator *job,
                                         const crowdsteer_agents *agents,
@@ -360,9 +375,10 @@ int cs_spans_clash(const cs_spans *a, const cs_spans *b);
 void cs_behaviour_spans(cs_spans *spans, crowdsteer_behaviour behaviour,
                         const crowdsteer_agents *agents, const crowdsteer_target *target,
                         const crowdsteer_wander_state *wander,
-                        const crowdsteer_neighbours *nb, const crowdsteer_params *params,
-                        const crowdsteer_agents *gather, const crowdsteer_agents *point,
-                        size_t begin, size_t end);
+                        const crowdsteer_neighbours *nb,
+                        const crowdsteer_field_follow *field,
+                        const crowdsteer_params *params, const crowdsteer_agents *gather,
+                        const crowdsteer_agents *point, size_t begin, size_t end);
 
 /* Whether an array is aligned to 4 bytes, as every float (and uint32_t)
  * array a call uses must be: it is read and written as such. */

@@ -25,6 +25,9 @@ const char *crowdsteer_status_string(crowdsteer_status status) {
   case CROWDSTEER_ERROR_GEOMETRY:
     return "an obstacle is not a simple counter-clockwise loop (or has a zero-length "
            "edge)";
+  case CROWDSTEER_ERROR_GOAL:
+    return "a navigation field's goal point is in a blocked cell, or it has no free goal "
+           "cell";
   }
   return "unknown status";
 }

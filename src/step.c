@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "neighbours/step_neighbours.h"
 #include "parallel.h"
+#include "path/path.h"
 
 enum { DEFAULT_TILE = 1024, MAX_TILE = 4096 };
 
@@ -183,11 +184,15 @@ static crowdsteer_status resolve_behaviour(cs_job *job, cs_nb_job *nb_job,
   const crowdsteer_target *target =
       agent_target && !selected(step->behaviour_mask, bit, begin, end) ? &unused
                                                                        : &desc->target;
-  crowdsteer_status st = cs_resolve_behaviour(&job->in, desc->behaviour, agents, target,
-                                              desc->wander, &desc->params, begin, end);
+  crowdsteer_status st =
+      cs_resolve_behaviour(&job->in, desc->behaviour, agents, target, desc->wander,
+                           desc->field, &desc->params, begin, end);
   if (st != CROWDSTEER_OK && !selected(step->behaviour_mask, bit, begin, end))
     st = cs_resolve_behaviour(&job->in, desc->behaviour, agents, target, desc->wander,
-                              &desc->params, begin, begin);
+                              desc->field, &desc->params, begin, begin);
+  if (st == CROWDSTEER_OK && row && (row->inputs & CROWDSTEER_INPUT_PATH))
+    st = cs_path_resolve(&job->in, desc->path, begin,
+                         selected(step->behaviour_mask, bit, begin, end) ? end : begin);
   /* An AGENT target's one index is checked whatever the masks select (the
    * empty range just resolved does not look at it). */
   if (st == CROWDSTEER_OK && begin < end && agent_target &&
@@ -263,9 +268,12 @@ static void behaviour_spans(cs_spans *spans, const crowdsteer_agents *agents,
   spans->n = 0;
   spans->written = 0;
   cs_behaviour_spans(spans, desc->behaviour, agents, &desc->target,
-                     without_state ? NULL : desc->wander, desc->neighbours, &desc->params,
-                     step->output ? agents : step->snapshot, step->output ? agents : NULL,
-                     begin, end);
+                     without_state ? NULL : desc->wander, desc->neighbours, desc->field,
+                     &desc->params, step->output ? agents : step->snapshot,
+                     step->output ? agents : NULL, begin, end);
+  const cs_behaviour_row *row = cs_behaviour_row_of(desc->behaviour);
+  if (row && (row->inputs & CROWDSTEER_INPUT_PATH))
+    cs_path_spans(spans, desc->path, begin, end);
   cs_spans_add(spans, desc->weight_per_agent, begin, end, 0);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "path/path.h"
 
 /* Which values a parameter accepts. NaN fails every rule. */
 typedef enum value_rule {
@@ -316,6 +317,7 @@ crowdsteer_status cs_resolve_behaviour(cs_inputs *in, crowdsteer_behaviour behav
                                        const crowdsteer_agents *agents,
                                        const crowdsteer_target *target,
                                        const crowdsteer_wander_state *wander,
+                                       const crowdsteer_field_follow *field,
                                        const crowdsteer_params *params, size_t begin,
                                        size_t end) {
   crowdsteer_status fault;
@@ -333,6 +335,9 @@ crowdsteer_status cs_resolve_behaviour(cs_inputs *in, crowdsteer_behaviour behav
   if ((row->inputs & CROWDSTEER_INPUT_WANDER) &&
       (fault = resolve_wander(in, wander, agents->id, begin, end)) != CROWDSTEER_OK)
     return fault;
+  if ((row->inputs & CROWDSTEER_INPUT_FIELD) &&
+      (fault = cs_resolve_field(in, field, begin, end)) != CROWDSTEER_OK)
+    return fault;
   if ((row->inputs & CROWDSTEER_INPUT_TARGET) &&
       (fault = resolve_target(in, target,
                               (row->inputs & CROWDSTEER_INPUT_TARGET_VELOCITY) != 0,
@@ -343,10 +348,12 @@ crowdsteer_status cs_resolve_behaviour(cs_inputs *in, crowdsteer_behaviour behav
 
 int cs_has_agent_data(const cs_inputs *in, crowdsteer_behaviour behaviour) {
   const unsigned uses = cs_behaviour_row_of(behaviour)->params;
-  int any = in->target_kind == CROWDSTEER_TARGET_AGENTS && in->target_index;
+  int any = (in->target_kind == CROWDSTEER_TARGET_AGENTS && in->target_index) ||
+            in->field_index;
   for (int s = 0; s < BEHAVIOUR_PARAMS; s++)
     any |= (uses & behaviour_params[s].used_by) &&
            param_in(in, &behaviour_params[s]).array != NULL;
+  any |= in->path && (in->path->path_per_agent || in->path->direction_per_agent);
   return any;
 }
 
@@ -358,26 +365,26 @@ crowdsteer_status cs_check_agent_data(const cs_inputs *in, crowdsteer_behaviour 
   if (in->target_kind == CROWDSTEER_TARGET_AGENTS && in->target_index &&
       !indices_ok(in->target_index, in->count, r))
     return CROWDSTEER_ERROR_AGENT_INDEX;
+  if (in->field_index && !indices_ok(in->field_index, in->field_count, r))
+    return CROWDSTEER_ERROR_AGENT_INDEX;
   for (int s = 0; s < BEHAVIOUR_PARAMS; s++) {
     const param_spec *spec = &behaviour_params[s];
     if ((uses & spec->used_by) &&
         (fault = check_param_array(param_in(in, spec), spec->rule, r)) != CROWDSTEER_OK)
       return fault;
   }
-  return CROWDSTEER_OK;
+  return cs_path_check_agents(in->path, r);
 }
 
-crowdsteer_status cs_prepare_behaviour(cs_inputs *in, crowdsteer_behaviour behaviour,
-                                       const crowdsteer_agents *agents,
-                                       const crowdsteer_target *target,
-                                       const crowdsteer_wander_state *wander,
-                                       const crowdsteer_params *params, size_t begin,
-                                       size_t end, const uint32_t *select,
-                                       uint32_t select_bit) {
+crowdsteer_status cs_prepare_behaviour(
+    cs_inputs *in, crowdsteer_behaviour behaviour, const crowdsteer_agents *agents,
+    const crowdsteer_target *target, const crowdsteer_wander_state *wander,
+    const crowdsteer_field_follow *field, const crowdsteer_params *params, size_t begin,
+    size_t end, const uint32_t *select, uint32_t select_bit) {
   crowdsteer_status fault;
   const cs_range r = {begin, end, select, select_bit};
-  if ((fault = cs_resolve_behaviour(in, behaviour, agents, target, wander, params, begin,
-                                    end)) != CROWDSTEER_OK)
+  if ((fault = cs_resolve_behaviour(in, behaviour, agents, target, wander, field, params,
+                                    begin, end)) != CROWDSTEER_OK)
     return fault;
   return cs_check_agent_data(in, behaviour, &r);
 }
@@ -461,13 +468,16 @@ int cs_spans_clash(const cs_spans *a, const cs_spans *b) {
 void cs_behaviour_spans(cs_spans *spans, crowdsteer_behaviour behaviour,
                         const crowdsteer_agents *agents, const crowdsteer_target *target,
                         const crowdsteer_wander_state *wander,
-                        const crowdsteer_neighbours *nb, const crowdsteer_params *params,
-                        const crowdsteer_agents *gather, const crowdsteer_agents *point,
-                        size_t begin, size_t end) {
+                        const crowdsteer_neighbours *nb,
+                        const crowdsteer_field_follow *field,
+                        const crowdsteer_params *params, const crowdsteer_agents *gather,
+                        const crowdsteer_agents *point, size_t begin, size_t end) {
   const cs_behaviour_row *row = cs_behaviour_row_of(behaviour);
   const int dims = agents->dims;
   const size_t count = agents->count;
   if (!row) return;
+  if ((row->inputs & CROWDSTEER_INPUT_FIELD) && field)
+    cs_spans_add(spans, field->field_index, begin, end, 0);
   for (int s = 0; params && s < BEHAVIOUR_PARAMS; s++) {
     const param_spec *spec = &behaviour_params[s];
     const float *per_agent;

@@ -58,6 +58,7 @@ export declare class GridError extends Error {}
 export declare class AlignmentError extends Error {}
 export declare class OverlapError extends Error {}
 export declare class GeometryError extends Error {}
+export declare class GoalError extends Error {}
 
 export declare class Target {
   readonly kind: number;

@@ -45,6 +45,7 @@ export const GridError = statusClass('GridError');
 export const AlignmentError = statusClass('AlignmentError');
 export const OverlapError = statusClass('OverlapError');
 export const GeometryError = statusClass('GeometryError');
+export const GoalError = statusClass('GoalError');
 
 /** Targets of seek .. evade: one point (and velocity), or one agent. */
 export class Target {

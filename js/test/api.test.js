@@ -36,10 +36,11 @@ test('every status is its own exception class, and nothing is written', () => {
   assert.throws(() => new lib.Crowd(4, 4), cs.DimsError);
   const names = [cs.NullPointerError, cs.DimsError, cs.RangeError, cs.ParameterError,
     cs.AgentIndexError, cs.UnknownIsaError, cs.UnsupportedIsaError, cs.OutOfMemoryError,
-    cs.GridError, cs.AlignmentError, cs.OverlapError, cs.GeometryError].map((c) => c.name);
+    cs.GridError, cs.AlignmentError, cs.OverlapError, cs.GeometryError, cs.GoalError]
+    .map((c) => c.name);
   assert.deepEqual(names, ['NullPointerError', 'DimsError', 'RangeError', 'ParameterError',
     'AgentIndexError', 'UnknownIsaError', 'UnsupportedIsaError', 'OutOfMemoryError',
-    'GridError', 'AlignmentError', 'OverlapError', 'GeometryError']);
+    'GridError', 'AlignmentError', 'OverlapError', 'GeometryError', 'GoalError']);
   crowd.free();
 });
 

@@ -419,7 +419,7 @@ static int output_clashes(const crowdsteer_agents *agents,
   cs_spans_add(&reads, agents->id, first, last, 0);
   if (avoidance->neighbours)
     cs_behaviour_spans(&reads, CROWDSTEER_ALIGNMENT, agents, NULL, NULL,
-                       avoidance->neighbours, NULL, NULL, NULL, begin, end);
+                       avoidance->neighbours, NULL, NULL, NULL, NULL, begin, end);
   return cs_spans_clash(&writes, &writes) || cs_spans_clash(&writes, &reads);
 }
 

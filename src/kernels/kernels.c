@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "kernels/vec.h"
+#include "nav/field.h"
 
 #ifndef CS_BACKEND
 #error "define CS_BACKEND (the backend table's name) when compiling a kernel object"
@@ -346,6 +347,53 @@ CS_INLINE v3 evade_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n, int 
                   n, dims);
 }
 
+/* The directions of cells `cell` in the fields agents [i, i + n) follow
+ * (per-agent fields: a load per lane; agents a mixed step leaves out, and
+ * tail lanes, read field 0, whose index is not theirs to check). */
+CS_INLINE v3 field_directions(const cs_job *job, vi cell, size_t i, size_t n,
+                              int all_lanes) {
+  const cs_inputs *in = &job->in;
+  vi word;
+  if (!in->field_index) {
+    word = i_gather(in->fields[0]->store.direction, cell, in->gather_instruction);
+  } else {
+    uint32_t lane_cell[W], lane_field[W] = {0}, lane_word[W];
+    i_store(lane_cell, cell);
+    for (size_t k = 0; k < n; k++)
+      if (all_lanes || !job->policy.lane_select ||
+          (job->policy.lane_select[i + k] & job->policy.lane_bit))
+        lane_field[k] = in->field_index[i + k];
+    for (int k = 0; k < W; k++)
+      lane_word[k] = in->fields[lane_field[k]]->store.direction[lane_cell[k]];
+    word = i_load(lane_word);
+  }
+  /* cs_direction_x and _y: exact conversions and a power-of-two scale. */
+  const vf scale = v_set1(0x1p-14f), one = v_set1(1.0f);
+  v3 d;
+  d.c[0] = v_sub(v_mul(i_to_float(i_and(word, i_set1(0xffffu))), scale), one);
+  d.c[1] = v_sub(v_mul(i_to_float(i_shr(word, 16)), scale), one);
+  return d;
+}
+
+/* reference.c's follow_field_agent (2D): each lane's cell, the lanes
+ * outside the grid sent to the zero direction after the last cell. */
+CS_INLINE v3 follow_field_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n,
+                                int kind, int all_lanes, int dims) {
+  (void)kind; /* no target */
+  const cs_inputs *in = &job->in;
+  const vf scale = v_set1(in->field_inverse_cell_size);
+  const vf u = v_mul(v_sub(p.c[0], v_set1(in->field_origin[0])), scale);
+  const vf w = v_mul(v_sub(p.c[1], v_set1(in->field_origin[1])), scale);
+  const vmask inside =
+      m_and(m_and(v_le(v_zero(), u), v_lt(u, v_set1(in->field_width_f))),
+            m_and(v_le(v_zero(), w), v_lt(w, v_set1(in->field_height_f))));
+  vi cell = i_add(i_mul(v_to_index(w), i_set1(in->field_width)), v_to_index(u));
+  cell = i_select(inside, cell, i_set1(in->field_cells));
+  const v3 direction = field_directions(job, cell, i, n, all_lanes);
+  return steer_towards(v3_scale(direction, param_load(in->max_speed, i, n), dims), v,
+                       in->time_to_target, i, n, dims);
+}
+
 /* cs_random_from_key, lanes-wide. */
 CS_INLINE vf random_lanes(uint32_t key, vi agent_id) {
   vi h = i_xor(i_set1(key), agent_id);
@@ -529,6 +577,9 @@ CS_KERNELS(leave, leave_steer)
 CS_KERNELS(pursuit, pursuit_steer)
 CS_KERNELS(evade, evade_steer)
 #undef CS_KERNELS
+CS_NOINLINE static void follow_field_2d(const cs_job *job, size_t begin, size_t end) {
+  run_blocks(follow_field_steer, job, begin, end, CROWDSTEER_TARGET_POINT, 2);
+}
 CS_NOINLINE static void wander_2d(const cs_job *job, size_t begin, size_t end) {
   run_wander(job, begin, end, 2);
 }
@@ -717,6 +768,7 @@ CS_FUSED(leave, leave_steer)
 CS_FUSED(pursuit, pursuit_steer)
 CS_FUSED(evade, evade_steer)
 CS_FUSED(wander, wander_steer)
+CS_FUSED_2D(follow_field, follow_field_steer)
 #undef CS_FUSED
 #undef CS_FUSED_2D
 #undef CS_FUSED_3D
@@ -729,12 +781,14 @@ static const cs_fused_kernel fused[][2] = {
     [CROWDSTEER_PURSUIT] = CS_FUSED_ROW(pursuit),
     [CROWDSTEER_EVADE] = CS_FUSED_ROW(evade),
     [CROWDSTEER_WANDER] = CS_FUSED_ROW(wander),
+    [CROWDSTEER_FOLLOW_FIELD] = {fused_follow_field_2d, NULL},
 };
 #undef CS_FUSED_ROW
 
 /* Where a chunk of one behaviour runs in registers (see above). */
 static int fuses(const cs_fused_chunk *f) {
   const int dims = f->integrator->dims;
+  if ((size_t)f->kind >= sizeof fused / sizeof fused[0]) return 0;
   if (dims == 2 && (f->priority || !is_plain_shape(f->job, f->integrator))) return 0;
   return fused[f->kind][dims - 2] != NULL;
 }
@@ -783,6 +837,17 @@ static void run_streamed(cs_kernel kernel, const cs_job *job, size_t begin, size
   kernel(job, last, end);
 }
 
+/* Follow a path: kernels/path.c, which writes each block through this. */
+void CS_FOLLOW_PATH_2D(const cs_job *job, size_t begin, size_t end);
+void CS_FOLLOW_PATH_3D(const cs_job *job, size_t begin, size_t end);
+void CS_WRITE_BLOCK(const cs_job *job, size_t i, size_t n, const float *const s[3]);
+void CS_WRITE_BLOCK(const cs_job *job, size_t i, size_t n, const float *const s[3]) {
+  if (job->in.dims == 2)
+    write_steering(job, i, n, v3_load(s, 0, W, 2), 2);
+  else
+    write_steering(job, i, n, v3_load(s, 0, W, 3), 3);
+}
+
 /* Indexed by crowdsteer_behaviour (see cs_behaviours in behaviours.c). The
  * neighbour behaviours have their own kernels and job (kernels/neighbours.c);
  * their rows here write a step's precomputed steering. */
@@ -797,6 +862,9 @@ static const cs_kernel kernels[][2] = {
     [CROWDSTEER_SEPARATION] = {precomputed_2d, precomputed_3d},
     [CROWDSTEER_COHESION] = {precomputed_2d, precomputed_3d},
     [CROWDSTEER_ALIGNMENT] = {precomputed_2d, precomputed_3d},
+    /* 2D only: validation refuses 3D agents. */
+    [CROWDSTEER_FOLLOW_FIELD] = {follow_field_2d, follow_field_2d},
+    [CROWDSTEER_FOLLOW_PATH] = {CS_FOLLOW_PATH_2D, CS_FOLLOW_PATH_3D},
 };
 _Static_assert(sizeof kernels / sizeof kernels[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");

@@ -51,10 +51,13 @@ CS_INLINE vi i_load(const uint32_t *p) { return simde_mm_loadu_si128((const void
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm_set1_epi32((int32_t)x); }
 CS_INLINE vi i_add(vi a, vi b) { return simde_mm_add_epi32(a, b); }
 CS_INLINE vi i_xor(vi a, vi b) { return simde_mm_xor_si128(a, b); }
+CS_INLINE vi i_and(vi a, vi b) { return simde_mm_and_si128(a, b); }
 CS_INLINE vi i_max_u(vi a, vi b) { return simde_mm_max_epu32(a, b); }
 CS_INLINE vi i_mul(vi a, vi b) { return simde_mm_mullo_epi32(a, b); }
 #define i_shr(a, n) simde_mm_srli_epi32((a), (n))
 CS_INLINE vf i_to_float(vi a) { return simde_mm_cvtepi32_ps(a); }
+/* Truncation towards zero; meaningful for lanes in [0, 2^31) only. */
+CS_INLINE vi v_to_index(vf a) { return simde_mm_cvttps_epi32(a); }
 CS_INLINE void i_store(uint32_t *p, vi a) { simde_mm_storeu_si128((void *)p, a); }
 /* Lanes where (bits & bit) != 0, for a single-bit `bit`. */
 CS_INLINE vmask m_bit_set(vi bits, uint32_t bit) {
@@ -99,16 +102,25 @@ CS_INLINE vi i_load(const uint32_t *p) {
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }
 CS_INLINE vi i_add(vi a, vi b) { return simde_mm256_add_epi32(a, b); }
 CS_INLINE vi i_xor(vi a, vi b) { return simde_mm256_xor_si256(a, b); }
+CS_INLINE vi i_and(vi a, vi b) { return simde_mm256_and_si256(a, b); }
 CS_INLINE vi i_max_u(vi a, vi b) { return simde_mm256_max_epu32(a, b); }
 CS_INLINE vi i_mul(vi a, vi b) { return simde_mm256_mullo_epi32(a, b); }
 #define i_shr(a, n) simde_mm256_srli_epi32((a), (n))
 CS_INLINE vf i_to_float(vi a) { return simde_mm256_cvtepi32_ps(a); }
+CS_INLINE vi v_to_index(vf a) { return simde_mm256_cvttps_epi32(a); }
 CS_INLINE void i_store(uint32_t *p, vi a) { simde_mm256_storeu_si256((void *)p, a); }
 CS_INLINE vmask m_bit_set(vi bits, uint32_t bit) {
   vi b = i_set1(bit);
   return simde_mm256_castsi256_ps(
       simde_mm256_cmpeq_epi32(simde_mm256_and_si256(bits, b), b));
 }
+#if defined(__AVX2__)
+/* The field's words (follow_field), where cs_gather_instruction_pays. */
+#define CS_HAVE_NATIVE_I_GATHER 1
+CS_INLINE vi i_gather_native(const uint32_t *base, vi idx) {
+  return _mm256_i32gather_epi32((const int *)(const void *)base, idx, 4);
+}
+#endif
 /* No vgatherdps: on AMD Zen it is slower than eight scalar loads (measured
  * -20% on pursuit with agent targets), and Intel gains little from it. (The
  * 16-lane gather is used on Intel only: cs_gather_instruction_pays.) */
@@ -162,6 +174,7 @@ CS_INLINE vi i_load(const uint32_t *p) {
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm512_set1_epi32((int32_t)x); }
 CS_INLINE vi i_add(vi a, vi b) { return simde_mm512_add_epi32(a, b); }
 CS_INLINE vi i_xor(vi a, vi b) { return simde_mm512_xor_si512(a, b); }
+CS_INLINE vi i_and(vi a, vi b) { return simde_mm512_and_si512(a, b); }
 CS_INLINE vi i_max_u(vi a, vi b) { return simde_mm512_max_epu32(a, b); }
 #if defined(__AVX512F__)
 CS_INLINE vi i_mul(vi a, vi b) { return simde_mm512_mullo_epi32(a, b); }
@@ -188,9 +201,14 @@ CS_INLINE vmask m_bit_set(vi bits, uint32_t bit) {
  * machines without AVX-512, see CROWDSTEER_AVX512_EMULATED). */
 #if defined(__AVX512F__)
 CS_INLINE vf i_to_float(vi a) { return _mm512_cvtepi32_ps(a); }
+CS_INLINE vi v_to_index(vf a) { return _mm512_cvttps_epi32(a); }
 #define CS_HAVE_NATIVE_GATHER 1
+#define CS_HAVE_NATIVE_I_GATHER 1
 CS_INLINE vf v_gather(const float *base, vi idx) {
   return _mm512_i32gather_ps(idx, base, 4);
+}
+CS_INLINE vi i_gather_native(const uint32_t *base, vi idx) {
+  return _mm512_i32gather_epi32(idx, (const void *)base, 4);
 }
 #define CS_HAVE_MASKED_TAIL 1
 CS_INLINE vf v_load_n(const float *p, size_t n) {
@@ -210,6 +228,16 @@ CS_INLINE vf i_to_float(vi a) {
   for (int k = 0; k < 16; k++)
     out[k] = (float)in[k];
   return simde_mm512_loadu_ps(out);
+}
+/* Lanes outside [0, 2^31) (NaN too) give 0 here, a value the caller
+ * selects away, as it does the instruction's. */
+CS_INLINE vi v_to_index(vf a) {
+  float in[16];
+  uint32_t out[16];
+  simde_mm512_storeu_ps(in, a);
+  for (int k = 0; k < 16; k++)
+    out[k] = in[k] >= 0.0f && in[k] < 0x1p31f ? (uint32_t)in[k] : 0u;
+  return simde_mm512_loadu_si512((const void *)out);
 }
 #endif
 #else
@@ -333,6 +361,21 @@ CS_INLINE vf v_gather_lanes(const float *base, const uint32_t lane_index[W]) {
       base[lane_index[14]], base[lane_index[15]]);
   return simde_mm512_insertf32x8(simde_mm512_castps256_ps512(low), high, 1);
 #endif
+}
+
+/* base[idx[k]] per lane, 32-bit words: the gather instruction where the
+ * ISA has one and `instruction` asks for it, else scalar loads. */
+CS_INLINE vi i_gather(const uint32_t *base, vi idx, int instruction) {
+#ifdef CS_HAVE_NATIVE_I_GATHER
+  if (instruction) return i_gather_native(base, idx);
+#else
+  (void)instruction;
+#endif
+  uint32_t lane_index[W], lane_word[W];
+  i_store(lane_index, idx);
+  for (int k = 0; k < W; k++)
+    lane_word[k] = base[lane_index[k]];
+  return i_load(lane_word);
 }
 
 CS_INLINE vf v_zero(void) { return v_set1(0.0f); }

@@ -26,7 +26,6 @@ CS_INLINE vmask i_any_common(vi a, vi b) {
   return m_not(i_eq(simde_mm_and_si128(a, b), simde_mm_setzero_si128()));
 }
 CS_INLINE vi i_from_float_trunc(vf a) { return simde_mm_cvttps_epi32(a); }
-CS_INLINE vi i_and(vi a, vi b) { return simde_mm_and_si128(a, b); }
 CS_INLINE vi v_bits(vf a) { return simde_mm_castps_si128(a); }
 /* Shifts by a count in 0 .. 31 known only at run time. */
 CS_INLINE vi i_shr_by(vi a, int n) {
@@ -67,7 +66,6 @@ CS_INLINE vmask i_any_common(vi a, vi b) {
   return m_not(i_eq(simde_mm256_and_si256(a, b), simde_mm256_setzero_si256()));
 }
 CS_INLINE vi i_from_float_trunc(vf a) { return simde_mm256_cvttps_epi32(a); }
-CS_INLINE vi i_and(vi a, vi b) { return simde_mm256_and_si256(a, b); }
 CS_INLINE vi v_bits(vf a) { return simde_mm256_castps_si256(a); }
 CS_INLINE vi i_shr_by(vi a, int n) {
   return simde_mm256_srl_epi32(a, simde_mm_cvtsi32_si128(n));
@@ -90,7 +88,6 @@ CS_INLINE int m_count(vmask m) { return __builtin_popcount(m_word(m)); }
 CS_INLINE unsigned m_bits(vmask m) { return m_word(m); }
 CS_INLINE vmask i_eq(vi a, vi b) { return simde_mm512_cmpeq_epi32_mask(a, b); }
 CS_INLINE vmask i_any_common(vi a, vi b) { return simde_mm512_test_epi32_mask(a, b); }
-CS_INLINE vi i_and(vi a, vi b) { return simde_mm512_and_si512(a, b); }
 CS_INLINE vi v_bits(vf a) { return simde_mm512_castps_si512(a); }
 CS_INLINE vi i_shr_by(vi a, int n) {
   return simde_mm512_srl_epi32(a, simde_mm_cvtsi32_si128(n));

@@ -117,7 +117,7 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
   memset(job, 0, sizeof *job);
   if ((fault = cs_prepare_behaviour(
            &base, (crowdsteer_behaviour)(CROWDSTEER_SEPARATION + (int)behaviour), agents,
-           NULL, NULL, params, begin, end, select, select_bit)) != CROWDSTEER_OK)
+           NULL, NULL, NULL, params, begin, end, select, select_bit)) != CROWDSTEER_OK)
     return fault;
   job->behaviour = behaviour;
   job->dims = base.dims;

@@ -6,6 +6,8 @@
 #include <math.h>
 
 #include "internal.h"
+#include "nav/field.h"
+#include "path/path.h"
 
 /* Plain functions, inlined so each kernel compiles for a constant dims. */
 #define REF static inline __attribute__((always_inline))
@@ -281,6 +283,27 @@ REF vec wander_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
                  vec_scale(w, cs_param_at(job->in.wander_radius, i), dims), dims);
 }
 
+/* follow_field: u = (x - ox) * (1 / h), w = (y - oy) * (1 / h) in float
+ * (1 / h rounded once, at the build); inside the grid (0 <= u < width,
+ * 0 <= w < height) the cell is (uint32_t)w * width + (uint32_t)u, and
+ * desired = direction(cell) * max_speed, the cell's direction from the
+ * agent's field (nav/march.c); outside, desired = 0. */
+REF vec follow_field_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
+  const cs_inputs *in = &job->in;
+  const float u = (p.c[0] - in->field_origin[0]) * in->field_inverse_cell_size;
+  const float w = (p.c[1] - in->field_origin[1]) * in->field_inverse_cell_size;
+  uint32_t cell = in->field_cells; /* its direction is zero */
+  if (u >= 0.0f && u < in->field_width_f && w >= 0.0f && w < in->field_height_f)
+    cell = (uint32_t)w * in->field_width + (uint32_t)u;
+  const crowdsteer_field *field = in->fields[in->field_index ? in->field_index[i] : 0];
+  const uint32_t word = field->store.direction[cell];
+  vec direction = zero_vec;
+  direction.c[0] = cs_direction_x(word); /* (float)bits * 2^-14 - 1 */
+  direction.c[1] = cs_direction_y(word);
+  return steer_towards(vec_scale(direction, cs_param_at(in->max_speed, i), dims), v,
+                       cs_param_at(in->time_to_target, i), dims);
+}
+
 /* integrator: f = truncate(s, max_force); a = f / mass;
  * v' = truncate(v + a * dt, max_speed); p' = p + v' * dt.
  * Like the kernels, a uniform max_force of +inf, mass of 1 and dt of 1 skip
@@ -328,6 +351,19 @@ static void evade(const cs_job *job, size_t begin, size_t end) {
 static void wander(const cs_job *job, size_t begin, size_t end) {
   steer_all(wander_agent, job, begin, end);
 }
+static void follow_field(const cs_job *job, size_t begin, size_t end) {
+  steer_range(follow_field_agent, job, begin, end, 2); /* 2D only */
+}
+
+/* Follow a path: its definition is path/reference_path.c. */
+REF vec follow_path_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
+  vec s = zero_vec;
+  cs_path_steer_agent(job, i, p.c, v.c, s.c, dims);
+  return s;
+}
+static void follow_path(const cs_job *job, size_t begin, size_t end) {
+  steer_all(follow_path_agent, job, begin, end);
+}
 /* A neighbour behaviour in a step: its steering, computed before the tiles
  * (neighbours/step_neighbours.c), written like any behaviour's. */
 static void precomputed(const cs_job *job, size_t begin, size_t end) {
@@ -364,6 +400,8 @@ static const cs_kernel references[][2] = {
     [CROWDSTEER_SEPARATION] = {precomputed, precomputed},
     [CROWDSTEER_COHESION] = {precomputed, precomputed},
     [CROWDSTEER_ALIGNMENT] = {precomputed, precomputed},
+    [CROWDSTEER_FOLLOW_FIELD] = {follow_field, follow_field},
+    [CROWDSTEER_FOLLOW_PATH] = {follow_path, follow_path},
 };
 _Static_assert(sizeof references / sizeof references[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");

@@ -25,6 +25,10 @@ static crowdsteer_status run_named(const crowdsteer_agents *a,
     return crowdsteer_cohesion(a, d->neighbours, p, o, begin, end);
   case CROWDSTEER_ALIGNMENT:
     return crowdsteer_alignment(a, d->neighbours, p, o, begin, end);
+  case CROWDSTEER_FOLLOW_FIELD:
+    return crowdsteer_follow_field(a, d->field, p, o, begin, end);
+  case CROWDSTEER_FOLLOW_PATH:
+    return crowdsteer_follow_path(a, d->path, p, o, begin, end);
   default: break; /* a behaviour without a named entry point */
   }
   return crowdsteer_run(a, d, o, begin, end);
@@ -56,14 +60,31 @@ static void check_names(void) {
 
 /* One behaviour in one target form: crowdsteer_run and the named entry point
  * on two copies of the same crowd (their wander state included). */
+/* A field over the scenarios' agents for follow_field (one goal). */
+static crowdsteer_field *test_field;
+
 static void check_run(crowdsteer_behaviour b, int dims, int kind) {
   enum { N = 37 };
+  const crowdsteer_field *fields[1] = {test_field};
+  const crowdsteer_field_follow follow = {fields, 1, NULL, 0};
   scenario s[2];
   crowdsteer_status status[2];
   crowdsteer_wander_state wander[2];
   crowdsteer_neighbours nb;
   memset(&nb, 0, sizeof nb);
   nb.radius = 4.0f;
+  static const float px[3] = {-5.0f, 4.0f, 6.0f}, py[3] = {1.0f, 2.0f, -3.0f},
+                     pz[3] = {0.0f, 1.0f, 2.0f};
+  const crowdsteer_pathway_desc path_desc = {dims, 3, px, py, pz, 0.5f, 0};
+  crowdsteer_pathway *path = NULL;
+  CHECK_STATUS(crowdsteer_pathway_create(&path, &path_desc), CROWDSTEER_OK);
+  const crowdsteer_pathway *paths[1] = {path};
+  crowdsteer_path_follow path_follow;
+  memset(&path_follow, 0, sizeof path_follow);
+  path_follow.paths = paths;
+  path_follow.path_count = 1;
+  path_follow.prediction_time = 2.0f;
+  path_follow.lead_distance = 1.0f;
   for (int c = 0; c < 2; c++) {
     scenario_make(&s[c], N, dims, 0xC0FFEEu + (uint64_t)b, 1);
     crowdsteer_agents agents = scenario_agents(&s[c]);
@@ -83,12 +104,17 @@ static void check_run(crowdsteer_behaviour b, int dims, int kind) {
     wander[c] = (crowdsteer_wander_state){scenario_vectors(s[c].wander), 9u, 4u};
     d.wander = &wander[c];
     d.neighbours = &nb;
+    d.field = &follow;
+    d.path = &path_follow;
     crowdsteer_output out = {scenario_vectors(s[c].out), CROWDSTEER_ACCUMULATE, 0.5f,
                              NULL};
     status[c] = c ? crowdsteer_run(&agents, &d, &out, 2, N - 1)
                   : run_named(&agents, &d, &out, 2, N - 1);
   }
-  CHECK_MSG(status[0] == CROWDSTEER_OK && status[1] == CROWDSTEER_OK, "%s: %d, %d",
+  /* follow_field is 2D only. */
+  const crowdsteer_status expected =
+      b == CROWDSTEER_FOLLOW_FIELD && dims == 3 ? CROWDSTEER_ERROR_DIMS : CROWDSTEER_OK;
+  CHECK_MSG(status[0] == expected && status[1] == expected, "%s: %d, %d",
             crowdsteer_behaviour_name(b), (int)status[0], (int)status[1]);
   for (int k = 0; k < dims; k++)
     for (size_t i = 0; i < N; i++) {
@@ -98,6 +124,7 @@ static void check_run(crowdsteer_behaviour b, int dims, int kind) {
     }
   scenario_free(&s[0]);
   scenario_free(&s[1]);
+  crowdsteer_pathway_destroy(path);
 }
 
 static void check_unknown(void) {
@@ -118,6 +145,17 @@ static void check_unknown(void) {
 }
 
 int main(void) {
+  crowdsteer_field_desc desc;
+  memset(&desc, 0, sizeof desc);
+  const float goal[2] = {1.0f, -2.0f};
+  desc.origin[0] = desc.origin[1] = -40.0f;
+  desc.cell_size = 2.0f;
+  desc.width = desc.height = 40;
+  desc.goal_x = &goal[0];
+  desc.goal_y = &goal[1];
+  desc.goal_point_count = 1;
+  CHECK_STATUS(crowdsteer_field_create(&test_field), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_field_build(test_field, &desc), CROWDSTEER_OK);
   check_names();
   check_unknown();
   for (int b = 0; b < CROWDSTEER_BEHAVIOUR_COUNT; b++) {
@@ -127,5 +165,6 @@ int main(void) {
       for (int kind = 0; kind < forms; kind++)
         check_run((crowdsteer_behaviour)b, dims, kind);
   }
+  crowdsteer_field_destroy(test_field);
   return check_failures ? 1 : 0;
 }

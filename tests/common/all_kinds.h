@@ -1,13 +1,14 @@
 /* A mixed step over a test scenario that uses every behaviour kind (targets
  * of all three forms, uniform and per-agent parameters, a random behaviour
- * mask), for the tests that run steps in unusual conditions. */
+ * mask; seek .. wander, then follow_path on a pathway of its own), for the
+ * tests that run steps in unusual conditions. */
 #ifndef CROWDSTEER_TEST_ALL_KINDS_H
 #define CROWDSTEER_TEST_ALL_KINDS_H
 
 #include "check.h"
 #include "entries.h"
 
-enum { ALL_KINDS = 7 };
+enum { ALL_KINDS = 8 };
 
 typedef struct all_kinds_step {
   crowdsteer_step_behaviour behaviours[ALL_KINDS];
@@ -17,15 +18,34 @@ typedef struct all_kinds_step {
   crowdsteer_agents agents, other;
   crowdsteer_step_desc step;
   uint32_t *mask;
+  crowdsteer_pathway *pathway; /* follow_path's, with its description */
+  const crowdsteer_pathway *paths[1];
+  crowdsteer_path_follow follow;
 } all_kinds_step;
+
+/* The behaviour of slot b: seek .. wander, then follow_path. */
+static inline crowdsteer_behaviour all_kinds_behaviour(int b) {
+  return b < CROWDSTEER_WANDER + 1 ? (crowdsteer_behaviour)b : CROWDSTEER_FOLLOW_PATH;
+}
 
 static inline void all_kinds_make(all_kinds_step *c, scenario *s, scenario *other,
                                   int combine) {
   memset(c, 0, sizeof *c);
   c->wander = (crowdsteer_wander_state){scenario_vectors(s->wander), 3u, 4u};
+  static const float path_x[3] = {-3.0f, 2.0f, 5.0f}, path_y[3] = {1.0f, -2.0f, 4.0f},
+                     path_z[3] = {0.0f, 1.0f, -1.0f};
+  const crowdsteer_pathway_desc path = {s->dims, 3, path_x, path_y, path_z, 0.75f, 1};
+  if (crowdsteer_pathway_create(&c->pathway, &path) != CROWDSTEER_OK) abort();
+  c->paths[0] = c->pathway;
+  c->follow.paths = c->paths;
+  c->follow.path_count = 1;
+  c->follow.direction = -1;
+  c->follow.prediction_time = 1.5f;
+  c->follow.lead_distance = 0.5f;
   for (int b = 0; b < ALL_KINDS; b++) {
     crowdsteer_step_behaviour *d = &c->behaviours[b];
-    d->behaviour = (crowdsteer_behaviour)b;
+    d->behaviour = all_kinds_behaviour(b);
+    d->path = &c->follow;
     d->params = make_params(s, b % 2);
     d->target.kind = (crowdsteer_target_kind)(b % 3);
     d->target.point[0] = 1e-39f; /* denormal: host modes that flush it differ */
@@ -40,7 +60,7 @@ static inline void all_kinds_make(all_kinds_step *c, scenario *s, scenario *othe
   c->mask = (uint32_t *)malloc((s->count + 1) * sizeof(uint32_t));
   rng r = {77 + s->count};
   for (size_t i = 0; i < s->count; i++)
-    c->mask[i] = (uint32_t)rng_next(&r) & 0x7Fu;
+    c->mask[i] = (uint32_t)rng_next(&r) & ((1u << ALL_KINDS) - 1u);
   c->agents = scenario_agents(s);
   c->other = scenario_agents(other);
   c->step.behaviours = c->behaviours;
@@ -51,7 +71,10 @@ static inline void all_kinds_make(all_kinds_step *c, scenario *s, scenario *othe
   c->step.integrator = make_params(s, 1);
 }
 
-static inline void all_kinds_free(all_kinds_step *c) { free(c->mask); }
+static inline void all_kinds_free(all_kinds_step *c) {
+  free(c->mask);
+  crowdsteer_pathway_destroy(c->pathway);
+}
 
 /* Every float of two scenarios, bit for bit (NaN payloads aside). */
 static inline int same_scenario(const scenario *a, const scenario *b) {

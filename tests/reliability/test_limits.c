@@ -63,7 +63,7 @@ typedef struct step_case {
 
 /* How the agents pick behaviours: at random (all_kinds_make's mask); at
  * random with the neighbour behaviours for two agents in three; in runs of 512 agents of
- * one behaviour each, then all seven, so that whole tiles run in registers
+ * one behaviour each, then all of them, so that whole tiles run in registers
  * (the fused loops of one behaviour and of several). */
 enum { MASK_RANDOM, MASK_SEPARATION, MASK_RUNS };
 
@@ -184,9 +184,9 @@ static void check_small_stack(int dims, int combine, int mask_mode) {
 #ifndef CS_SANITIZED
   CHECK_MSG(used <= SMALL_STACK, "the step used %zu bytes of stack", used);
 #endif
-  printf("%dd %s step, 7 behaviours %s, tile 4096, isa %s: %zu of %zu "
+  printf("%dd %s step, %d behaviours %s, tile 4096, isa %s: %zu of %zu "
          "stack bytes used (thread descriptor and TLS included)\n",
-         dims, combine ? "priority" : "blend",
+         dims, combine ? "priority" : "blend", (int)ALL_KINDS,
          mask_mode == MASK_SEPARATION ? "and the three neighbour ones, then ORCA"
                                       : "in runs (in registers)",
          crowdsteer_isa_name(crowdsteer_active_isa()), used, bytes);

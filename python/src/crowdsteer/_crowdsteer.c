@@ -38,6 +38,7 @@ static const struct status_row {
     {CROWDSTEER_ERROR_ALIGNMENT, "ALIGNMENT"},
     {(crowdsteer_status)STATUS_OVERLAP, "OVERLAP"},
     {CROWDSTEER_ERROR_GEOMETRY, "GEOMETRY"},
+    {CROWDSTEER_ERROR_GOAL, "GOAL"},
 };
 enum { STATUS_ROWS = sizeof status_rows / sizeof status_rows[0] };
 
@@ -316,6 +317,11 @@ static PyMethodDef module_methods[] = {
      "wander(agents, state, params, steering, *, mode=OVERWRITE, weight=1.0, "
      "weight_per_agent=None, begin=0, end=None)\n--\n\n"
      "Smooth random walk; reads and updates state (a WanderState)."},
+    {"follow_field", KW(py_follow_field),
+     "follow_field(agents, follow, params, steering, *, mode=OVERWRITE, weight=1.0, "
+     "weight_per_agent=None, begin=0, end=None)\n--\n\n"
+     "Down the travel time of each agent's field (follow, a FieldFollow): desired = "
+     "the cell's direction * max_speed (2D)."},
     {"integrate", KW(py_integrate),
      "integrate(agents, steering, params=None, *, begin=0, end=None)\n--\n\n"
      "v = truncate(v + truncate(s, max_force) / mass * dt, max_speed); p = p + v * dt, "
@@ -380,11 +386,13 @@ static struct PyModuleDef module_def = {
     -1, module_methods};
 
 static int add_types(PyObject *module) {
-  PyTypeObject *types[] = {&Agents_Type,     &Params_Type,    &Target_Type,
-                           &Wander_Type,     &Behaviour_Type, &Grid_Type,
-                           &Neighbours_Type, &Obstacles_Type, &Avoidance_Type};
-  const char *names[] = {"Agents", "Params",     "Target",    "WanderState", "Behaviour",
-                         "Grid",   "Neighbours", "Obstacles", "Avoidance"};
+  PyTypeObject *types[] = {&Agents_Type,     &Params_Type,     &Target_Type,
+                           &Wander_Type,     &Behaviour_Type,  &Grid_Type,
+                           &Neighbours_Type, &Obstacles_Type,  &Avoidance_Type,
+                           &Field_Type,      &FieldFollow_Type};
+  const char *names[] = {"Agents",    "Params", "Target",     "WanderState",
+                         "Behaviour", "Grid",   "Neighbours", "Obstacles",
+                         "Avoidance", "Field",  "FieldFollow"};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (PyType_Ready(types[i]) < 0 ||
         PyModule_AddObjectRef(module, names[i], (PyObject *)types[i]) < 0)

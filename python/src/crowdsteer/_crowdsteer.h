@@ -72,6 +72,8 @@ typedef struct {
 
 typedef struct GridObject GridObject;
 typedef struct ObstaclesObject ObstaclesObject;
+typedef struct FieldObject FieldObject;
+typedef struct FieldFollowObject FieldFollowObject;
 
 /* Who uses a Grid or an Obstacles with the GIL released: any number of calls
  * that read it, or one that changes it (build, add), never both; counted
@@ -82,7 +84,8 @@ typedef struct use_count {
 
 /* The types, ready by module init (_crowdsteer.c). */
 extern PyTypeObject Agents_Type, Params_Type, Target_Type, Wander_Type, Behaviour_Type,
-    Grid_Type, Neighbours_Type, Obstacles_Type, Avoidance_Type;
+    Grid_Type, Neighbours_Type, Obstacles_Type, Avoidance_Type, Field_Type,
+    FieldFollow_Type;
 
 /* _crowdsteer.c: the errors. */
 int add_owned(PyObject *module, const char *name, PyObject *obj);
@@ -154,6 +157,7 @@ typedef struct avoidance_call {
 } avoidance_call;
 int obstacles_claim(ObstaclesObject *o, int change);
 void obstacles_unclaim(ObstaclesObject *o, int change);
+const crowdsteer_obstacles *obstacles_set(const ObstaclesObject *o);
 int avoidance_to_c(PyObject *obj, const arg_name *name, Py_ssize_t count,
                    avoidance_call *out);
 int spans_add_avoidance(spans *s, const avoidance_call *a, size_t count);
@@ -169,6 +173,7 @@ PyObject *py_leave(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_pursuit(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_evade(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_wander(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_follow_field(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_separation(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_cohesion(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_alignment(PyObject *self, PyObject *args, PyObject *kwargs);
@@ -176,5 +181,12 @@ PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_last_written(PyObject *self, PyObject *unused);
 PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_last_step_seconds(PyObject *self, PyObject *unused);
+
+/* _crowdsteer_nav.c: Field and FieldFollow. A FieldFollow in C (its field
+ * index read now), and the Fields a call claims while it runs. */
+int follow_to_c(PyObject *obj, const arg_name *name, Py_ssize_t count,
+                crowdsteer_field_follow *out, FieldFollowObject **claimable);
+int follow_claim(FieldFollowObject *f);
+void follow_unclaim(FieldFollowObject *f);
 
 #endif

@@ -28,6 +28,7 @@ WANDER: int
 SEPARATION: int
 COHESION: int
 ALIGNMENT: int
+FOLLOW_FIELD: int
 BEHAVIOUR_COUNT: int
 TARGET_POINT: int
 TARGET_ARRAYS: int
@@ -70,6 +71,7 @@ class OverlapError(Error, ValueError):
     """A written array shares memory with another array of the call (status 11),
     found by the binding (naming both) or by the library."""
 class GeometryError(Error): ...
+class GoalError(Error): ...
 
 errors_by_status: Dict[int, Type[Error]]
 
@@ -174,10 +176,12 @@ class Behaviour:
     weight: float
     weight_per_agent: Optional[FloatArray]
     neighbours: Optional["Neighbours"]
+    field: Optional["FieldFollow"]
     def __init__(self, kind: Int, target: Optional[Target] = ...,
                  params: Optional[Params] = ..., wander: Optional[WanderState] = ...,
                  weight: Float = ..., weight_per_agent: Optional[FloatArray] = ...,
-                 neighbours: Optional["Neighbours"] = ...) -> None: ...
+                 neighbours: Optional["Neighbours"] = ...,
+                 field: Optional["FieldFollow"] = ...) -> None: ...
 
 class Grid:
     """A reusable neighbour index (crowdsteer_grid)."""
@@ -224,6 +228,40 @@ class Obstacles:
     def bytes(self) -> int: ...
     @property
     def edge_count(self) -> int: ...
+
+class Field:
+    """A navigation field (crowdsteer_field): travel time to the nearest goal
+    over a grid of an obstacle set. build() needs it to itself (else
+    RuntimeError); a built field is read-only to any number of threads."""
+    def __init__(self) -> None: ...
+    def build(self, width: Int, height: Int, cell_size: Float, *,
+              origin: Sequence[Float] = ..., obstacles: Optional[Obstacles] = ...,
+              cost: Optional[FloatArray] = ..., goal_x: Optional[FloatArray] = ...,
+              goal_y: Optional[FloatArray] = ...,
+              goal_regions: Optional[Obstacles] = ...) -> None: ...
+    def rebuild(self, width: Int, height: Int, cell_size: Float, *,
+                origin: Sequence[Float] = ..., obstacles: Optional[Obstacles] = ...,
+                cost: Optional[FloatArray] = ..., goal_x: Optional[FloatArray] = ...,
+                goal_y: Optional[FloatArray] = ...,
+                goal_regions: Optional[Obstacles] = ...,
+                region: Sequence[Int]) -> None: ...
+    def times(self) -> npt.NDArray[np.float64]: ...
+    def directions(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def bytes(self) -> int: ...
+
+class FieldFollow:
+    """Which field each agent follows (crowdsteer_field_follow); immutable."""
+    fields: tuple
+    field_index: Optional[IndexArray]
+    field: int
+    def __init__(self, fields: Sequence[Field], field_index: Optional[IndexArray] = ...,
+                 field: Int = ...) -> None: ...
+
+def follow_field(agents: Agents, follow: FieldFollow, params: Optional[Params],
+                 steering: Vectors, *, mode: Int = ..., weight: Float = ...,
+                 weight_per_agent: Optional[FloatArray] = ..., begin: Int = ...,
+                 end: Optional[Int] = ...) -> None: ...
 
 class Avoidance:
     """Avoidance of agents and obstacles, ORCA (crowdsteer_avoidance); immutable."""

@@ -44,6 +44,8 @@ int obstacles_claim(ObstaclesObject *o, int change) {
 
 void obstacles_unclaim(ObstaclesObject *o, int change) { use_end(&o->use, change); }
 
+const crowdsteer_obstacles *obstacles_set(const ObstaclesObject *o) { return o->set; }
+
 /* One coordinate list of add(): a float32 array (read where it is) or a
  * sequence of numbers (converted into `owned`, each as a float argument). */
 typedef struct coords {

@@ -164,6 +164,28 @@ PyObject *py_wander(PyObject *self, PyObject *args, PyObject *kwargs) {
   return finish_call(&c, status);
 }
 
+PyObject *py_follow_field(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents", "follow",           "params", "steering", "mode",
+                           "weight", "weight_per_agent", "begin",  "end",      NULL};
+  behaviour_call c;
+  crowdsteer_field_follow follow;
+  FieldFollowObject *fields;
+  (void)self;
+  if (prepare_call(&c, args, kwargs, kwlist, "OOOO|$OOOOO:follow_field") < 0 ||
+      follow_to_c(c.subject, NAME(NULL, "follow"), (Py_ssize_t)c.a->count, &follow,
+                  &fields) < 0 ||
+      spans_add(&c.memory, follow.field_index, c.a->count * sizeof(uint32_t), -1,
+                "follow", "field_index", -1, 0) < 0 ||
+      check_spans(&c.memory) < 0 || follow_claim(fields) < 0)
+    return abandon_call(&c);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  crowdsteer_status status =
+      crowdsteer_follow_field(&c.agents_c, &follow, &c.c_params, &c.out, c.b, c.e);
+  PyEval_RestoreThread(unlocked);
+  follow_unclaim(fields);
+  return finish_call(&c, status);
+}
+
 typedef crowdsteer_status (*neighbour_fn)(const crowdsteer_agents *,
                                           const crowdsteer_neighbours *,
                                           const crowdsteer_params *,

@@ -13,19 +13,22 @@ typedef struct {
   PyObject_HEAD int kind;
   PyObject *target, *params, *wander, *weight_per_agent; /* None when unset */
   PyObject *neighbours;
+  PyObject *field; /* a FieldFollow, or None */
   float weight;
 } BehaviourObject;
 
 static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"kind",   "target",           "params",     "wander",
-                           "weight", "weight_per_agent", "neighbours", NULL};
+  static char *kwlist[] = {"kind",       "target", "params",
+                           "wander",     "weight", "weight_per_agent",
+                           "neighbours", "field",  NULL};
   int kind;
   PyObject *kind_obj, *target = Py_None, *params = Py_None, *wander = Py_None,
-                      *weight_obj = NULL, *weights = Py_None, *neighbours = Py_None;
+                      *weight_obj = NULL, *weights = Py_None, *neighbours = Py_None,
+                      *field = Py_None;
   float weight = 1.0f;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOOOOO:Behaviour", kwlist, &kind_obj,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOOOOOO:Behaviour", kwlist, &kind_obj,
                                    &target, &params, &wander, &weight_obj, &weights,
-                                   &neighbours) ||
+                                   &neighbours, &field) ||
       int_from(kind_obj, NAME(NULL, "kind"), &kind) < 0 ||
       (weight_obj && float32_from(weight_obj, NAME(NULL, "weight"), &weight) < 0))
     return NULL;
@@ -37,6 +40,7 @@ static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwa
   self->wander = Py_NewRef(wander);
   self->weight_per_agent = Py_NewRef(weights);
   self->neighbours = Py_NewRef(neighbours);
+  self->field = Py_NewRef(field);
   self->weight = weight;
   return (PyObject *)self;
 }
@@ -47,6 +51,7 @@ static void Behaviour_dealloc(BehaviourObject *self) {
   Py_XDECREF(self->wander);
   Py_XDECREF(self->weight_per_agent);
   Py_XDECREF(self->neighbours);
+  Py_XDECREF(self->field);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -62,6 +67,8 @@ static PyMemberDef Behaviour_members[] = {
      "per-agent weights (float32) or None"},
     {"neighbours", T_OBJECT, offsetof(BehaviourObject, neighbours), READONLY,
      "its Neighbours (separation, cohesion, alignment)"},
+    {"field", T_OBJECT, offsetof(BehaviourObject, field), READONLY,
+     "its FieldFollow (follow_field)"},
     {NULL}};
 
 PyTypeObject Behaviour_Type = {
@@ -69,7 +76,7 @@ PyTypeObject Behaviour_Type = {
     .tp_basicsize = sizeof(BehaviourObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Behaviour(kind, target=None, params=None, wander=None, weight=1.0, "
-              "weight_per_agent=None, neighbours=None)\n--\n\n"
+              "weight_per_agent=None, neighbours=None, field=None)\n--\n\n"
               "One behaviour of a mixed step (crowdsteer_step_behaviour). Immutable.",
     .tp_new = Behaviour_new,
     .tp_dealloc = (destructor)Behaviour_dealloc,
@@ -84,7 +91,25 @@ typedef struct step_entry {
   crowdsteer_neighbours neighbours;
   crowdsteer_wander_state wander;
   GridObject *grid;
+  crowdsteer_field_follow follow;
+  FieldFollowObject *fields; /* claimed with the grids */
 } step_entry;
+
+/* An entry's Grid and Fields, claimed for reading while the step runs (all
+ * or none of them). */
+static int entry_claim(step_entry *e) {
+  if (e->grid && grid_claim(e->grid, 0) < 0) return -1;
+  if (e->fields && follow_claim(e->fields) < 0) {
+    if (e->grid) grid_unclaim(e->grid, 0);
+    return -1;
+  }
+  return 0;
+}
+
+static void entry_unclaim(step_entry *e) {
+  if (e->grid) grid_unclaim(e->grid, 0);
+  if (e->fields) follow_unclaim(e->fields);
+}
 
 static int is_neighbour_behaviour(int kind) {
   return kind == CROWDSTEER_SEPARATION || kind == CROWDSTEER_COHESION ||
@@ -131,6 +156,15 @@ static int behaviour_to_c(PyObject *obj, Py_ssize_t i, int dims, size_t count,
                            &entry->neighbours, &entry->grid) < 0 ||
                    spans_add_neighbours(memory, &entry->neighbours, count, (int)i,
                                         "neighbours") < 0
+               ? -1
+               : 0;
+  }
+  if (b->kind == CROWDSTEER_FOLLOW_FIELD) {
+    out->field = &entry->follow;
+    return follow_to_c(b->field, NAME(name, "field"), (Py_ssize_t)count, &entry->follow,
+                       &entry->fields) < 0 ||
+                   spans_add(memory, entry->follow.field_index, count * sizeof(uint32_t),
+                             (int)i, "field", "field_index", -1, 0) < 0
                ? -1
                : 0;
   }
@@ -291,8 +325,8 @@ PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
       step_arrays(&in, a, list, behaviours, entries, &agents, second, &av, &desc) == 0;
   if (!behaviours || !entries) PyErr_NoMemory();
   for (; ok && claimed < n; claimed++)
-    if (entries[claimed].grid && grid_claim(entries[claimed].grid, 0) < 0) ok = 0;
-  const Py_ssize_t held = claimed - !ok; /* behaviours whose grid is claimed */
+    if (entry_claim(&entries[claimed]) < 0) ok = 0;
+  const Py_ssize_t held = claimed - !ok; /* behaviours whose claims hold */
   /* The avoidance's grid and obstacles last, when every other claim held. */
   int avoiding = 0;
   if (ok && desc.avoidance) ok = avoiding = avoidance_claim(&av) == 0;
@@ -307,7 +341,7 @@ PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
                         1e-9 * (double)(stop.tv_nsec - start.tv_nsec);
   }
   for (Py_ssize_t i = 0; i < held; i++)
-    if (entries[i].grid) grid_unclaim(entries[i].grid, 0);
+    entry_unclaim(&entries[i]);
   if (avoiding) avoidance_unclaim(&av);
   PyMem_Free(behaviours);
   PyMem_Free(entries);
