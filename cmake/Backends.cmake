@@ -29,6 +29,19 @@ if(CROWDSTEER_AVX512_EMULATED)
 endif()
 if(CROWDSTEER_SIMD)
   find_path(SIMDE_INCLUDE_DIR simde/x86/sse4.1.h)
+  if(EMSCRIPTEN AND NOT SIMDE_INCLUDE_DIR)
+    # The Emscripten toolchain searches its own sysroot only, and the host's
+    # /usr/include as an include directory would hide the sysroot's C
+    # library: SIMDe (headers only, portable) alone is linked into the build.
+    find_path(_cs_host_simde simde/x86/sse4.1.h PATHS /usr/include /usr/local/include
+              NO_CMAKE_FIND_ROOT_PATH)
+    if(_cs_host_simde)
+      file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/simde-include)
+      file(CREATE_LINK ${_cs_host_simde}/simde ${PROJECT_BINARY_DIR}/simde-include/simde
+           SYMBOLIC)
+      set(SIMDE_INCLUDE_DIR ${PROJECT_BINARY_DIR}/simde-include CACHE PATH "SIMDe" FORCE)
+    endif()
+  endif()
   if(NOT SIMDE_INCLUDE_DIR)
     message(FATAL_ERROR "SIMDe not found: apt-get install libsimde-dev, "
                         "or configure with -DCROWDSTEER_SIMD=OFF for the scalar build")
@@ -39,6 +52,11 @@ if(CROWDSTEER_SIMD)
          "avx512\;16\;${_cs_avx512_flags}")
   elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$")
     list(APPEND CROWDSTEER_BACKENDS "neon\;4\;")
+  elseif(EMSCRIPTEN)
+    # The 4-lane kernels on WebAssembly SIMD (SIMDe maps the SSE4.1 API to
+    # it). Such a module loads only on engines with SIMD: the scalar build
+    # (CROWDSTEER_SIMD=OFF) is the other half of the npm package.
+    list(APPEND CROWDSTEER_BACKENDS "simd128\;4\;-msimd128")
   else()
     message(STATUS "crowdsteer: no SIMD backend for ${CMAKE_SYSTEM_PROCESSOR}; scalar only")
   endif()

@@ -46,7 +46,7 @@ static void print_usage(FILE *to) {
       "                    kept: copy every agent before each step (default), or\n"
       "                    only the agents that are targets (the two driven ones)\n"
       "  --dims 2|3        2D or 3D (default 2)\n"
-      "  --isa NAME        force scalar, sse4, avx2, avx512 or neon\n"
+      "  --isa NAME        force scalar, sse4, avx2, avx512, neon or simd128\n"
       "                    (default: the best this machine runs, or $CROWDSTEER_ISA)\n"
       "  --seed N          seed of the start positions and of wander (default 1)\n"
       "  --separation R    every steered agent keeps apart from the others within\n"
@@ -246,9 +246,10 @@ int choose_isa(const char *name) {
   if (!name) return 0;
   crowdsteer_isa isa;
   if (crowdsteer_isa_from_name(name, &isa) != CROWDSTEER_OK) {
-    fprintf(stderr,
-            "crowdsteer-demo: unknown ISA '%s' (scalar, sse4, avx2, avx512, neon)\n",
-            name);
+    fprintf(
+        stderr,
+        "crowdsteer-demo: unknown ISA '%s' (scalar, sse4, avx2, avx512, neon, simd128)\n",
+        name);
     return EXIT_USAGE;
   }
   crowdsteer_status status = crowdsteer_force_isa(isa);

@@ -28,7 +28,10 @@ elseif(TARGET crowdsteer-demo)
                  "(apt-get install libpng-dev)")
 endif()
 
-find_package(SDL2 CONFIG QUIET)
+# (Not in the WebAssembly build, whose SDL2 is a port emcc downloads.)
+if(NOT EMSCRIPTEN)
+  find_package(SDL2 CONFIG QUIET)
+endif()
 if(TARGET SDL2::SDL2)
   add_executable(crowdsteer-viewer ${_cs_pic_dir}/viewer.c ${_cs_pic_dir}/obstacle_layout.c
     ${_cs_pic_sources})

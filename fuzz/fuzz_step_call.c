@@ -741,6 +741,11 @@ static crowdsteer_status step_on_small_stack(const crowdsteer_agents *agents,
                                              const crowdsteer_step_desc *step,
                                              size_t begin, size_t end) {
   stack_call s = {agents, step, begin, end, CROWDSTEER_OK};
+#ifdef __EMSCRIPTEN__
+  /* No threads in the single-threaded WebAssembly build: this stack. */
+  step_on_this_thread(&s);
+  return s.status;
+#endif
   const long least = sysconf(_SC_THREAD_STACK_MIN);
   const size_t bytes = least > SMALL_STACK ? (size_t)least : SMALL_STACK;
   void *stack = aligned_alloc(4096, bytes);

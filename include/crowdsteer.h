@@ -961,12 +961,14 @@ typedef enum crowdsteer_isa {
   CROWDSTEER_ISA_AVX2 = 2,   /**< x86 AVX2, 8 lanes */
   CROWDSTEER_ISA_AVX512 = 3, /**< x86 AVX-512 F/DQ/BW/VL, 16 lanes */
   CROWDSTEER_ISA_NEON = 4,   /**< ARM NEON (aarch64), 4 lanes */
-  CROWDSTEER_ISA_COUNT = 5
+  /** WebAssembly SIMD (the wasm build), 4 lanes */
+  CROWDSTEER_ISA_SIMD128 = 5,
+  CROWDSTEER_ISA_COUNT = 6
 } crowdsteer_isa;
 
 /** The ISA the behaviours run on now. On first use it is the best ISA the
  *  build and CPU support, unless the environment variable CROWDSTEER_ISA
- *  (scalar, sse4, avx2, avx512, neon) names another. Thread-safe. */
+ *  (scalar, sse4, avx2, avx512, neon, simd128) names another. Thread-safe. */
 CROWDSTEER_API crowdsteer_isa crowdsteer_active_isa(void);
 
 /** Whether this build contains `isa` and this CPU (and OS) can run it. */
@@ -977,7 +979,7 @@ CROWDSTEER_API int crowdsteer_isa_supported(crowdsteer_isa isa);
  *  finish on the ISA they started with. */
 CROWDSTEER_API crowdsteer_status crowdsteer_force_isa(crowdsteer_isa isa);
 
-/** "scalar", "sse4", "avx2", "avx512" or "neon"; "unknown" otherwise. */
+/** "scalar", "sse4", "avx2", "avx512", "neon" or "simd128"; "unknown" otherwise. */
 CROWDSTEER_API const char *crowdsteer_isa_name(crowdsteer_isa isa);
 
 /** Parses an ISA name as accepted by CROWDSTEER_ISA. */

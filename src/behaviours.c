@@ -9,25 +9,31 @@
 
 const cs_behaviour_row cs_behaviours[] = {
     [CROWDSTEER_SEEK] = {"seek", CROWDSTEER_INPUT_TARGET,
-                         CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET},
+                         CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET, CS_RUNS_ON_KERNELS},
     [CROWDSTEER_FLEE] = {"flee", CROWDSTEER_INPUT_TARGET,
                          CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET |
-                             CS_USES_PANIC_RADIUS},
+                             CS_USES_PANIC_RADIUS,
+                         CS_RUNS_ON_KERNELS},
     [CROWDSTEER_ARRIVE] = {"arrive", CROWDSTEER_INPUT_TARGET,
                            CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET |
-                               CS_USES_ARRIVE_RADII},
+                               CS_USES_ARRIVE_RADII,
+                           CS_RUNS_ON_KERNELS},
     [CROWDSTEER_LEAVE] = {"leave", CROWDSTEER_INPUT_TARGET,
                           CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET |
-                              CS_USES_LEAVE_RADII},
+                              CS_USES_LEAVE_RADII,
+                          CS_RUNS_ON_KERNELS},
     [CROWDSTEER_PURSUIT] = {"pursuit",
                             CROWDSTEER_INPUT_TARGET | CROWDSTEER_INPUT_TARGET_VELOCITY,
                             CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET |
-                                CS_USES_PREDICTION},
+                                CS_USES_PREDICTION,
+                            CS_RUNS_ON_KERNELS},
     [CROWDSTEER_EVADE] = {"evade",
                           CROWDSTEER_INPUT_TARGET | CROWDSTEER_INPUT_TARGET_VELOCITY,
                           CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET |
-                              CS_USES_PREDICTION | CS_USES_PANIC_RADIUS},
-    [CROWDSTEER_WANDER] = {"wander", CROWDSTEER_INPUT_WANDER, CS_USES_WANDER},
+                              CS_USES_PREDICTION | CS_USES_PANIC_RADIUS,
+                          CS_RUNS_ON_KERNELS},
+    [CROWDSTEER_WANDER] = {"wander", CROWDSTEER_INPUT_WANDER, CS_USES_WANDER,
+                           CS_RUNS_ON_KERNELS},
     /* The neighbour behaviours validate their crowdsteer_neighbours
      * themselves (cs_nb_prepare). */
     [CROWDSTEER_SEPARATION] = {"separation", CROWDSTEER_INPUT_NEIGHBOURS,

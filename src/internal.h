@@ -244,6 +244,7 @@ extern const cs_backend cs_backend_sse4;
 extern const cs_backend cs_backend_avx2;
 extern const cs_backend cs_backend_avx512;
 extern const cs_backend cs_backend_neon;
+extern const cs_backend cs_backend_simd128;
 
 /* The backend calls run on now (see dispatch.c). */
 const cs_backend *cs_active_backend(void);

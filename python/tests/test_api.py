@@ -114,7 +114,7 @@ def test_crowd_double_buffers_and_views():
 
 def test_isa_queries_and_forcing():
     names = [cs.isa_name(i) for i in range(cs.ISA_COUNT)]
-    assert names == ["scalar", "sse4", "avx2", "avx512", "neon"]
+    assert names == ["scalar", "sse4", "avx2", "avx512", "neon", "simd128"]
     assert [cs.isa_from_name(n) for n in names] == list(range(cs.ISA_COUNT))
     assert cs.isa_supported("scalar") and not cs.isa_supported("no-such-isa")
     cs.force_isa("scalar")

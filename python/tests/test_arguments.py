@@ -263,7 +263,7 @@ def test_library_statuses_raise_their_class_and_write_nothing():
 
 
 def test_unsupported_isa_raises():
-    missing = [name for name in ("neon", "avx512", "avx2", "sse4")
+    missing = [name for name in ("simd128", "neon", "avx512", "avx2", "sse4")
                if not cs.isa_supported(name)]
     if not missing:
         pytest.skip("this build and CPU run every ISA it knows")

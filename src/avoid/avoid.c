@@ -277,6 +277,9 @@ static cs_avoid_scan_fn scan_for(crowdsteer_isa isa) {
 #ifdef CROWDSTEER_HAVE_NEON
   case CROWDSTEER_ISA_NEON: return cs_avoid_scan_neon;
 #endif
+#ifdef CROWDSTEER_HAVE_SIMD128
+  case CROWDSTEER_ISA_SIMD128: return cs_avoid_scan_simd128;
+#endif
   default: return cs_avoid_scan_scalar;
   }
 }
@@ -295,6 +298,9 @@ static cs_orca_lines_fn lines_for(crowdsteer_isa isa) {
 #endif
 #ifdef CROWDSTEER_HAVE_NEON
   case CROWDSTEER_ISA_NEON: return cs_avoid_lines_neon;
+#endif
+#ifdef CROWDSTEER_HAVE_SIMD128
+  case CROWDSTEER_ISA_SIMD128: return cs_avoid_lines_simd128;
 #endif
   default: return cs_orca_agent_lines;
   }

@@ -173,6 +173,6 @@ static inline void cs_avoid_scan_range(const cs_avoid_scan *scan, uint32_t *n,
 
 uint32_t cs_avoid_scan_scalar(const cs_avoid_scan *scan, cs_avoid_near *near);
 extern const cs_avoid_scan_fn cs_avoid_scan_sse4, cs_avoid_scan_avx2,
-    cs_avoid_scan_avx512, cs_avoid_scan_neon;
+    cs_avoid_scan_avx512, cs_avoid_scan_neon, cs_avoid_scan_simd128;
 
 #endif /* CROWDSTEER_AVOID_NEAR_H */

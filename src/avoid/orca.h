@@ -73,7 +73,7 @@ typedef size_t (*cs_orca_lines_fn)(const cs_orca_agent *a, const cs_orca_neighbo
 size_t cs_orca_agent_lines(const cs_orca_agent *a, const cs_orca_neighbours *nb,
                            float inv_time_horizon, float inv_dt, cs_orca_line *out);
 extern const cs_orca_lines_fn cs_avoid_lines_sse4, cs_avoid_lines_avx2,
-    cs_avoid_lines_avx512, cs_avoid_lines_neon;
+    cs_avoid_lines_avx512, cs_avoid_lines_neon, cs_avoid_lines_simd128;
 
 /* a's share of avoiding b: responsibility r_a / (r_a + r_b), 0 when r_a is 0. */
 static inline float cs_orca_share(float ra, float rb) {

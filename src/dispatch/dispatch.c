@@ -34,12 +34,15 @@ static const cs_backend *const backends[CROWDSTEER_ISA_COUNT] = {
 #ifdef CROWDSTEER_HAVE_NEON
     [CROWDSTEER_ISA_NEON] = &cs_backend_neon,
 #endif
+#ifdef CROWDSTEER_HAVE_SIMD128
+    [CROWDSTEER_ISA_SIMD128] = &cs_backend_simd128,
+#endif
 };
 
 static const char *const isa_names[] = {
     [CROWDSTEER_ISA_SCALAR] = "scalar", [CROWDSTEER_ISA_SSE4] = "sse4",
     [CROWDSTEER_ISA_AVX2] = "avx2",     [CROWDSTEER_ISA_AVX512] = "avx512",
-    [CROWDSTEER_ISA_NEON] = "neon",
+    [CROWDSTEER_ISA_NEON] = "neon",     [CROWDSTEER_ISA_SIMD128] = "simd128",
 };
 
 _Static_assert(sizeof isa_names / sizeof isa_names[0] == CROWDSTEER_ISA_COUNT,
@@ -81,6 +84,12 @@ static int cpu_supports(crowdsteer_isa isa) {
 #endif
 #if defined(__aarch64__)
   case CROWDSTEER_ISA_NEON: return 1; /* Advanced SIMD is mandatory on aarch64 */
+#endif
+#ifdef CROWDSTEER_HAVE_SIMD128
+  /* A module with SIMD instructions only loads on an engine that has them:
+   * the choice between the SIMD and the scalar build is the loader's
+   * (js/src/load.js, WebAssembly.validate). */
+  case CROWDSTEER_ISA_SIMD128: return 1;
 #endif
   default: return 0;
   }
@@ -223,6 +232,9 @@ const cs_nb_backend *cs_nb_backend_for(crowdsteer_isa isa) {
 #endif
 #ifdef CROWDSTEER_HAVE_NEON
   case CROWDSTEER_ISA_NEON: return &cs_nb_kernel_neon;
+#endif
+#ifdef CROWDSTEER_HAVE_SIMD128
+  case CROWDSTEER_ISA_SIMD128: return &cs_nb_kernel_simd128;
 #endif
   default: return &scalar_backend;
   }

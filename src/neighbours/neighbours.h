@@ -600,5 +600,6 @@ extern const cs_nb_backend cs_nb_kernel_sse4;
 extern const cs_nb_backend cs_nb_kernel_avx2;
 extern const cs_nb_backend cs_nb_kernel_avx512;
 extern const cs_nb_backend cs_nb_kernel_neon;
+extern const cs_nb_backend cs_nb_kernel_simd128;
 
 #endif /* CROWDSTEER_NEIGHBOURS_H */

@@ -48,7 +48,7 @@ static void test_isa_names(void) {
       CHECK(strcmp(name, crowdsteer_isa_name((crowdsteer_isa)j)) != 0);
   }
   static const char *const expected[CROWDSTEER_ISA_COUNT] = {"scalar", "sse4", "avx2",
-                                                             "avx512", "neon"};
+                                                             "avx512", "neon", "simd128"};
   for (int i = 0; i < CROWDSTEER_ISA_COUNT; i++)
     CHECK(strcmp(crowdsteer_isa_name((crowdsteer_isa)i), expected[i]) == 0);
   CHECK(strcmp(crowdsteer_isa_name(CROWDSTEER_ISA_COUNT), "unknown") == 0);
@@ -100,6 +100,11 @@ static void test_force_isa(void) {
                  CROWDSTEER_ERROR_UNKNOWN_ISA);
     CHECK(crowdsteer_active_isa() == start);
   }
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+  CHECK(!crowdsteer_isa_supported(CROWDSTEER_ISA_SIMD128)); /* WebAssembly's only */
+  CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_SIMD128),
+               CROWDSTEER_ERROR_UNSUPPORTED_ISA);
+#endif
 #if defined(__x86_64__) || defined(__i386__)
   CHECK(!crowdsteer_isa_supported(CROWDSTEER_ISA_NEON));
   CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_NEON),

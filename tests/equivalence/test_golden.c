@@ -1,29 +1,16 @@
 /* Cross-platform exactness: hashes of every entry point's outputs for fixed
  * inputs, compared with values recorded from the x86 scalar reference. On
  * aarch64 (under qemu in CI) this proves NEON and the ARM scalar build give
- * the x86 bits. */
+ * the x86 bits; under Node (.ci/steps/45-web.sh), WebAssembly's. */
 #include "../common/check.h"
 #include "../common/entries.h"
-
-/* FNV-1a over the output bits (NaNs canonicalised: payloads may differ). */
-static uint64_t hash_floats(uint64_t h, const float *a, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    float x = a[i] != a[i] ? (float)NAN : a[i];
-    uint32_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    for (int b = 0; b < 4; b++) {
-      h ^= (bits >> (8 * b)) & 0xFFu;
-      h *= 0x100000001B3ull;
-    }
-  }
-  return h;
-}
+#include "../common/hash.h"
 
 static uint64_t hash_run(const variant *va) {
   scenario s;
   scenario_make(&s, va->count, va->dims, 0xC0FFEEu + (uint64_t)va->dims, 3);
   CHECK_STATUS(run_entry(&s, va, 0, va->count), CROWDSTEER_OK);
-  uint64_t h = 0xCBF29CE484222325ull;
+  uint64_t h = FNV_OFFSET;
   for (int k = 0; k < va->dims; k++) {
     h = hash_floats(h, s.out[k], s.count);
     h = hash_floats(h, s.wander[k], s.count);

@@ -1,0 +1,114 @@
+// Type declarations of the crowdsteer npm package (src/index.js).
+
+export declare const SEEK: 0, FLEE: 1, ARRIVE: 2, LEAVE: 3, PURSUIT: 4, EVADE: 5, WANDER: 6;
+export declare const SEPARATION: 7, COHESION: 8, ALIGNMENT: 9;
+export declare const BLEND: 0, PRIORITY: 1;
+export declare const OVERWRITE: 0, ACCUMULATE: 1;
+export declare const PARAM_FIELDS: readonly string[];
+
+/** crowdsteer_params' uniform fields (C names); an unset or 0 field is its default. */
+export interface Params {
+  max_speed?: number; max_force?: number; mass?: number; dt?: number;
+  time_to_target?: number; target_radius?: number; slowing_radius?: number;
+  panic_radius?: number; danger_radius?: number; escape_radius?: number;
+  max_prediction?: number; wander_radius?: number; wander_distance?: number; jitter?: number;
+}
+
+/** Where and how a behaviour writes the crowd's steering (sx, sy, sz). */
+export interface OutputOptions {
+  mode?: typeof OVERWRITE | typeof ACCUMULATE;
+  weight?: number;
+  begin?: number;
+  end?: number;
+}
+
+export interface Neighbours { radius?: number; max_neighbours?: number; }
+
+export interface StepBehaviour {
+  behaviour: number;
+  target?: Target;
+  params?: Params;
+  weight?: number;
+  neighbours?: Neighbours;
+}
+
+export interface StepOptions {
+  integrator?: Params;
+  combine?: typeof BLEND | typeof PRIORITY;
+  priority_threshold?: number;
+  mask?: boolean;
+  tile_size?: number;
+  seed?: number;
+  tick?: number;
+  begin?: number;
+  end?: number;
+}
+
+/** A library status other than OK; `status` is its crowdsteer_status value. */
+export declare class Error extends globalThis.Error { status: number; }
+export declare class NullPointerError extends Error {}
+export declare class DimsError extends Error {}
+export declare class RangeError extends Error {}
+export declare class ParameterError extends Error {}
+export declare class AgentIndexError extends Error {}
+export declare class UnknownIsaError extends Error {}
+export declare class UnsupportedIsaError extends Error {}
+export declare class OutOfMemoryError extends Error {}
+export declare class GridError extends Error {}
+export declare class AlignmentError extends Error {}
+export declare class OverlapError extends Error {}
+export declare class GeometryError extends Error {}
+export declare class GoalError extends Error {}
+
+export declare class Target {
+  readonly kind: number;
+  static point(point: ArrayLike<number>, velocity?: ArrayLike<number>): Target;
+  static agent(index: number): Target;
+}
+
+/**
+ * A crowd in the module's memory. Its arrays are views of that memory:
+ * read them again (crowd.px, ...) after anything that may allocate
+ * (new Crowd, grid_build, a step's first use of its workspace), since the
+ * memory may have grown and older views are then detached (length 0).
+ * Calls on a warm crowd allocate nothing.
+ */
+export interface Crowd {
+  readonly handle: number;
+  readonly count: number;
+  readonly dims: 2 | 3;
+  readonly px: Float32Array; readonly py: Float32Array; readonly pz: Float32Array;
+  readonly vx: Float32Array; readonly vy: Float32Array; readonly vz: Float32Array;
+  readonly sx: Float32Array; readonly sy: Float32Array; readonly sz: Float32Array;
+  readonly wx: Float32Array; readonly wy: Float32Array; readonly wz: Float32Array;
+  readonly mask: Uint32Array;
+  free(): void;
+  seek(target: Target, params?: Params, options?: OutputOptions): this;
+  flee(target: Target, params?: Params, options?: OutputOptions): this;
+  arrive(target: Target, params?: Params, options?: OutputOptions): this;
+  leave(target: Target, params?: Params, options?: OutputOptions): this;
+  pursuit(target: Target, params?: Params, options?: OutputOptions): this;
+  evade(target: Target, params?: Params, options?: OutputOptions): this;
+  wander(params?: Params, options?: OutputOptions & { seed?: number; tick?: number }): this;
+  grid_build(cell_size: number, options?: { positions_only?: boolean }): this;
+  separation(neighbours: Neighbours, params?: Params, options?: OutputOptions): this;
+  cohesion(neighbours: Neighbours, params?: Params, options?: OutputOptions): this;
+  alignment(neighbours: Neighbours, params?: Params, options?: OutputOptions): this;
+  integrate(params?: Params, options?: { begin?: number; end?: number }): this;
+  step(behaviours: StepBehaviour[], options?: StepOptions): this;
+  hash(): string;
+}
+
+export interface Crowdsteer {
+  Crowd: { new (count: number, dims?: 2 | 3): Crowd };
+  /** Which WebAssembly build was loaded. */
+  build: 'simd' | 'scalar';
+  active_isa(): string;
+  force_isa(name: string): void;
+  random(seed: number, agent: number, tick: number, axis: number): number;
+  version(): string;
+  memory_buffer(): ArrayBuffer;
+}
+
+export declare function simdSupported(): boolean;
+export declare function init(options?: { simd?: boolean }): Promise<Crowdsteer>;

@@ -1,0 +1,279 @@
+// crowdsteer for JavaScript: the C library compiled to WebAssembly, with a
+// small API over typed arrays that are views of the module's memory. Names
+// follow the C API and the Python package: behaviours, Target, params with
+// the C field names, errors named by status.
+import { loadModule, simdSupported } from './load.js';
+
+export { simdSupported };
+
+export const SEEK = 0, FLEE = 1, ARRIVE = 2, LEAVE = 3, PURSUIT = 4, EVADE = 5, WANDER = 6;
+export const SEPARATION = 7, COHESION = 8, ALIGNMENT = 9;
+export const BLEND = 0, PRIORITY = 1;
+export const OVERWRITE = 0, ACCUMULATE = 1;
+const NEIGHBOUR_BEHAVIOURS = new Set([SEPARATION, COHESION, ALIGNMENT]);
+
+// crowdsteer_params' uniform fields, in the struct's order.
+export const PARAM_FIELDS = Object.freeze([
+  'max_speed', 'max_force', 'mass', 'dt', 'time_to_target', 'target_radius',
+  'slowing_radius', 'panic_radius', 'danger_radius', 'escape_radius', 'max_prediction',
+  'wander_radius', 'wander_distance', 'jitter',
+]);
+
+/** Every library status but OK raises a subclass of Error, as in Python. */
+export class Error extends globalThis.Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+    this.name = new.target.name;
+  }
+}
+const STATUS_CLASSES = [null];
+function statusClass(name) {
+  const cls = { [name]: class extends Error {} }[name];
+  STATUS_CLASSES.push(cls);
+  return cls;
+}
+export const NullPointerError = statusClass('NullPointerError');
+export const DimsError = statusClass('DimsError');
+export const RangeError = statusClass('RangeError');
+export const ParameterError = statusClass('ParameterError');
+export const AgentIndexError = statusClass('AgentIndexError');
+export const UnknownIsaError = statusClass('UnknownIsaError');
+export const UnsupportedIsaError = statusClass('UnsupportedIsaError');
+export const OutOfMemoryError = statusClass('OutOfMemoryError');
+export const GridError = statusClass('GridError');
+export const AlignmentError = statusClass('AlignmentError');
+export const OverlapError = statusClass('OverlapError');
+export const GeometryError = statusClass('GeometryError');
+export const GoalError = statusClass('GoalError');
+
+/** Targets of seek .. evade: one point (and velocity), or one agent. */
+export class Target {
+  constructor(kind, point, velocity, agent) {
+    this.kind = kind;
+    this.point = point;
+    this.velocity = velocity;
+    this.agent = agent;
+  }
+  static point(point, velocity = [0, 0, 0]) {
+    return new Target(0, vec3(point, 'point'), vec3(velocity, 'velocity'), 0);
+  }
+  static agent(index) {
+    if (!Number.isInteger(index) || index < 0 || index > 0xffffffff)
+      throw new TypeError('Target.agent takes an agent index');
+    return new Target(3, [0, 0, 0], [0, 0, 0], index);
+  }
+}
+
+function vec3(v, what) {
+  if (!v || (v.length !== 2 && v.length !== 3) || ![...v].every((x) => typeof x === 'number'))
+    throw new TypeError(`${what} must be 2 or 3 numbers`);
+  return [v[0], v[1], v.length === 3 ? v[2] : 0];
+}
+
+// Array slots of a crowd in its C block (js/wasm/glue.c).
+const SLOTS = { px: 0, py: 1, pz: 2, vx: 3, vy: 4, vz: 5, sx: 6, sy: 7, sz: 8,
+  wx: 9, wy: 10, wz: 11 };
+
+/** Loads the WebAssembly module: resolves to the API bound to it.
+ *  options.simd: true or false forces the SIMD or the scalar build. */
+export async function init(options = {}) {
+  const { module: m, build } = await loadModule(options);
+  const buffer = () => m.HEAPU8.buffer;
+
+  function check(status) {
+    if (status !== 0) {
+      const cls = STATUS_CLASSES[status] || Error;
+      throw new cls(status, `crowdsteer: ${m.UTF8ToString(m._csjs_status_string(status))}`);
+    }
+  }
+
+  function withString(s, f) {
+    const bytes = m.lengthBytesUTF8(s) + 1;
+    const p = m._malloc(bytes);
+    try {
+      m.stringToUTF8(s, p, bytes);
+      return f(p);
+    } finally {
+      m._free(p);
+    }
+  }
+
+  function range(crowd, begin, end) {
+    const b = begin === undefined ? 0 : begin;
+    const e = end === undefined ? crowd.count : end;
+    if (!Number.isInteger(b) || !Number.isInteger(e) || b < 0 || e < 0)
+      throw new TypeError('begin and end must be non-negative integers');
+    return [b, e];
+  }
+
+  class Crowd {
+    /** count agents in dims (2 or 3) dimensions, every array zeroed. */
+    constructor(count, dims = 2) {
+      if (!Number.isInteger(count) || count < 0 || count > 0x3fffffff)
+        throw new TypeError('count must be a non-negative integer');
+      if (dims !== 2 && dims !== 3) throw new DimsError(2, 'crowdsteer: dims must be 2 or 3');
+      const handle = m._csjs_crowd_new(count, dims);
+      if (!handle) throw new OutOfMemoryError(8, 'crowdsteer: out of memory');
+      this.handle = handle;
+      this.count = count;
+      this.dims = dims;
+      this._views = null;
+      this._buffer = null;
+    }
+    /** Frees the crowd's memory; the crowd must not be used after. */
+    free() {
+      if (this.handle) m._csjs_crowd_free(this.handle);
+      this.handle = 0;
+      this._views = null;
+    }
+    // The views of this crowd's arrays over the module's memory as it is now.
+    _view(slot) {
+      if (!this.handle) throw new TypeError('crowdsteer: the crowd was freed');
+      const buf = buffer();
+      if (this._buffer !== buf) {
+        this._buffer = buf;
+        this._views = new Map();
+      }
+      let v = this._views.get(slot);
+      if (!v) {
+        const p = m._csjs_crowd_array(this.handle, slot);
+        v = slot === 12 ? new Uint32Array(buf, p, this.count)
+          : slot === 13 ? new Float32Array(buf, p, PARAM_FIELDS.length)
+          : new Float32Array(buf, p, this.count);
+        this._views.set(slot, v);
+      }
+      return v;
+    }
+    get px() { return this._view(SLOTS.px); }
+    get py() { return this._view(SLOTS.py); }
+    get pz() { return this._view(SLOTS.pz); }
+    get vx() { return this._view(SLOTS.vx); }
+    get vy() { return this._view(SLOTS.vy); }
+    get vz() { return this._view(SLOTS.vz); }
+    /** The steering the behaviours write and integrate() reads. */
+    get sx() { return this._view(SLOTS.sx); }
+    get sy() { return this._view(SLOTS.sy); }
+    get sz() { return this._view(SLOTS.sz); }
+    /** Wander's per-agent direction (zeros are a valid start). */
+    get wx() { return this._view(SLOTS.wx); }
+    get wy() { return this._view(SLOTS.wy); }
+    get wz() { return this._view(SLOTS.wz); }
+    /** Per-agent behaviour bits of step(..., { mask: true }). */
+    get mask() { return this._view(12); }
+
+    _params(params) {
+      const p = this._view(13);
+      p.fill(0);
+      if (params === undefined || params === null) return;
+      if (typeof params !== 'object') throw new TypeError('params must be an object');
+      for (const [key, value] of Object.entries(params)) {
+        const k = PARAM_FIELDS.indexOf(key);
+        if (k < 0) throw new TypeError(`unknown params field ${key}`);
+        if (typeof value !== 'number') throw new TypeError(`params.${key} must be a number`);
+        p[k] = value;
+      }
+    }
+
+    _behaviour(behaviour, target, params, options) {
+      const t = target || Target.point([0, 0]);
+      if (!(t instanceof Target)) throw new TypeError('target must be a Target');
+      this._params(params);
+      const { mode = OVERWRITE, weight = 0, begin, end } = options || {};
+      const [b, e] = range(this, begin, end);
+      check(m._csjs_behaviour(this.handle, behaviour, t.kind, ...t.point, ...t.velocity,
+        t.agent, mode, weight, b, e));
+      return this;
+    }
+    seek(target, params, options) { return this._behaviour(SEEK, target, params, options); }
+    flee(target, params, options) { return this._behaviour(FLEE, target, params, options); }
+    arrive(target, params, options) { return this._behaviour(ARRIVE, target, params, options); }
+    leave(target, params, options) { return this._behaviour(LEAVE, target, params, options); }
+    pursuit(target, params, options) { return this._behaviour(PURSUIT, target, params, options); }
+    evade(target, params, options) { return this._behaviour(EVADE, target, params, options); }
+    /** Wander with the crowd's wander state; seed and tick as crowdsteer_wander_state. */
+    wander(params, { seed = 0, tick = 0, ...options } = {}) {
+      m._csjs_wander_seed(this.handle, seed >>> 0, tick >>> 0);
+      return this._behaviour(WANDER, null, params, options);
+    }
+
+    /** Builds the crowd's neighbour grid from its state (crowdsteer_grid_build). */
+    grid_build(cell_size, { positions_only = false } = {}) {
+      check(m._csjs_grid_build(this.handle, cell_size, positions_only ? 1 : 0));
+      return this;
+    }
+    _neighbours(behaviour, neighbours, params, options) {
+      const { radius = 0, max_neighbours = 0 } = neighbours || {};
+      this._params(params);
+      const { mode = OVERWRITE, weight = 0, begin, end } = options || {};
+      const [b, e] = range(this, begin, end);
+      check(m._csjs_neighbour_behaviour(this.handle, behaviour, radius, max_neighbours >>> 0,
+        mode, weight, b, e));
+      return this;
+    }
+    separation(neighbours, params, options) {
+      return this._neighbours(SEPARATION, neighbours, params, options);
+    }
+    cohesion(neighbours, params, options) {
+      return this._neighbours(COHESION, neighbours, params, options);
+    }
+    alignment(neighbours, params, options) {
+      return this._neighbours(ALIGNMENT, neighbours, params, options);
+    }
+
+    /** Moves the agents by their steering (crowdsteer_integrate). */
+    integrate(params, { begin, end } = {}) {
+      this._params(params);
+      const [b, e] = range(this, begin, end);
+      check(m._csjs_integrate(this.handle, b, e));
+      return this;
+    }
+
+    /** One crowdsteer_step in place: behaviours is a list of
+     *  { behaviour, target, params, weight, neighbours: { radius, max_neighbours } }
+     *  (neighbour behaviours use the grid last built), integrator the
+     *  integrator's params. Wander uses options.seed and options.tick. */
+    step(behaviours, { integrator, combine = BLEND, priority_threshold = 0, mask = false,
+      tile_size = 0, seed = 0, tick = 0, begin, end } = {}) {
+      if (!Array.isArray(behaviours)) throw new TypeError('behaviours must be an array');
+      m._csjs_step_clear(this.handle);
+      m._csjs_wander_seed(this.handle, seed >>> 0, tick >>> 0);
+      for (const s of behaviours) {
+        if (!s || typeof s.behaviour !== 'number') throw new TypeError('a behaviour needs .behaviour');
+        const t = s.target || Target.point([0, 0]);
+        if (!(t instanceof Target)) throw new TypeError('target must be a Target');
+        if (NEIGHBOUR_BEHAVIOURS.has(s.behaviour) && !s.neighbours)
+          throw new NullPointerError(1, 'crowdsteer: a neighbour behaviour needs neighbours');
+        const { radius = 0, max_neighbours = 0 } = s.neighbours || {};
+        this._params(s.params);
+        check(m._csjs_step_add(this.handle, s.behaviour, t.kind, ...t.point, ...t.velocity,
+          t.agent, s.weight || 0, radius, max_neighbours >>> 0));
+      }
+      this._params(integrator);
+      const [b, e] = range(this, begin, end);
+      check(m._csjs_step_run(this.handle, combine, priority_threshold, mask ? 1 : 0,
+        tile_size >>> 0, b, e));
+      return this;
+    }
+
+    /** FNV-1a of the state's bits (positions, then velocities; NaNs
+     *  canonicalised) as 16 hex digits: the native state hash. */
+    hash() {
+      const p = m._csjs_crowd_hash(this.handle) >>> 2;
+      const w = new Uint32Array(buffer());
+      return w[p + 1].toString(16).padStart(8, '0') + w[p].toString(16).padStart(8, '0');
+    }
+  }
+
+  return {
+    Crowd,
+    build,
+    /** The backend the behaviours run on: "simd128" or "scalar". */
+    active_isa: () => m.UTF8ToString(m._csjs_isa_name()),
+    force_isa: (name) => withString(String(name), (p) => check(m._csjs_force_isa(p))),
+    random: (seed, agent, tick, axis) => m._csjs_random(seed >>> 0, agent >>> 0, tick >>> 0, axis >>> 0),
+    version: () => m.UTF8ToString(m._csjs_version()),
+    /** The module's memory now (views over an older buffer are detached). */
+    memory_buffer: buffer,
+  };
+}

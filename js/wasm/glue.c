@@ -1,0 +1,239 @@
+/* The C side of the npm package: flat functions over the public API, so the
+ * JavaScript side never lays out a C struct. A crowd owns its arrays (one
+ * allocation, never moved), a wander state, a grid, a workspace and the
+ * behaviours of its next step. */
+#include <emscripten/emscripten.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crowdsteer.h"
+#include "glue.h"
+
+enum { ARRAYS = 12 }; /* px py pz vx vy vz, steering x y z, wander x y z */
+
+typedef struct js_crowd {
+  crowdsteer_agents agents;
+  float *array[ARRAYS];
+  uint32_t *mask;
+  crowdsteer_params params; /* the JS side writes its leading 14 floats */
+  crowdsteer_wander_state wander;
+  crowdsteer_grid *grid;
+  crowdsteer_workspace *workspace;
+  crowdsteer_step_behaviour step[CROWDSTEER_STEP_MAX_BEHAVIOURS];
+  crowdsteer_neighbours step_neighbours[CROWDSTEER_STEP_MAX_BEHAVIOURS];
+  size_t step_count;
+  uint32_t hash[2];
+} js_crowd;
+
+/* The 14 uniform fields lead the struct, as the JS side assumes. */
+_Static_assert(offsetof(crowdsteer_params, jitter) == 13 * sizeof(float), "params");
+
+EMSCRIPTEN_KEEPALIVE js_crowd *csjs_crowd_new(uint32_t count, int dims) {
+  /* 32-bit size_t: the block's size must not wrap. */
+  if ((dims != 2 && dims != 3) || count > (SIZE_MAX / sizeof(float) - 1) / ARRAYS)
+    return NULL;
+  js_crowd *c = calloc(1, sizeof *c);
+  float *block = calloc((size_t)count * ARRAYS + 1, sizeof(float));
+  uint32_t *mask = calloc((size_t)count + 1, sizeof(uint32_t));
+  if (!c || !block || !mask || crowdsteer_grid_create(&c->grid) != CROWDSTEER_OK ||
+      crowdsteer_workspace_create(&c->workspace) != CROWDSTEER_OK) {
+    if (c) {
+      crowdsteer_grid_destroy(c->grid);
+      free(c);
+    }
+    free(block);
+    free(mask);
+    return NULL;
+  }
+  for (int k = 0; k < ARRAYS; k++)
+    c->array[k] = block + (size_t)k * count;
+  c->mask = mask;
+  c->agents = (crowdsteer_agents){.count = count,
+                                  .dims = dims,
+                                  .px = c->array[0],
+                                  .py = c->array[1],
+                                  .pz = dims == 3 ? c->array[2] : NULL,
+                                  .vx = c->array[3],
+                                  .vy = c->array[4],
+                                  .vz = dims == 3 ? c->array[5] : NULL};
+  c->wander.direction = (crowdsteer_vectors){c->array[9], c->array[10], c->array[11]};
+  return c;
+}
+
+EMSCRIPTEN_KEEPALIVE void csjs_crowd_free(js_crowd *c) {
+  if (!c) return;
+  crowdsteer_grid_destroy(c->grid);
+  crowdsteer_workspace_destroy(c->workspace);
+  free(c->array[0]);
+  free(c->mask);
+  free(c);
+}
+
+/* Address of array k (0-11), 12: the behaviour mask, 13: the params. */
+EMSCRIPTEN_KEEPALIVE void *csjs_crowd_array(js_crowd *c, int k) {
+  if (k >= 0 && k < ARRAYS) return c->array[k];
+  return k == ARRAYS ? (void *)c->mask : (void *)&c->params;
+}
+
+EMSCRIPTEN_KEEPALIVE void csjs_wander_seed(js_crowd *c, uint32_t seed, uint32_t tick) {
+  c->wander.seed = seed;
+  c->wander.tick = tick;
+}
+
+static crowdsteer_target target_of(int kind, float x, float y, float z, float vx,
+                                   float vy, float vz, uint32_t agent) {
+  crowdsteer_target t = {.kind = (crowdsteer_target_kind)kind, .agent = agent};
+  t.point[0] = x, t.point[1] = y, t.point[2] = z;
+  t.point_velocity[0] = vx, t.point_velocity[1] = vy, t.point_velocity[2] = vz;
+  return t;
+}
+
+static crowdsteer_output output_of(js_crowd *c, int accumulate, float weight) {
+  return (crowdsteer_output){
+      .steering = {c->array[6], c->array[7], c->agents.dims == 3 ? c->array[8] : NULL},
+      .mode = accumulate ? CROWDSTEER_ACCUMULATE : CROWDSTEER_OVERWRITE,
+      .weight = weight};
+}
+
+/* Seek .. evade (a point or one agent as target) and wander, into the
+ * crowd's steering arrays. */
+EMSCRIPTEN_KEEPALIVE int csjs_behaviour(js_crowd *c, int behaviour, int kind, float x,
+                                        float y, float z, float vx, float vy, float vz,
+                                        uint32_t agent, int accumulate, float weight,
+                                        uint32_t begin, uint32_t end) {
+  const crowdsteer_target t = target_of(kind, x, y, z, vx, vy, vz, agent);
+  const crowdsteer_output out = output_of(c, accumulate, weight);
+  const crowdsteer_agents *a = &c->agents;
+  const crowdsteer_params *p = &c->params;
+  switch (behaviour) {
+  case CROWDSTEER_SEEK: return crowdsteer_seek(a, &t, p, &out, begin, end);
+  case CROWDSTEER_FLEE: return crowdsteer_flee(a, &t, p, &out, begin, end);
+  case CROWDSTEER_ARRIVE: return crowdsteer_arrive(a, &t, p, &out, begin, end);
+  case CROWDSTEER_LEAVE: return crowdsteer_leave(a, &t, p, &out, begin, end);
+  case CROWDSTEER_PURSUIT: return crowdsteer_pursuit(a, &t, p, &out, begin, end);
+  case CROWDSTEER_EVADE: return crowdsteer_evade(a, &t, p, &out, begin, end);
+  case CROWDSTEER_WANDER: return crowdsteer_wander(a, &c->wander, p, &out, begin, end);
+  default: return CROWDSTEER_ERROR_PARAMETER;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE int csjs_grid_build(js_crowd *c, float cell_size,
+                                         int positions_only) {
+  const crowdsteer_grid_desc desc = {
+      .cell_size = cell_size, .positions_only = positions_only, .threads = 1};
+  return crowdsteer_grid_build(c->grid, &c->agents, &desc);
+}
+
+/* Separation, cohesion, alignment over the crowd's grid. */
+EMSCRIPTEN_KEEPALIVE int csjs_neighbour_behaviour(js_crowd *c, int behaviour,
+                                                  float radius, uint32_t max_neighbours,
+                                                  int accumulate, float weight,
+                                                  uint32_t begin, uint32_t end) {
+  const crowdsteer_neighbours nb = {
+      .grid = c->grid, .radius = radius, .max_neighbours = max_neighbours};
+  const crowdsteer_output out = output_of(c, accumulate, weight);
+  switch (behaviour) {
+  case CROWDSTEER_SEPARATION:
+    return crowdsteer_separation(&c->agents, &nb, &c->params, &out, begin, end);
+  case CROWDSTEER_COHESION:
+    return crowdsteer_cohesion(&c->agents, &nb, &c->params, &out, begin, end);
+  case CROWDSTEER_ALIGNMENT:
+    return crowdsteer_alignment(&c->agents, &nb, &c->params, &out, begin, end);
+  default: return CROWDSTEER_ERROR_PARAMETER;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE int csjs_integrate(js_crowd *c, uint32_t begin, uint32_t end) {
+  const crowdsteer_vectors s = {c->array[6], c->array[7],
+                                c->agents.dims == 3 ? c->array[8] : NULL};
+  return crowdsteer_integrate(&c->agents, &s, &c->params, begin, end);
+}
+
+EMSCRIPTEN_KEEPALIVE void csjs_step_clear(js_crowd *c) { c->step_count = 0; }
+
+/* Appends a behaviour to the next step, with the crowd's params as they are
+ * now (neighbour behaviours: radius and max_neighbours over the grid). */
+EMSCRIPTEN_KEEPALIVE int csjs_step_add(js_crowd *c, int behaviour, int kind, float x,
+                                       float y, float z, float vx, float vy, float vz,
+                                       uint32_t agent, float weight, float radius,
+                                       uint32_t max_neighbours) {
+  if (c->step_count == CROWDSTEER_STEP_MAX_BEHAVIOURS) return CROWDSTEER_ERROR_RANGE;
+  const size_t b = c->step_count++;
+  c->step_neighbours[b] = (crowdsteer_neighbours){
+      .grid = c->grid, .radius = radius, .max_neighbours = max_neighbours};
+  c->step[b] = (crowdsteer_step_behaviour){
+      .behaviour = (crowdsteer_behaviour)behaviour,
+      .target = target_of(kind, x, y, z, vx, vy, vz, agent),
+      .params = c->params,
+      .wander = &c->wander,
+      .weight = weight,
+      .neighbours = crowdsteer_behaviour_inputs((crowdsteer_behaviour)behaviour) &
+                            CROWDSTEER_INPUT_NEIGHBOURS
+                        ? &c->step_neighbours[b]
+                        : NULL};
+  return CROWDSTEER_OK;
+}
+
+/* The step in place, with the crowd's params as integrator. */
+EMSCRIPTEN_KEEPALIVE int csjs_step_run(js_crowd *c, int combine, float priority_threshold,
+                                       int use_mask, uint32_t tile_size, uint32_t begin,
+                                       uint32_t end) {
+  const crowdsteer_step_desc desc = {.behaviours = c->step,
+                                     .behaviour_count = c->step_count,
+                                     .combine = (crowdsteer_combine)combine,
+                                     .priority_threshold = priority_threshold,
+                                     .behaviour_mask = use_mask ? c->mask : NULL,
+                                     .integrator = c->params,
+                                     .tile_size = tile_size,
+                                     .threads = 1,
+                                     .workspace = c->workspace};
+  return crowdsteer_step(&c->agents, &desc, begin, end);
+}
+
+/* FNV-1a over the state's bits (positions then velocities, axis by axis),
+ * NaNs canonicalised, as tests/web/test_web_scenario.c hashes. */
+EMSCRIPTEN_KEEPALIVE uint32_t *csjs_crowd_hash(js_crowd *c) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (int k = 0; k < 6; k++) {
+    if (c->agents.dims == 2 && (k == 2 || k == 5)) continue; /* no z */
+    const float *a = c->array[k];
+    for (size_t i = 0; i < c->agents.count; i++) {
+      const float x = a[i] != a[i] ? (float)NAN : a[i];
+      uint32_t bits;
+      memcpy(&bits, &x, sizeof bits);
+      for (int b = 0; b < 4; b++) {
+        h ^= (bits >> (8 * b)) & 0xFFu;
+        h *= 0x100000001B3ull;
+      }
+    }
+  }
+  c->hash[0] = (uint32_t)h;
+  c->hash[1] = (uint32_t)(h >> 32);
+  return c->hash;
+}
+
+EMSCRIPTEN_KEEPALIVE float csjs_random(uint32_t seed, uint32_t agent, uint32_t tick,
+                                       uint32_t axis) {
+  return crowdsteer_random(seed, agent, tick, axis);
+}
+
+EMSCRIPTEN_KEEPALIVE const char *csjs_status_string(int status) {
+  return crowdsteer_status_string((crowdsteer_status)status);
+}
+
+EMSCRIPTEN_KEEPALIVE const char *csjs_isa_name(void) {
+  return crowdsteer_isa_name(crowdsteer_active_isa());
+}
+
+EMSCRIPTEN_KEEPALIVE int csjs_force_isa(const char *name) {
+  crowdsteer_isa isa;
+  crowdsteer_status s = crowdsteer_isa_from_name(name, &isa);
+  return s == CROWDSTEER_OK ? crowdsteer_force_isa(isa) : s;
+}
+
+EMSCRIPTEN_KEEPALIVE const char *csjs_version(void) {
+  return crowdsteer_version_string();
+}

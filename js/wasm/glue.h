@@ -1,0 +1,34 @@
+/* The functions js/wasm/glue.c exports to the package's JavaScript
+ * (js/src/index.js calls them as Module._csjs_*). */
+#ifndef CROWDSTEER_JS_GLUE_H
+#define CROWDSTEER_JS_GLUE_H
+#include <stdint.h>
+
+typedef struct js_crowd js_crowd;
+
+js_crowd *csjs_crowd_new(uint32_t count, int dims);
+void csjs_crowd_free(js_crowd *c);
+void *csjs_crowd_array(js_crowd *c, int k);
+void csjs_wander_seed(js_crowd *c, uint32_t seed, uint32_t tick);
+int csjs_behaviour(js_crowd *c, int behaviour, int kind, float x, float y, float z,
+                   float vx, float vy, float vz, uint32_t agent, int accumulate,
+                   float weight, uint32_t begin, uint32_t end);
+int csjs_grid_build(js_crowd *c, float cell_size, int positions_only);
+int csjs_neighbour_behaviour(js_crowd *c, int behaviour, float radius,
+                             uint32_t max_neighbours, int accumulate, float weight,
+                             uint32_t begin, uint32_t end);
+int csjs_integrate(js_crowd *c, uint32_t begin, uint32_t end);
+void csjs_step_clear(js_crowd *c);
+int csjs_step_add(js_crowd *c, int behaviour, int kind, float x, float y, float z,
+                  float vx, float vy, float vz, uint32_t agent, float weight,
+                  float radius, uint32_t max_neighbours);
+int csjs_step_run(js_crowd *c, int combine, float priority_threshold, int use_mask,
+                  uint32_t tile_size, uint32_t begin, uint32_t end);
+uint32_t *csjs_crowd_hash(js_crowd *c);
+float csjs_random(uint32_t seed, uint32_t agent, uint32_t tick, uint32_t axis);
+const char *csjs_status_string(int status);
+const char *csjs_isa_name(void);
+int csjs_force_isa(const char *name);
+const char *csjs_version(void);
+
+#endif
