@@ -30,7 +30,8 @@
  *               over memory, optionally multi-threaded; neighbour behaviours
  *               included (CROWDSTEER_SEPARATION, _COHESION, _ALIGNMENT), their
  *               scratch in a crowdsteer_workspace (_create, _bytes, _destroy)
- *  Other parts  in headers this one includes: obstacles and ORCA avoidance
+ *  Other parts  in headers this one includes: agent targets by id
+ *               (crowdsteer_ids.h), obstacles and ORCA avoidance
  *               (crowdsteer_avoid.h), neighbour forms and integrator motion
  *               (crowdsteer_flock.h), navigation fields (crowdsteer_nav.h),
  *               pathways (crowdsteer_path.h), neighbour queries
@@ -411,55 +412,6 @@ CROWDSTEER_API crowdsteer_status crowdsteer_integrate(const crowdsteer_agents *a
                                                       const crowdsteer_vectors *steering,
                                                       const crowdsteer_params *params,
                                                       size_t begin, size_t end);
-
-/* ---- Agent targets by id -------------------------------------------------
- * AGENTS targets name batch indices, which change when a crowd is reordered
- * (sorted by cell for locality) or split across processes. Keep each
- * agent's target as the target's id instead, and after every reorder turn
- * the ids into indices with an id index built from crowdsteer_agents.id:
- * the behaviours then see the same targets, and with ids in use every
- * result keeps its bits (see crowdsteer_agents.id). */
-
-/** An index from agent ids to batch indices (opaque). Lookups only read it,
- *  so any number of threads may look up at once; a build must not run
- *  while another thread uses the index. */
-typedef struct crowdsteer_id_index crowdsteer_id_index;
-
-/** Makes an empty index (no memory beyond the handle until the first
- *  build). NULL_POINTER if `index` is NULL, OUT_OF_MEMORY. */
-CROWDSTEER_API crowdsteer_status crowdsteer_id_index_create(crowdsteer_id_index **index);
-
-/** Frees an index; NULL is ignored. */
-CROWDSTEER_API void crowdsteer_id_index_destroy(crowdsteer_id_index *index);
-
-/**
- * Indexes the whole batch by id: agents->id[i] for every i < count (the
- * index i itself when agents->id is NULL); nothing else of `agents` is
- * read. Ids must be distinct: PARAMETER when two agents share one (the
- * index is then empty, so every lookup fails until a good build). Memory
- * (8 bytes per agent and at least as many again: a hash table at most half
- * full) grows only when the count needs more than any earlier build; once
- * warm a build allocates nothing. Also NULL_POINTER, RANGE (count >= 2^32
- * - 1), ALIGNMENT (a misaligned id array), OUT_OF_MEMORY (the index then
- * keeps its previous contents).
- */
-CROWDSTEER_API crowdsteer_status
-crowdsteer_id_index_build(crowdsteer_id_index *index, const crowdsteer_agents *agents);
-
-/** Agents in the index (0 before a successful build). */
-CROWDSTEER_API size_t crowdsteer_id_index_count(const crowdsteer_id_index *index);
-
-/** Bytes of memory the index holds now (0 for NULL). */
-CROWDSTEER_API size_t crowdsteer_id_index_bytes(const crowdsteer_id_index *index);
-
-/**
- * indices[i] = the batch index of the agent whose id is ids[i], for i < n:
- * the `index` array of an AGENTS target. AGENT_INDEX, writing nothing, when
- * some id is in no agent of the index; also NULL_POINTER, ALIGNMENT. `ids`
- * and `indices` may be the same array.
- */
-CROWDSTEER_API crowdsteer_status crowdsteer_id_index_lookup(
-    const crowdsteer_id_index *index, const uint32_t *ids, size_t n, uint32_t *indices);
 
 /* ---- Host task systems --------------------------------------------------
  * An engine with its own job system can run crowdsteer's parallel work on
@@ -993,6 +945,7 @@ CROWDSTEER_API crowdsteer_status crowdsteer_isa_from_name(const char *name,
 /* The API's other parts, each in its own header (see the list on top). */
 #include "crowdsteer_avoid.h"
 #include "crowdsteer_flock.h"
+#include "crowdsteer_ids.h"
 #include "crowdsteer_nav.h"
 #include "crowdsteer_path.h"
 #include "crowdsteer_query.h"
