@@ -50,7 +50,8 @@ class PathFollow:
     sequence of Pathway; `path` (every agent's index into it) or
     `path_per_agent` (uint32); `direction` (+1, or -1: backwards) or
     `direction_per_agent` (float32, each 1 or -1); `prediction_time` and
-    `lead_distance` (>= 0). Read by follow_path at each call."""
+    `lead_distance` (>= 0). Read by follow_path, and by step for a
+    Behaviour(FOLLOW_PATH, path=...), at each call."""
 
     def __init__(self, paths: Sequence, path: int = 0, path_per_agent=None,
                  direction: int = 1, direction_per_agent=None,

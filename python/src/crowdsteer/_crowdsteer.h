@@ -207,10 +207,11 @@ typedef struct path_follow_c {
   const crowdsteer_pathway **paths;
   PyObject *keep;
 } path_follow_c;
-int path_follow_to_c(PyObject *obj, int dims, Py_ssize_t count, path_follow_c *out);
+int path_follow_to_c(PyObject *obj, const arg_name *name, int dims, Py_ssize_t count,
+                     path_follow_c *out);
 void path_follow_release(path_follow_c *p);
 int spans_add_path_follow(spans *s, const crowdsteer_path_follow *f, size_t count,
-                          int behaviour);
+                          int behaviour, const char *field);
 PyObject *py_follow_path(PyObject *self, PyObject *args, PyObject *kwargs);
 
 #endif

@@ -180,11 +180,13 @@ class Behaviour:
     weight_per_agent: Optional[FloatArray]
     neighbours: Optional["Neighbours"]
     field: Optional["FieldFollow"]
+    path: Optional[object]  # a crowdsteer.PathFollow (as follow_path's follow)
     def __init__(self, kind: Int, target: Optional[Target] = ...,
                  params: Optional[Params] = ..., wander: Optional[WanderState] = ...,
                  weight: Float = ..., weight_per_agent: Optional[FloatArray] = ...,
                  neighbours: Optional["Neighbours"] = ...,
-                 field: Optional["FieldFollow"] = ...) -> None: ...
+                 field: Optional["FieldFollow"] = ...,
+                 path: Optional[object] = ...) -> None: ...
 
 class Grid:
     """A reusable neighbour index (crowdsteer_grid)."""

@@ -229,8 +229,9 @@ PyObject *py_follow_path(PyObject *self, PyObject *args, PyObject *kwargs) {
   (void)self;
   memset(&f, 0, sizeof f);
   if (prepare_call(&c, args, kwargs, kwlist, "OOOO|$OOOOO:follow_path") < 0 ||
-      path_follow_to_c(c.subject, c.a->dims, (Py_ssize_t)c.a->count, &f) < 0 ||
-      spans_add_path_follow(&c.memory, &f.follow, c.a->count, -1) < 0 ||
+      path_follow_to_c(c.subject, NAME(NULL, "follow"), c.a->dims, (Py_ssize_t)c.a->count,
+                       &f) < 0 ||
+      spans_add_path_follow(&c.memory, &f.follow, c.a->count, -1, "follow") < 0 ||
       check_spans(&c.memory) < 0) {
     path_follow_release(&f);
     return abandon_call(&c);

@@ -170,12 +170,16 @@ static PyObject *field(PyObject *obj, const char *name) {
 
 /* PathFollow's fields into the C struct. Numbers first, arrays last (see
  * _crowdsteer_behaviours.c); the pathways are held until release. */
-int path_follow_to_c(PyObject *obj, int dims, Py_ssize_t count, path_follow_c *out) {
+int path_follow_to_c(PyObject *obj, const arg_name *name, int dims, Py_ssize_t count,
+                     path_follow_c *out) {
   memset(out, 0, sizeof *out);
   PyObject *paths = field(obj, "paths"), *v;
   if (!paths) {
     if (!PyErr_Occurred())
-      PyErr_SetString(PyExc_TypeError, "follow: needs a `paths` sequence of Pathway");
+      PyErr_Format(PyExc_TypeError,
+                   "%s must be a crowdsteer.PathFollow (a `paths` sequence of Pathway), "
+                   "not %.100s",
+                   render(name).text, Py_TYPE(obj)->tp_name);
     return -1;
   }
   out->keep = PySequence_Tuple(paths);
@@ -187,8 +191,8 @@ int path_follow_to_c(PyObject *obj, int dims, Py_ssize_t count, path_follow_c *o
   for (Py_ssize_t k = 0; k < n; k++) {
     PyObject *item = PyTuple_GET_ITEM(out->keep, k);
     if (!PyObject_TypeCheck(item, &Pathway_Type)) {
-      PyErr_Format(PyExc_TypeError, "follow.paths[%zd]: a crowdsteer.Pathway, not %s", k,
-                   Py_TYPE(item)->tp_name);
+      PyErr_Format(PyExc_TypeError, "%s must be a crowdsteer.Pathway, not %.100s",
+                   render(ITEM(NAME(name, "paths"), k)).text, Py_TYPE(item)->tp_name);
       return -1;
     }
     out->paths[k] = ((PathwayObject *)item)->path;
@@ -196,30 +200,34 @@ int path_follow_to_c(PyObject *obj, int dims, Py_ssize_t count, path_follow_c *o
   crowdsteer_path_follow *f = &out->follow;
   f->paths = (const crowdsteer_pathway *const *)out->paths;
   f->path_count = (size_t)n;
+  /* One field at a time, stopping at the first error: no call may run with
+   * an exception set (it would be lost, or returned as NULL without one). */
   int failed = 0;
   if ((v = field(obj, "path")) && v != Py_None)
-    failed |= uint32_from(v, NAME(NULL, "follow.path"), &f->path) < 0;
+    failed = uint32_from(v, NAME(name, "path"), &f->path) < 0;
   Py_XDECREF(v);
+  if (failed || PyErr_Occurred()) return -1;
   if ((v = field(obj, "direction")) && v != Py_None)
-    failed |= int_from(v, NAME(NULL, "follow.direction"), &f->direction) < 0;
+    failed = int_from(v, NAME(name, "direction"), &f->direction) < 0;
   Py_XDECREF(v);
+  if (failed || PyErr_Occurred()) return -1;
   if ((v = field(obj, "prediction_time")) && v != Py_None)
-    failed |=
-        float32_from(v, NAME(NULL, "follow.prediction_time"), &f->prediction_time) < 0;
+    failed = float32_from(v, NAME(name, "prediction_time"), &f->prediction_time) < 0;
   Py_XDECREF(v);
+  if (failed || PyErr_Occurred()) return -1;
   if ((v = field(obj, "lead_distance")) && v != Py_None)
-    failed |= float32_from(v, NAME(NULL, "follow.lead_distance"), &f->lead_distance) < 0;
+    failed = float32_from(v, NAME(name, "lead_distance"), &f->lead_distance) < 0;
   Py_XDECREF(v);
   if (failed || PyErr_Occurred()) return -1;
   (void)dims;
   v = field(obj, "path_per_agent");
-  f->path_per_agent = v ? optional_array(v, NAME(NULL, "follow.path_per_agent"),
-                                         NPY_UINT32, count, &failed)
-                        : NULL;
+  f->path_per_agent =
+      v ? optional_array(v, NAME(name, "path_per_agent"), NPY_UINT32, count, &failed)
+        : NULL;
   Py_XDECREF(v);
   if (failed || PyErr_Occurred()) return -1;
   v = field(obj, "direction_per_agent");
-  f->direction_per_agent = v ? optional_array(v, NAME(NULL, "follow.direction_per_agent"),
+  f->direction_per_agent = v ? optional_array(v, NAME(name, "direction_per_agent"),
                                               NPY_FLOAT32, count, &failed)
                              : NULL;
   Py_XDECREF(v);
@@ -227,10 +235,10 @@ int path_follow_to_c(PyObject *obj, int dims, Py_ssize_t count, path_follow_c *o
 }
 
 int spans_add_path_follow(spans *s, const crowdsteer_path_follow *f, size_t count,
-                          int behaviour) {
-  if (spans_add(s, f->path_per_agent, count * sizeof(uint32_t), behaviour, "follow",
+                          int behaviour, const char *field) {
+  if (spans_add(s, f->path_per_agent, count * sizeof(uint32_t), behaviour, field,
                 "path_per_agent", -1, 0) < 0)
     return -1;
-  return spans_add(s, f->direction_per_agent, count * sizeof(float), behaviour, "follow",
+  return spans_add(s, f->direction_per_agent, count * sizeof(float), behaviour, field,
                    "direction_per_agent", -1, 0);
 }

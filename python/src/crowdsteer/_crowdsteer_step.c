@@ -14,21 +14,22 @@ typedef struct {
   PyObject *target, *params, *wander, *weight_per_agent; /* None when unset */
   PyObject *neighbours;
   PyObject *field; /* a FieldFollow, or None */
+  PyObject *path;  /* a PathFollow, or None */
   float weight;
 } BehaviourObject;
 
 static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"kind",       "target", "params",
-                           "wander",     "weight", "weight_per_agent",
-                           "neighbours", "field",  NULL};
+  static char *kwlist[] = {
+      "kind",       "target", "params", "wander", "weight", "weight_per_agent",
+      "neighbours", "field",  "path",   NULL};
   int kind;
   PyObject *kind_obj, *target = Py_None, *params = Py_None, *wander = Py_None,
                       *weight_obj = NULL, *weights = Py_None, *neighbours = Py_None,
-                      *field = Py_None;
+                      *field = Py_None, *path = Py_None;
   float weight = 1.0f;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOOOOOO:Behaviour", kwlist, &kind_obj,
-                                   &target, &params, &wander, &weight_obj, &weights,
-                                   &neighbours, &field) ||
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOOOOOOO:Behaviour", kwlist,
+                                   &kind_obj, &target, &params, &wander, &weight_obj,
+                                   &weights, &neighbours, &field, &path) ||
       int_from(kind_obj, NAME(NULL, "kind"), &kind) < 0 ||
       (weight_obj && float32_from(weight_obj, NAME(NULL, "weight"), &weight) < 0))
     return NULL;
@@ -41,6 +42,7 @@ static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwa
   self->weight_per_agent = Py_NewRef(weights);
   self->neighbours = Py_NewRef(neighbours);
   self->field = Py_NewRef(field);
+  self->path = Py_NewRef(path);
   self->weight = weight;
   return (PyObject *)self;
 }
@@ -52,6 +54,7 @@ static void Behaviour_dealloc(BehaviourObject *self) {
   Py_XDECREF(self->weight_per_agent);
   Py_XDECREF(self->neighbours);
   Py_XDECREF(self->field);
+  Py_XDECREF(self->path);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -69,6 +72,8 @@ static PyMemberDef Behaviour_members[] = {
      "its Neighbours (separation, cohesion, alignment)"},
     {"field", T_OBJECT, offsetof(BehaviourObject, field), READONLY,
      "its FieldFollow (follow_field)"},
+    {"path", T_OBJECT, offsetof(BehaviourObject, path), READONLY,
+     "its PathFollow (follow_path), read at each step"},
     {NULL}};
 
 PyTypeObject Behaviour_Type = {
@@ -76,7 +81,7 @@ PyTypeObject Behaviour_Type = {
     .tp_basicsize = sizeof(BehaviourObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Behaviour(kind, target=None, params=None, wander=None, weight=1.0, "
-              "weight_per_agent=None, neighbours=None, field=None)\n--\n\n"
+              "weight_per_agent=None, neighbours=None, field=None, path=None)\n--\n\n"
               "One behaviour of a mixed step (crowdsteer_step_behaviour). Immutable.",
     .tp_new = Behaviour_new,
     .tp_dealloc = (destructor)Behaviour_dealloc,
@@ -93,6 +98,8 @@ typedef struct step_entry {
   GridObject *grid;
   crowdsteer_field_follow follow;
   FieldFollowObject *fields; /* claimed with the grids */
+  path_follow_c path;        /* its pathways held until the step returns (read-only,
+                                so nothing to claim) */
 } step_entry;
 
 /* An entry's Grid and Fields, claimed for reading while the step runs (all
@@ -165,6 +172,15 @@ static int behaviour_to_c(PyObject *obj, Py_ssize_t i, int dims, size_t count,
                        &entry->fields) < 0 ||
                    spans_add(memory, entry->follow.field_index, count * sizeof(uint32_t),
                              (int)i, "field", "field_index", -1, 0) < 0
+               ? -1
+               : 0;
+  }
+  if (b->kind == CROWDSTEER_FOLLOW_PATH) {
+    out->path = &entry->path.follow;
+    return path_follow_to_c(b->path, NAME(name, "path"), dims, (Py_ssize_t)count,
+                            &entry->path) < 0 ||
+                   spans_add_path_follow(memory, &entry->path.follow, count, (int)i,
+                                         "path") < 0
                ? -1
                : 0;
   }
@@ -349,6 +365,10 @@ PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
   }
   for (Py_ssize_t i = 0; i < held; i++)
     entry_unclaim(&entries[i]);
+  /* Every entry's pathways, those of a failed or unread entry included
+   * (zeroed: nothing to release). */
+  for (Py_ssize_t i = 0; entries && i < n; i++)
+    path_follow_release(&entries[i].path);
   if (avoiding) avoidance_unclaim(&av);
   PyMem_Free(behaviours);
   PyMem_Free(entries);
