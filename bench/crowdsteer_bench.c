@@ -58,9 +58,9 @@ static void make_cases(void) {
     const unsigned inputs = crowdsteer_behaviour_inputs(behaviour);
     const char *name = crowdsteer_behaviour_name(behaviour);
     if (inputs & CROWDSTEER_INPUT_NEIGHBOURS) continue;
-    /* Not benchmarked here yet: follow_path (it needs pathways), and ids
-     * reserved for behaviours of other branches (no inputs). */
-    if (!inputs || (inputs & CROWDSTEER_INPUT_PATH)) continue;
+    /* Not benchmarked here: follow_field (its own bench against seek:
+     * crowdsteer-field-bench) and follow_path (it needs pathways). */
+    if (!inputs || (inputs & (CROWDSTEER_INPUT_FIELD | CROWDSTEER_INPUT_PATH))) continue;
     if (!(inputs & CROWDSTEER_INPUT_TARGET)) {
       add_case(name, "", WANDER, behaviour, CROWDSTEER_TARGET_POINT);
       continue;
