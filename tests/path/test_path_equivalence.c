@@ -287,10 +287,12 @@ static void check_fpenv(crowdsteer_isa isa) {
 #ifdef PATH_X86
     const unsigned csr = _mm_getcsr();
     _mm_setcsr(csr | 0x8040u);
+    /* The mode the host got (valgrind keeps neither FTZ nor DAZ). */
+    const unsigned hostile = _mm_getcsr();
 #endif
     run_calls(&got, 1, 0, 1);
 #ifdef PATH_X86
-    CHECK(_mm_getcsr() == (csr | 0x8040u));
+    CHECK(_mm_getcsr() == hostile);
     _mm_setcsr(csr);
 #endif
     CHECK(fegetround() == FE_UPWARD);
