@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../util/splitmix64.h"
+#include "crossing.h"
 #include "evacuation.h"
 #include "evacuation_steer.h"
 #include "spacing.h"
@@ -84,13 +86,8 @@ static void wall_check_free(wall_check *w) {
   if (w) free(w->walls), free(w->start), free(w->ids), free(w);
 }
 
-static double orient(double ax, double ay, double bx, double by, double px, double py) {
-  return (bx - ax) * (py - ay) - (by - ay) * (px - ax);
-}
-
-/* Whether the move from (x0, y0) to (x1, y1) passes through a wall: the
- * two cross at a point inside both (touching a wall or its end is not a
- * crossing). */
+/* Whether the move from (x0, y0) to (x1, y1) passes through a wall near
+ * it (crossing.h). */
 static int crosses_wall(const wall_check *w, float x0, float y0, float x1, float y1) {
   int c0 = cell_coord(fminf(x0, x1), w->cols), c1 = cell_coord(fmaxf(x0, x1), w->cols);
   int r0 = cell_coord(fminf(y0, y1), w->rows), r1 = cell_coord(fmaxf(y0, y1), w->rows);
@@ -99,11 +96,7 @@ static int crosses_wall(const wall_check *w, float x0, float y0, float x1, float
       size_t c = (size_t)row * (size_t)w->cols + (size_t)col;
       for (size_t k = w->start[c]; k < w->start[c + 1]; k++) {
         const plan_rect s = w->walls[w->ids[k]];
-        double o1 = orient(s.x0, s.y0, s.x1, s.y1, x0, y0);
-        double o2 = orient(s.x0, s.y0, s.x1, s.y1, x1, y1);
-        double o3 = orient(x0, y0, x1, y1, s.x0, s.y0);
-        double o4 = orient(x0, y0, x1, y1, s.x1, s.y1);
-        if (o1 * o2 < 0.0 && o3 * o4 < 0.0) return 1;
+        if (move_crosses_wall(s.x0, s.y0, s.x1, s.y1, x0, y0, x1, y1)) return 1;
       }
     }
   return 0;
@@ -111,13 +104,8 @@ static int crosses_wall(const wall_check *w, float x0, float y0, float x1, float
 
 /* ---- setup ---------------------------------------------------------------- */
 
-/* splitmix64: the start's small jitter, the same on every machine. */
-static uint64_t mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15u;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9u;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBu;
-  return x ^ (x >> 31);
-}
+/* The start's small jitter and the run hash, the same on every machine. */
+static uint64_t mix(uint64_t x) { return splitmix64_next(&x); }
 static float jitter(uint64_t key) {
   return (float)((double)(mix(key) >> 40) / 16777216.0 - 0.5) * 0.2f * EVAC_SPACING;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crossing.h"
 #include "spacing.h"
 #include "validation.h"
 
@@ -132,23 +133,6 @@ static int add_block(vsim *s, float x0, float y0, float x1, float y1) {
   return st == CROWDSTEER_OK ? 0 : fail("block", st);
 }
 
-static double orient(double ax, double ay, double bx, double by, double cx, double cy) {
-  return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
-}
-
-/* Whether the move (x0,y0)->(x1,y1) ends on the other side of a wall it
- * passes: start and end strictly on opposite sides of the wall's line, the
- * wall's ends not strictly on one side of the move. In double, exact for
- * these float coordinates (differences and products fit 53 bits). */
-static int crosses(const float *w, float x0, float y0, float x1, float y1) {
-  const double a = orient(w[0], w[1], w[2], w[3], x0, y0);
-  const double b = orient(w[0], w[1], w[2], w[3], x1, y1);
-  if (!((a > 0 && b < 0) || (a < 0 && b > 0))) return 0;
-  const double c = orient(x0, y0, x1, y1, w[0], w[1]);
-  const double d = orient(x0, y0, x1, y1, w[2], w[3]);
-  return !((c > 0 && d > 0) || (c < 0 && d < 0));
-}
-
 /* One step of agents [0, n) of a batch of `count` (ghosts after n): grid,
  * then seek + ORCA + walls in one crowdsteer_step; then the counts. */
 static int vsim_step(vsim *s, size_t count, val_counts *c) {
@@ -165,7 +149,9 @@ static int vsim_step(vsim *s, size_t count, val_counts *c) {
     c->crowded += (r & CROWDSTEER_REPORT_CROWDED) != 0;
     c->inside += (r & CROWDSTEER_REPORT_INSIDE) != 0;
     for (size_t w = 0; w < s->walls; w++)
-      c->walls_crossed += crosses(s->wall[w], s->ox[i], s->oy[i], s->px[i], s->py[i]);
+      c->walls_crossed +=
+          move_crosses_wall(s->wall[w][0], s->wall[w][1], s->wall[w][2], s->wall[w][3],
+                            s->ox[i], s->oy[i], s->px[i], s->py[i]);
   }
   c->agent_steps += s->n;
   return 0;
