@@ -44,6 +44,9 @@ enum group_id {
  * behaviour is slot g + 1. */
 enum { SEPARATION_SLOT = 0, FIRST_GROUP_SLOT = 1, SLOT_COUNT = GROUP_COUNT + 1 };
 static inline uint32_t group_bit(int g) { return 1u << (g + FIRST_GROUP_SLOT); }
+/* --navigate: the seekers follow a navigation field (2D) or a pathway
+ * instead of the beacon, in two slots after the groups' (last in priority). */
+enum { FIELD_SLOT = SLOT_COUNT, PATH_SLOT, MAX_SLOT_COUNT };
 
 /* Separation: radius and blend weight; the neighbour grid's cells are one
  * radius wide. Two agents closer than OVERLAP_SPACING overlap (the report
@@ -98,6 +101,7 @@ typedef struct demo_options {
   int avoid;               /* enum avoid_mode; only: separation forced off */
   float body_radius;       /* ORCA's radius, and what the overlap figures use */
   int obstacles;           /* 1: the shared layout in the world (2D) */
+  int navigate;            /* 1: seekers follow fields and pathways (--navigate) */
   const char *pictures_dir;
 } demo_options;
 
@@ -139,7 +143,7 @@ typedef struct scenario {
   size_t cautious_begin;  /* pursuers from here on also leave the threat */
   run *runs[GROUP_COUNT]; /* per behaviour, its runs of agents (separate mode) */
   size_t run_count[GROUP_COUNT];
-  crowdsteer_step_behaviour behaviours[SLOT_COUNT];
+  crowdsteer_step_behaviour behaviours[MAX_SLOT_COUNT];
   crowdsteer_grid *grid;           /* neighbour index, rebuilt before each step */
   crowdsteer_workspace *workspace; /* the steps' scratch for separation */
   task_pool pool;                  /* with --tasks: the host's workers */
@@ -152,6 +156,16 @@ typedef struct scenario {
   crowdsteer_grid *avoid_grid;     /* ORCA's neighbours (keeps velocities) */
   crowdsteer_neighbours avoid_neighbours;
   crowdsteer_avoidance avoidance;
+  /* --navigate: two fields (2D; one exit each) and two pathways; which one
+   * each follower takes, per agent. */
+  crowdsteer_field *fields[2];
+  crowdsteer_pathway *paths[2];
+  uint32_t *field_index, *path_index;
+  float *path_direction;
+  size_t path_begin; /* seekers [seek.begin, path_begin) follow a field */
+  crowdsteer_field_follow field_follow;
+  crowdsteer_path_follow path_follow;
+  crowdsteer_params navigation_params;
   uint32_t *report;     /* CROWDSTEER_REPORT_* of each agent, last step */
   size_t wall_stops;    /* agent-steps stopped or slid at a wall, whole run */
   size_t crowded_steps; /* agent-steps with no velocity clear of every neighbour */
@@ -191,7 +205,9 @@ typedef struct figures {
   spacing_figures spacing; /* of the steered agents (close_pairs2: overlapping) */
   int spacing_measured;
   size_t inside, walled,
-      crowded; /* report bits of the last step (--avoid, --obstacles) */
+      crowded;             /* report bits of the last step (--avoid, --obstacles) */
+  size_t at_exit;          /* --navigate: field followers in their exit's cell */
+  double path_offset_mean; /* --navigate: path followers' distance from it */
 } figures;
 
 /* The state an agent carries from step to step: position, velocity and
@@ -212,6 +228,13 @@ int scenario_setup(scenario *sc, const demo_options *opts);
 void scenario_free(scenario *sc);
 double seconds_now(void);
 crowdsteer_status scenario_step(scenario *sc);
+
+/* demo_navigation.c: --navigate's fields, pathways and followers. */
+int navigation_setup(scenario *sc, const demo_options *opts);
+void navigation_free(scenario *sc);
+crowdsteer_status navigation_step_separately(scenario *sc, const crowdsteer_output *out);
+void navigation_measure(const scenario *sc, figures *f);
+void navigation_describe(const scenario *sc);
 
 /* demo_report.c: the figures and what is printed. */
 size_t count_non_finite(const float *a, size_t n);

@@ -62,6 +62,10 @@ static void print_usage(FILE *to) {
       "                    default separation gives the crowd)\n"
       "  --obstacles       walls, pillars and doorways in the world (2D, --mode\n"
       "                    step); agents avoid them even with --avoid off\n"
+      "  --navigate        the seekers find their way instead of chasing the\n"
+      "                    beacon: half follow a navigation field to one of two\n"
+      "                    exits (2D; round the obstacles with --obstacles), the\n"
+      "                    rest (all in 3D) a loop or a zigzag pathway\n"
       "  --pictures DIR    write PNG pictures of the behaviours into DIR and exit\n"
       "  --help            this text\n"
       "Exit status: 0 ok, 1 a call failed or the state holds NaN/inf, 2 bad usage.\n",
@@ -202,8 +206,12 @@ int parse_options(int argc, char **argv, demo_options *opts) {
       print_usage(stdout);
       return 0;
     }
-    if (strcmp(arg, "--obstacles") == 0) { /* the one option without a value */
+    if (strcmp(arg, "--obstacles") == 0) { /* the options without a value */
       opts->obstacles = 1;
+      continue;
+    }
+    if (strcmp(arg, "--navigate") == 0) {
+      opts->navigate = 1;
       continue;
     }
     /* Every other option takes a value, as "--opt VALUE" or "--opt=VALUE". */

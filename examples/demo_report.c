@@ -91,6 +91,7 @@ figures measure(const scenario *sc) {
       f.walled += (sc->report[i] & CROWDSTEER_REPORT_WALL) != 0;
       f.crowded += (sc->report[i] & CROWDSTEER_REPORT_CROWDED) != 0;
     }
+  navigation_measure(sc, &f);
   return f;
 }
 
@@ -152,6 +153,7 @@ void print_mode(const scenario *sc) {
            o->avoid == AVOID_ON ? "with" : "instead of", (double)o->body_radius,
            (double)AVOID_TIME_HORIZON, (double)AVOID_OBSTACLE_TIME_HORIZON,
            AVOID_NEIGHBOURS, (double)sc->avoid_neighbours.radius);
+  navigation_describe(sc);
   if (sc->obstacles)
     printf("obstacles: %zu (walls with doorways, pillars, a wedge, an L) over the world, "
            "%zu edges, %zu bytes; %s\n",
@@ -243,9 +245,15 @@ int report_sanity(const scenario *sc, const figures *start, const figures *end) 
   const group *g = sc->groups;
   const int mixed = sc->opts.only_group < 0;
   printf("\nsanity (start -> end of the run):\n");
-  if (g[GROUP_SEEK].end > g[GROUP_SEEK].begin)
+  if (g[GROUP_SEEK].end > g[GROUP_SEEK].begin && !sc->opts.navigate)
     printf("  seek    mean distance to the moving beacon   %9.2f -> %9.2f\n",
            start->mean_distance[GROUP_SEEK], end->mean_distance[GROUP_SEEK]);
+  if (sc->path_begin > g[GROUP_SEEK].begin)
+    printf("  field   followers in their exit's cell       %zu -> %zu of %zu\n",
+           start->at_exit, end->at_exit, sc->path_begin - g[GROUP_SEEK].begin);
+  if (sc->opts.navigate && g[GROUP_SEEK].end > sc->path_begin)
+    printf("  path    mean distance from their pathway     %9.2f -> %9.2f\n",
+           start->path_offset_mean, end->path_offset_mean);
   if (g[GROUP_ARRIVE].end > g[GROUP_ARRIVE].begin)
     printf("  arrive  at rest on their own grid spot       %zu of %zu "
            "(distance and speed < %g; mean distance %.3g -> %.3g)\n",

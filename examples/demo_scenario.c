@@ -91,6 +91,7 @@ void scenario_free(scenario *sc) {
     free(sc->runs[g]);
   crowdsteer_grid_destroy(sc->grid);
   crowdsteer_workspace_destroy(sc->workspace);
+  navigation_free(sc);
   if (sc->tasks) task_pool_stop(&sc->pool);
 }
 
@@ -393,6 +394,11 @@ int scenario_setup(scenario *sc, const demo_options *opts) {
     scenario_free(sc);
     return 1;
   }
+  if (navigation_setup(sc, opts) != 0) {
+    fprintf(stderr, "crowdsteer-demo: --navigate could not be set up\n");
+    scenario_free(sc);
+    return 1;
+  }
   place_markers(sc);
   return 0;
 }
@@ -468,9 +474,15 @@ static crowdsteer_status step_separately(scenario *sc) {
     }
     sc->behaviour_seconds[g] += seconds_now() - start;
   }
+  const crowdsteer_output follow = {
+      .steering = sc->steering, .mode = CROWDSTEER_ACCUMULATE, .weight = 1.0f};
   start = seconds_now();
-  crowdsteer_status status = crowdsteer_integrate(&sc->agents, &sc->steering,
-                                                  &sc->step_desc.integrator, begin, end);
+  crowdsteer_status status = navigation_step_separately(sc, &follow);
+  sc->behaviour_seconds[GROUP_SEEK] += seconds_now() - start;
+  if (status != CROWDSTEER_OK) return status;
+  start = seconds_now();
+  status = crowdsteer_integrate(&sc->agents, &sc->steering, &sc->step_desc.integrator,
+                                begin, end);
   sc->integrate_seconds += seconds_now() - start;
   if (status != CROWDSTEER_OK)
     fprintf(stderr, "crowdsteer-demo: integrate failed at step %u: %s\n", sc->step,

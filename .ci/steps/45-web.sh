@@ -22,11 +22,13 @@ cmake --build --preset wasm -j"$(nproc)" --target "${tests[@]}" crowdsteer-demo
 regex="^($(IFS='|'; echo "${tests[*]}"))(\\.(scalar|simd128))?\$"
 ctest --preset wasm -j"$(nproc)" -R "$regex"
 # The demo's state hash (every behaviour, separation, then ORCA with
-# obstacles too) under Node equals the native demo's (tools/test built it).
+# obstacles too, then fields and pathways) under Node equals the native
+# demo's (tools/test built it).
 native=build/release/examples/crowdsteer-demo
 if [ -x "$native" ]; then
   for options in "--agents 20000 --steps 20" "--agents 4000 --steps 10 --avoid on --obstacles" \
-                 "--agents 3000 --steps 10 --dims 3 --avoid on"; do
+                 "--agents 3000 --steps 10 --dims 3 --avoid on" \
+                 "--agents 4000 --steps 10 --navigate --obstacles --avoid on"; do
     # shellcheck disable=SC2086 # options are words
     a=$("$native" $options --threads 1 | grep 'state hash')
     # shellcheck disable=SC2086

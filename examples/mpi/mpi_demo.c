@@ -54,10 +54,12 @@ enum {
   C_WANDER_WEIGHT,
   C_SPOT_X,
   C_SPOT_Y,
-  C_SPOT_Z, /* arrivers' own targets */
+  C_SPOT_Z,         /* arrivers' own targets */
+  C_PATH_DIRECTION, /* --navigate: the path followers' way round */
   FLOAT_COLUMNS
 };
-enum { U_ID, U_MASK, U_TARGET_ID, UINT_COLUMNS };
+/* --navigate: each follower's field and pathway are per-agent too. */
+enum { U_ID, U_MASK, U_TARGET_ID, U_FIELD, U_PATH, UINT_COLUMNS };
 enum { RECORD_WORDS = FLOAT_COLUMNS + UINT_COLUMNS, GHOST_WORDS = 7 };
 
 /* Owned agents are [0, own) of every column; the step's batch appends
@@ -117,7 +119,8 @@ static void global_columns(const scenario *sc, float *g[FLOAT_COLUMNS]) {
                                                sc->wander_weight,
                                                sc->spot.x,
                                                sc->spot.y,
-                                               sc->spot.z};
+                                               sc->spot.z,
+                                               sc->path_direction};
   memcpy(g + STATE_ARRAYS, rest, sizeof rest);
 }
 
@@ -131,6 +134,8 @@ static void adopt(local *l, const scenario *sc, float *const g[FLOAT_COLUMNS],
   l->u[U_ID][i] = id;
   l->u[U_MASK][i] = sc->mask[id];
   l->u[U_TARGET_ID][i] = sc->target_agent[id];
+  l->u[U_FIELD][i] = sc->field_index ? sc->field_index[id] : 0;
+  l->u[U_PATH][i] = sc->path_index ? sc->path_index[id] : 0;
   l->total = l->own;
 }
 
@@ -408,7 +413,9 @@ typedef struct step_views {
   crowdsteer_agents batch, output;
   crowdsteer_wander_state wander;
   crowdsteer_neighbours neighbours, avoid_neighbours;
-  crowdsteer_step_behaviour behaviours[SLOT_COUNT];
+  crowdsteer_step_behaviour behaviours[MAX_SLOT_COUNT];
+  crowdsteer_field_follow field_follow;
+  crowdsteer_path_follow path_follow;
   crowdsteer_avoidance avoidance;
   crowdsteer_step_desc desc;
 } step_views;
@@ -448,10 +455,11 @@ static void make_views(const scenario *sc, local *l, crowdsteer_grid *grid,
   v->wander.direction = (crowdsteer_vectors){f[C_WX], f[C_WY], z ? f[C_WZ] : NULL};
   v->neighbours = sc->neighbours;
   v->neighbours.grid = grid;
-  for (int s = 0; s < SLOT_COUNT; s++) {
+  for (size_t s = 0; s < sc->step_desc.behaviour_count; s++) {
     crowdsteer_step_behaviour *b = &v->behaviours[s];
     *b = sc->behaviours[s];
-    if (s >= FIRST_GROUP_SLOT) { /* as step_at_once: the markers moved */
+    if (s >= FIRST_GROUP_SLOT &&
+        s < SLOT_COUNT) { /* as step_at_once: the markers moved */
       b->target = sc->groups[s - FIRST_GROUP_SLOT].target;
       b->params = sc->groups[s - FIRST_GROUP_SLOT].params;
     }
@@ -460,6 +468,17 @@ static void make_views(const scenario *sc, local *l, crowdsteer_grid *grid,
     b->weight_per_agent = localise(sc, l, b->weight_per_agent);
     if (b->wander) b->wander = &v->wander;
     if (b->neighbours) b->neighbours = &v->neighbours;
+    if (b->field) { /* --navigate's followers: their choices travel with them */
+      v->field_follow = *b->field;
+      v->field_follow.field_index = l->u[U_FIELD];
+      b->field = &v->field_follow;
+    }
+    if (b->path) {
+      v->path_follow = *b->path;
+      v->path_follow.path_per_agent = l->u[U_PATH];
+      v->path_follow.direction_per_agent = l->f[C_PATH_DIRECTION];
+      b->path = &v->path_follow;
+    }
   }
   v->desc = sc->step_desc;
   v->desc.behaviours = v->behaviours;
