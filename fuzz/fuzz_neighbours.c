@@ -17,7 +17,12 @@
  *     has is reported without a write;
  *  8. the grid's agent order is a permutation; the crowd reordered by it
  *     (crowdsteer_reorder) builds a grid whose order is the identity and,
- *     with distinct ids, gets the same bits per agent through it.
+ *     with distinct ids, gets the same bits per agent through it;
+ *  9. the neighbour queries (count, k nearest) give through the grid what
+ *     they give without one, status and every output word, and write
+ *     nothing outside their rows (or anything on error).
+ * Both forms (crowdsteer_flock.h, and invalid ones) and inner radii are
+ * drawn, so every property covers them.
  * Ids may also be shared by several agents (grid and brute force then agree
  * unless a nearest-k cap is in effect) or absent. Some crowds are packed
  * into one cell under caps that bind past 64 neighbours. */
@@ -46,6 +51,7 @@ typedef struct nb_case {
   crowdsteer_neighbours nb;
   crowdsteer_params params;
   float weight;
+  uint32_t nearest_k; /* the k of property 9's nearest query */
 } nb_case;
 
 static void decode(reader *r, nb_case *c) {
@@ -107,6 +113,16 @@ static void decode(reader *r, nb_case *c) {
         c->a[k][i] *= 0x1p-8f;
     c->nb.max_neighbours = 32u + packed / 4u; /* 32 .. 95 */
   }
+  /* The form and the inner radius (after everything older inputs held). */
+  const uint8_t form = rd_u8(r);
+  c->nb.form = form < 120   ? CROWDSTEER_FORM_DEFAULT
+               : form < 250 ? CROWDSTEER_FORM_REYNOLDS
+                            : (crowdsteer_form)(form - 248); /* 2 .. 7: invalid */
+  const uint8_t inner = rd_u8(r);
+  c->nb.inner_radius = inner < 128   ? 0.0f
+                       : inner < 250 ? (float)(inner % 9) * 0.25f
+                                     : cs_fuzz_float(r);
+  c->nearest_k = 1u + rd_u8(r) % 8u;
 }
 
 typedef struct outputs {
@@ -368,6 +384,69 @@ static int check_cell_order(const nb_case *c, const crowdsteer_grid *grid,
   return failed;
 }
 
+/* The queries' outputs: counts, then k nearest (indices and squared
+ * distances) and how many were found, each row of the batch. */
+enum { MAX_K = 8 };
+typedef struct query_outputs {
+  uint32_t count[MAX_AGENTS + 1], found[MAX_AGENTS + 1];
+  uint32_t index[(MAX_AGENTS + 1) * MAX_K];
+  float distance[(MAX_AGENTS + 1) * MAX_K];
+} query_outputs;
+
+static crowdsteer_status run_queries(nb_case *c, const crowdsteer_neighbours *nb,
+                                     query_outputs *q) {
+  memset(q, 0xA5, sizeof *q);
+  const crowdsteer_agents agents = agents_of(c);
+  const crowdsteer_status counted =
+      crowdsteer_neighbour_count(&agents, nb, q->count, c->begin, c->end);
+  const crowdsteer_status nearest = crowdsteer_neighbour_nearest(
+      &agents, nb, c->nearest_k, q->index, q->distance, q->found, c->begin, c->end);
+  return counted != CROWDSTEER_OK ? counted : nearest;
+}
+
+/* Property 9 (`brute` is the query without a grid, `query` with it). */
+static int check_queries(nb_case *c, const crowdsteer_neighbours *brute,
+                         const crowdsteer_neighbours *query) {
+  static query_outputs want, got, untouched;
+  const crowdsteer_status st_brute = run_queries(c, brute, &want);
+  const crowdsteer_status st = run_queries(c, query, &got);
+  memset(&untouched, 0xA5, sizeof untouched);
+  const size_t k = c->nearest_k;
+  int failed = 0;
+  /* Rows outside [begin, end) untouched; on error, nothing written. */
+  for (size_t i = 0; i <= MAX_AGENTS; i++) {
+    const int row = i >= c->begin && i < c->end;
+    for (const query_outputs *o = &want; o; o = o == &want ? &got : NULL) {
+      const crowdsteer_status status = o == &want ? st_brute : st;
+      if ((!row || status != CROWDSTEER_OK) &&
+          (o->count[i] != untouched.count[i] || o->found[i] != untouched.found[i] ||
+           memcmp(&o->index[i * k], &untouched.index[i * k], k * 4) != 0))
+        failed |= fail("query wrote outside its rows or on error", c);
+    }
+  }
+  /* A field of view needs velocities, which a positions-only grid lacks. */
+  if (c->desc.positions_only && c->nb.field_of_view && st_brute == CROWDSTEER_OK)
+    return failed |
+           (st != CROWDSTEER_ERROR_PARAMETER
+                ? fail("query with a view on a positions-only grid not PARAMETER", c)
+                : 0);
+  /* A grid may refuse what the definition takes (a radius past its cells),
+   * never the other way round. */
+  if (st == CROWDSTEER_OK && st_brute != CROWDSTEER_OK)
+    return failed | fail("query accepted through the grid, not without one", c);
+  if (st != CROWDSTEER_OK || st_brute != CROWDSTEER_OK ||
+      (c->id_mode == 2 && c->nb.max_neighbours != 0))
+    return failed;
+  cs_fuzz_neighbour_counters.queries_compared++;
+  for (size_t i = c->begin; i < c->end; i++)
+    if (got.count[i] != want.count[i] || got.found[i] != want.found[i] ||
+        memcmp(&got.index[i * k], &want.index[i * k], k * 4) != 0 ||
+        memcmp(&got.distance[i * k], &want.distance[i * k], k * 4) != 0 ||
+        got.found[i] != (want.count[i] < k ? want.count[i] : k))
+      return failed | fail("query through the grid differs from without one", c);
+  return failed;
+}
+
 int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa_override) {
   reader r = {data, size, 0, 0x4E42ull + size};
   static nb_case c; /* large: keep it off the stack */
@@ -407,6 +486,7 @@ int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa_override) {
       failed |= fail("grid query wrote on error", &c);
     /* Before check_step, which integrates the crowd. */
     failed |= check_cell_order(&c, grid, &query, st == CROWDSTEER_OK ? &got : NULL);
+    failed |= check_queries(&c, &brute, &query);
     /* A grid without velocities serves separation without a view only. */
     const int reads_velocities = c.behaviour != 0 || c.nb.field_of_view;
     if (c.desc.positions_only && reads_velocities && st != CROWDSTEER_ERROR_PARAMETER &&
@@ -414,6 +494,8 @@ int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa_override) {
       failed |= fail("velocity query on a positions-only grid not PARAMETER", &c);
     if (st == CROWDSTEER_OK) {
       cs_fuzz_neighbour_counters.queries_accepted++;
+      cs_fuzz_neighbour_counters.reynolds_accepted +=
+          c.nb.form == CROWDSTEER_FORM_REYNOLDS;
       if (st_brute != CROWDSTEER_OK)
         failed |= fail("grid accepted, brute force did not", &c);
       else if (!same_outputs(&c, &got, &want) &&

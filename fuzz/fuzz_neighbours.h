@@ -11,9 +11,12 @@
 int cs_fuzz_neighbours(const uint8_t *data, size_t size, int isa);
 
 /* Counters over all calls: cases, accepted grid queries, checked steps,
- * crowds whose bits were compared in their cell order. */
+ * crowds whose bits were compared in their cell order, neighbour queries
+ * (count and nearest) compared with and without the grid, cases in the
+ * Reynolds form. */
 typedef struct cs_fuzz_neighbour_stats {
   unsigned long cases, queries_accepted, steps_checked, cell_orders_checked;
+  unsigned long queries_compared, reynolds_accepted;
 } cs_fuzz_neighbour_stats;
 extern cs_fuzz_neighbour_stats cs_fuzz_neighbour_counters;
 
