@@ -5,7 +5,7 @@
 set(_fuzz_dir ${CMAKE_CURRENT_LIST_DIR})
 add_executable(fuzz_crowdsteer ${_fuzz_dir}/fuzz_crowdsteer.c ${_fuzz_dir}/fuzz_common.c
   ${_fuzz_dir}/fuzz_case.c ${_fuzz_dir}/fuzz_case_call.c ${_fuzz_dir}/fuzz_step.c
-  ${_fuzz_dir}/fuzz_step_call.c ${_fuzz_dir}/fuzz_neighbours.c ${_fuzz_dir}/fuzz_avoid.c
+  ${_fuzz_dir}/fuzz_step_call.c ${_fuzz_dir}/fuzz_neighbours.c ${_fuzz_dir}/fuzz_navigation.c ${_fuzz_dir}/fuzz_avoid.c
   ${_fuzz_dir}/fuzz_avoid_call.c)
 # The avoidance case checks the walls with the library's exact predicates
 # (src/avoid/exact.h, verified against a big-integer reference).
