@@ -52,12 +52,14 @@ CROWDSTEER_API crowdsteer_status crowdsteer_obstacles_add(crowdsteer_obstacles *
 
 /**
  * Builds the grid of edges over the bounding box of every vertex:
- * cell_size 0 picks one (about one edge per cell); otherwise a positive
+ * cell_size 0 picks one (about 16 cells an edge); otherwise a positive
  * finite value (PARAMETER), doubled where needed so the grid has at most
  * 2^22 cells and at most 64 per edge (4,096 cells always allowed). An
  * empty set builds too. OUT_OF_MEMORY leaves the set
- * unbuilt. The grid holds 4 bytes per cell plus 4 per (edge, cell) pair
- * the edge passes through; crowdsteer_obstacles_bytes tells the total.
+ * unbuilt. The grid holds 8 bytes per cell (its edges' start, and whether
+ * it is inside a polygon when no edge comes near it) plus 4 per (edge,
+ * cell) pair the edge passes near, and a scratch of about 8 bytes an edge;
+ * crowdsteer_obstacles_bytes tells the total.
  */
 CROWDSTEER_API crowdsteer_status
 crowdsteer_obstacles_build(crowdsteer_obstacles *obstacles, float cell_size);

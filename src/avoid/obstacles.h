@@ -32,7 +32,19 @@ struct crowdsteer_obstacles {
   uint32_t *cell_first;
   uint32_t *cell_edge;
   size_t cell_capacity, entry_capacity;
+  /* Per cell, when no edge is filed in it (so every point of the closed
+   * cell has its centre's status): CS_CELL_OUTSIDE, or 1 + the one loop
+   * its centre is inside; CS_CELL_UNKNOWN when edges are filed in it, its
+   * centre is inside several loops, or rounding moves the centre out. And
+   * the build's query scratch. */
+  uint32_t *cell_state;
+  size_t state_capacity;
+  void *build_scratch;
+  size_t scratch_capacity;
 };
+
+enum { CS_CELL_OUTSIDE = 0 };
+#define CS_CELL_UNKNOWN UINT32_MAX
 
 /* The grid column (row) of coordinate x (y): monotone in x, clamped to the
  * grid, so every query covering a point visits the cell the build filed

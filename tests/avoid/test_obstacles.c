@@ -1,7 +1,11 @@
 /* The obstacle set: what crowdsteer_obstacles_add accepts and refuses
  * (every status, nothing added on error), the build, and the exact inside
- * test on convex and concave polygons, on edges and at vertices. */
+ * test on convex and concave polygons, on edges and at vertices, and on
+ * random nested and overlapping sets against a brute force. */
+#include <math.h>
+
 #include "../common/check.h"
+#include "../common/scenario.h"
 
 static crowdsteer_obstacles *make(void) {
   crowdsteer_obstacles *o = NULL;
@@ -173,8 +177,85 @@ static void test_thin_box(void) {
   crowdsteer_obstacles_destroy(o);
 }
 
+/* Brute force: strictly inside some closed loop (on a loop's edge is
+ * outside that loop), by the crossing number in double, exact for the
+ * quarter-unit coordinates used here. */
+typedef struct loop_set {
+  int count;
+  int size[24];
+  float x[24][4], y[24][4];
+} loop_set;
+
+static int brute_inside(const loop_set *l, double px, double py) {
+  int inside = 0;
+  for (int k = 0; k < l->count; k++) {
+    if (l->size[k] < 3) continue;
+    int odd = 0, on_edge = 0;
+    for (int v = 0; v < l->size[k]; v++) {
+      const int w = (v + 1) % l->size[k];
+      const double ax = l->x[k][v], ay = l->y[k][v], bx = l->x[k][w], by = l->y[k][w];
+      const double cross = (bx - ax) * (py - ay) - (by - ay) * (px - ax);
+      if (cross == 0.0 && (px - ax) * (px - bx) <= 0.0 && (py - ay) * (py - by) <= 0.0)
+        on_edge = 1;
+      if ((ay <= py) != (by <= py)) {
+        const double t = (py - ay) / (by - ay);
+        if (ax + t * (bx - ax) > px) odd ^= 1;
+      }
+    }
+    inside |= odd && !on_edge;
+  }
+  return inside;
+}
+
+/* Random sets of rectangles and triangles (nested, overlapping, sharing
+ * edges) and walls on a quarter-unit lattice, on several cell sizes:
+ * points in cells no edge comes near (answered from the cell's state),
+ * on cell borders, edges and vertices, and anywhere, against the brute
+ * force. */
+static void test_inside_random(void) {
+  rng r = {0x1D51DEu};
+  for (int trial = 0; trial < 60; trial++) {
+    loop_set l = {0};
+    crowdsteer_obstacles *o = make();
+    const int loops = 1 + (int)rng_below(&r, 20);
+    for (int k = 0; k < loops; k++) {
+      const float x0 = 0.25f * (float)((int)rng_below(&r, 160) - 80);
+      const float y0 = 0.25f * (float)((int)rng_below(&r, 160) - 80);
+      const float w = 0.25f * (float)(1 + rng_below(&r, 80));
+      const float h = 0.25f * (float)(1 + rng_below(&r, 80));
+      const int kind = (int)rng_below(&r, 3); /* rectangle, triangle, wall */
+      const float rx[4] = {x0, x0 + w, x0 + w, x0}, ry[4] = {y0, y0, y0 + h, y0 + h};
+      const float tx[3] = {x0, x0 + w, x0}, ty[3] = {y0, y0, y0 + h};
+      const float *xs = kind == 1 ? tx : rx, *ys = kind == 1 ? ty : ry;
+      const int n = kind == 0 ? 4 : kind == 1 ? 3 : 2;
+      if (crowdsteer_obstacles_add(o, xs, ys, (size_t)n) != CROWDSTEER_OK) continue;
+      l.size[l.count] = n;
+      memcpy(l.x[l.count], xs, (size_t)n * sizeof(float));
+      memcpy(l.y[l.count], ys, (size_t)n * sizeof(float));
+      l.count++;
+    }
+    const float cells[4] = {0.0f, 0.5f, 1.0f, 3.0f};
+    CHECK_STATUS(crowdsteer_obstacles_build(o, cells[trial % 4]), CROWDSTEER_OK);
+    for (int q = 0; q < 4000; q++) {
+      float px, py;
+      if (q % 2) { /* the lattice: borders, edges, vertices */
+        px = 0.125f * (float)((int)rng_below(&r, 1000) - 500);
+        py = 0.125f * (float)((int)rng_below(&r, 1000) - 500);
+      } else {
+        px = rng_range(&r, -65.0f, 65.0f);
+        py = rng_range(&r, -65.0f, 65.0f);
+      }
+      const int want = brute_inside(&l, px, py);
+      CHECK_MSG(inside_at(o, px, py) == want, "trial %d: (%a, %a) inside should be %d",
+                trial, (double)px, (double)py, want);
+    }
+    crowdsteer_obstacles_destroy(o);
+  }
+}
+
 int main(void) {
   test_refusals();
+  test_inside_random();
   test_inside();
   test_large();
   test_thin_box();

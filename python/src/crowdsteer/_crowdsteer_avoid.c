@@ -226,7 +226,7 @@ static PyMethodDef Obstacles_methods[] = {
     {"build", (PyCFunction)(void (*)(void))Obstacles_build, METH_VARARGS | METH_KEYWORDS,
      "build(cell_size=0.0)\n--\n\n"
      "Files every edge in a grid of cells over the vertices (cell_size 0: about "
-     "one edge per cell; otherwise positive and finite, else ParameterError). "
+     "16 cells an edge; otherwise positive and finite, else ParameterError). "
      "Avoidance and inside() need a built set (GridError otherwise). An empty set "
      "builds too."},
     {"inside", (PyCFunction)(void (*)(void))Obstacles_inside,
