@@ -10,9 +10,12 @@
 # BOUND_STEPS and BOUND_OVERLAPS (sums over the seeds) record today's
 # figures as a regression bound instead, and the test prints the gap.
 # Usage: cmake -DPROG=<crowdsteer-scenarios> "-DARGS=--scenario NAME ..."
-#   "-DSEEDS=1;2" "-DRVO2_STEPS=a;b" "-DRVO2_OVERLAPS=c;d"
+#   "-DSEEDS=1,2" "-DRVO2_STEPS=a,b" "-DRVO2_OVERLAPS=c,d"
 #   [-DBOUND_STEPS=s -DBOUND_OVERLAPS=o] -P this
 separate_arguments(args UNIX_COMMAND "${ARGS}")
+foreach(list SEEDS RVO2_STEPS RVO2_OVERLAPS) # commas or semicolons between items
+  string(REPLACE "," ";" ${list} "${${list}}")
+endforeach()
 set(steps 0)
 set(overlaps 0)
 set(rvo2_steps 0)

@@ -23,6 +23,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # (every other copy runs the scalar backend's grid walks over its 300,000
 # agents as its reference) and test_pictures but for .avx512 (the pictures'
 # own code is the same in every copy; the kernels' memory is the
-# equivalence tests'): 1-2.5 minutes of CPU under ASan here.
-ctest --preset asan -j2 -LE 'isa_repeat|isa_best' \
+# equivalence tests'): 1-2.5 minutes of CPU under ASan here. And the
+# scenarios' several-seed quality checks (scenarios_quality): their
+# one-seed copies run.
+ctest --preset asan -j2 -LE 'isa_repeat|isa_best|scenarios_quality' \
   -E '^test_neighbours_equivalence\.scalar$|^test_pictures\.(scalar|sse4|avx2)$'
