@@ -4,6 +4,7 @@ export declare const SEEK: 0, FLEE: 1, ARRIVE: 2, LEAVE: 3, PURSUIT: 4, EVADE: 5
 export declare const SEPARATION: 7, COHESION: 8, ALIGNMENT: 9;
 export declare const BLEND: 0, PRIORITY: 1;
 export declare const OVERWRITE: 0, ACCUMULATE: 1;
+export declare const REPORT_CROWDED: 1, REPORT_WALL: 2, REPORT_INSIDE: 4;
 export declare const PARAM_FIELDS: readonly string[];
 
 /** crowdsteer_params' uniform fields (C names); an unset or 0 field is its default. */
@@ -32,8 +33,20 @@ export interface StepBehaviour {
   neighbours?: Neighbours;
 }
 
+/** ORCA as a step's last stage (crowdsteer_avoidance's fields). */
+export interface Avoidance {
+  radius?: number;
+  time_horizon?: number;
+  obstacle_time_horizon?: number;
+  /** Who each agent avoids (a grid with cells this wide is built by the
+   *  step); none: obstacles only. */
+  neighbours?: Neighbours;
+  obstacles?: Obstacles;
+}
+
 export interface StepOptions {
   integrator?: Params;
+  avoidance?: Avoidance;
   combine?: typeof BLEND | typeof PRIORITY;
   priority_threshold?: number;
   mask?: boolean;
@@ -82,6 +95,8 @@ export interface Crowd {
   readonly sx: Float32Array; readonly sy: Float32Array; readonly sz: Float32Array;
   readonly wx: Float32Array; readonly wy: Float32Array; readonly wz: Float32Array;
   readonly mask: Uint32Array;
+  /** REPORT_* bits of each agent after a step with avoidance. */
+  readonly report: Uint32Array;
   free(): void;
   seek(target: Target, params?: Params, options?: OutputOptions): this;
   flee(target: Target, params?: Params, options?: OutputOptions): this;
@@ -99,8 +114,20 @@ export interface Crowd {
   hash(): string;
 }
 
+/** A static obstacle set: counter-clockwise polygons and walls (2 vertices). */
+export interface Obstacles {
+  readonly handle: number;
+  readonly edge_count: number;
+  readonly bytes: number;
+  add(x: ArrayLike<number>, y: ArrayLike<number>): this;
+  build(cell_size?: number): this;
+  inside(x: number, y: number): boolean;
+  free(): void;
+}
+
 export interface Crowdsteer {
   Crowd: { new (count: number, dims?: 2 | 3): Crowd };
+  Obstacles: { new (): Obstacles };
   /** Which WebAssembly build was loaded. */
   build: 'simd' | 'scalar';
   active_isa(): string;

@@ -10,6 +10,8 @@ export const SEEK = 0, FLEE = 1, ARRIVE = 2, LEAVE = 3, PURSUIT = 4, EVADE = 5, 
 export const SEPARATION = 7, COHESION = 8, ALIGNMENT = 9;
 export const BLEND = 0, PRIORITY = 1;
 export const OVERWRITE = 0, ACCUMULATE = 1;
+/** Bits of Crowd.report after a step with avoidance (crowdsteer_avoid.h). */
+export const REPORT_CROWDED = 1, REPORT_WALL = 2, REPORT_INSIDE = 4;
 const NEIGHBOUR_BEHAVIOURS = new Set([SEPARATION, COHESION, ALIGNMENT]);
 
 // crowdsteer_params' uniform fields, in the struct's order.
@@ -138,7 +140,7 @@ export async function init(options = {}) {
       let v = this._views.get(slot);
       if (!v) {
         const p = m._csjs_crowd_array(this.handle, slot);
-        v = slot === 12 ? new Uint32Array(buf, p, this.count)
+        v = slot === 12 || slot === 14 ? new Uint32Array(buf, p, this.count)
           : slot === 13 ? new Float32Array(buf, p, PARAM_FIELDS.length)
           : new Float32Array(buf, p, this.count);
         this._views.set(slot, v);
@@ -161,6 +163,8 @@ export async function init(options = {}) {
     get wz() { return this._view(SLOTS.wz); }
     /** Per-agent behaviour bits of step(..., { mask: true }). */
     get mask() { return this._view(12); }
+    /** REPORT_* bits of each agent of the last step with avoidance. */
+    get report() { return this._view(14); }
 
     _params(params) {
       const p = this._view(13);
@@ -232,9 +236,14 @@ export async function init(options = {}) {
     /** One crowdsteer_step in place: behaviours is a list of
      *  { behaviour, target, params, weight, neighbours: { radius, max_neighbours } }
      *  (neighbour behaviours use the grid last built), integrator the
-     *  integrator's params. Wander uses options.seed and options.tick. */
+     *  integrator's params. Wander uses options.seed and options.tick.
+     *  avoidance: ORCA as the step's last stage, { radius, time_horizon,
+     *  obstacle_time_horizon, neighbours: { radius, max_neighbours },
+     *  obstacles } (neighbours through a grid the step builds, cells as
+     *  wide as their radius; none: obstacles only; obstacles a built
+     *  Obstacles); each agent's REPORT_* bits land in crowd.report. */
     step(behaviours, { integrator, combine = BLEND, priority_threshold = 0, mask = false,
-      tile_size = 0, seed = 0, tick = 0, begin, end } = {}) {
+      tile_size = 0, seed = 0, tick = 0, avoidance, begin, end } = {}) {
       if (!Array.isArray(behaviours)) throw new TypeError('behaviours must be an array');
       m._csjs_step_clear(this.handle);
       m._csjs_wander_seed(this.handle, seed >>> 0, tick >>> 0);
@@ -249,11 +258,31 @@ export async function init(options = {}) {
         check(m._csjs_step_add(this.handle, s.behaviour, t.kind, ...t.point, ...t.velocity,
           t.agent, s.weight || 0, radius, max_neighbours >>> 0));
       }
+      this._avoidance(avoidance);
       this._params(integrator);
       const [b, e] = range(this, begin, end);
       check(m._csjs_step_run(this.handle, combine, priority_threshold, mask ? 1 : 0,
         tile_size >>> 0, b, e));
       return this;
+    }
+
+    _avoidance(avoidance) {
+      if (avoidance === undefined || avoidance === null) {
+        m._csjs_step_avoid(this.handle, 0, 0, 0, 0, 0, 0, 0);
+        return;
+      }
+      if (typeof avoidance !== 'object') throw new TypeError('avoidance must be an object');
+      const { radius = 0, time_horizon = 0, obstacle_time_horizon = 0, neighbours,
+        obstacles } = avoidance;
+      for (const [name, v] of Object.entries({ radius, time_horizon, obstacle_time_horizon }))
+        if (typeof v !== 'number') throw new TypeError(`avoidance.${name} must be a number`);
+      const { radius: reach = 0, max_neighbours = 0 } = neighbours || {};
+      if (neighbours && (typeof reach !== 'number' || !(reach > 0)))
+        throw new ParameterError(4, 'crowdsteer: avoidance.neighbours.radius must be > 0');
+      if (obstacles !== undefined && obstacles !== null && !(obstacles instanceof Obstacles))
+        throw new TypeError('avoidance.obstacles must be an Obstacles');
+      m._csjs_step_avoid(this.handle, 1, radius, time_horizon, obstacle_time_horizon,
+        neighbours ? reach : 0, max_neighbours >>> 0, obstacles ? obstacles._live() : 0);
     }
 
     /** FNV-1a of the state's bits (positions, then velocities; NaNs
@@ -265,8 +294,57 @@ export async function init(options = {}) {
     }
   }
 
+  /** A static obstacle set (crowdsteer_obstacles_*): polygons
+   *  (counter-clockwise vertex loops) and walls (two vertices), built once
+   *  into a grid of edges before steps use it. */
+  class Obstacles {
+    constructor() {
+      this.handle = m._csjs_obstacles_new();
+      if (!this.handle) throw new OutOfMemoryError(8, 'crowdsteer: out of memory');
+    }
+    _live() {
+      if (!this.handle) throw new TypeError('crowdsteer: the obstacle set was freed');
+      return this.handle;
+    }
+    /** Adds a polygon or wall: x and y, arrays of its vertices' coordinates. */
+    add(x, y) {
+      const n = x?.length;
+      if (!Number.isInteger(n) || y?.length !== n || n > 0x1000000)
+        throw new TypeError('x and y must be arrays of the same length');
+      const p = m._malloc(8 * n + 8);
+      if (!p) throw new OutOfMemoryError(8, 'crowdsteer: out of memory');
+      try {
+        new Float32Array(buffer(), p, n).set(x);
+        new Float32Array(buffer(), p + 4 * n, n).set(y);
+        check(m._csjs_obstacles_add(this._live(), p, p + 4 * n, n));
+      } finally {
+        m._free(p);
+      }
+      return this;
+    }
+    /** Builds the grid of edges (cell_size 0: the library picks one). */
+    build(cell_size = 0) {
+      check(m._csjs_obstacles_build(this._live(), cell_size));
+      return this;
+    }
+    /** Whether (x, y) is strictly inside a polygon of the set (built). */
+    inside(x, y) {
+      const r = m._csjs_obstacles_inside(this._live(), x, y);
+      if (r > 1) check(r - 2);
+      return r === 1;
+    }
+    get edge_count() { return m._csjs_obstacles_edge_count(this._live()); }
+    get bytes() { return m._csjs_obstacles_bytes(this._live()) >>> 0; }
+    /** Frees the set; no crowd may step with it after. */
+    free() {
+      if (this.handle) m._csjs_obstacles_free(this.handle);
+      this.handle = 0;
+    }
+  }
+
   return {
     Crowd,
+    Obstacles,
     build,
     /** The backend the behaviours run on: "simd128" or "scalar". */
     active_isa: () => m.UTF8ToString(m._csjs_isa_name()),

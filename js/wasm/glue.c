@@ -1,7 +1,8 @@
 /* The C side of the npm package: flat functions over the public API, so the
  * JavaScript side never lays out a C struct. A crowd owns its arrays (one
- * allocation, never moved), a wander state, a grid, a workspace and the
- * behaviours of its next step. */
+ * allocation, never moved), a wander state, a grid, a workspace, the
+ * behaviours of its next step and its avoidance (ORCA: its own grid and
+ * report); obstacle sets are the library's own objects. */
 #include <emscripten/emscripten.h>
 #include <math.h>
 #include <stddef.h>
@@ -25,6 +26,11 @@ typedef struct js_crowd {
   crowdsteer_step_behaviour step[CROWDSTEER_STEP_MAX_BEHAVIOURS];
   crowdsteer_neighbours step_neighbours[CROWDSTEER_STEP_MAX_BEHAVIOURS];
   size_t step_count;
+  int avoiding; /* the next steps end with ORCA (csjs_step_avoid) */
+  crowdsteer_avoidance avoidance;
+  crowdsteer_neighbours avoid_neighbours;
+  crowdsteer_grid *avoid_grid;
+  uint32_t *report; /* CROWDSTEER_REPORT_* of each agent, last avoiding step */
   uint32_t hash[2];
 } js_crowd;
 
@@ -37,17 +43,20 @@ EMSCRIPTEN_KEEPALIVE js_crowd *csjs_crowd_new(uint32_t count, int dims) {
     return NULL;
   js_crowd *c = calloc(1, sizeof *c);
   float *block = calloc((size_t)count * ARRAYS + 1, sizeof(float));
-  uint32_t *mask = calloc((size_t)count + 1, sizeof(uint32_t));
+  uint32_t *mask = calloc(2 * (size_t)count + 1, sizeof(uint32_t)); /* and the report */
   if (!c || !block || !mask || crowdsteer_grid_create(&c->grid) != CROWDSTEER_OK ||
+      crowdsteer_grid_create(&c->avoid_grid) != CROWDSTEER_OK ||
       crowdsteer_workspace_create(&c->workspace) != CROWDSTEER_OK) {
     if (c) {
       crowdsteer_grid_destroy(c->grid);
+      crowdsteer_grid_destroy(c->avoid_grid);
       free(c);
     }
     free(block);
     free(mask);
     return NULL;
   }
+  c->report = mask + count;
   for (int k = 0; k < ARRAYS; k++)
     c->array[k] = block + (size_t)k * count;
   c->mask = mask;
@@ -66,15 +75,18 @@ EMSCRIPTEN_KEEPALIVE js_crowd *csjs_crowd_new(uint32_t count, int dims) {
 EMSCRIPTEN_KEEPALIVE void csjs_crowd_free(js_crowd *c) {
   if (!c) return;
   crowdsteer_grid_destroy(c->grid);
+  crowdsteer_grid_destroy(c->avoid_grid);
   crowdsteer_workspace_destroy(c->workspace);
   free(c->array[0]);
   free(c->mask);
   free(c);
 }
 
-/* Address of array k (0-11), 12: the behaviour mask, 13: the params. */
+/* Address of array k (0-11), 12: the behaviour mask, 13: the params, 14:
+ * the avoidance report. */
 EMSCRIPTEN_KEEPALIVE void *csjs_crowd_array(js_crowd *c, int k) {
   if (k >= 0 && k < ARRAYS) return c->array[k];
+  if (k == ARRAYS + 2) return c->report;
   return k == ARRAYS ? (void *)c->mask : (void *)&c->params;
 }
 
@@ -177,10 +189,38 @@ EMSCRIPTEN_KEEPALIVE int csjs_step_add(js_crowd *c, int behaviour, int kind, flo
   return CROWDSTEER_OK;
 }
 
+/* ORCA as the last stage of the crowd's next steps (on 0: none): body
+ * radius and time horizons, the max_neighbours nearest within
+ * neighbour_radius (0: obstacles only) through a grid of the crowd the
+ * step builds with cells that wide, and a built obstacle set or NULL. */
+EMSCRIPTEN_KEEPALIVE void csjs_step_avoid(js_crowd *c, int on, float radius,
+                                          float time_horizon, float obstacle_time_horizon,
+                                          float neighbour_radius, uint32_t max_neighbours,
+                                          const crowdsteer_obstacles *obstacles) {
+  c->avoiding = on;
+  c->avoid_neighbours = (crowdsteer_neighbours){.grid = c->avoid_grid,
+                                                .radius = neighbour_radius,
+                                                .max_neighbours = max_neighbours};
+  c->avoidance = (crowdsteer_avoidance){
+      .radius = radius,
+      .time_horizon = time_horizon,
+      .obstacle_time_horizon = obstacle_time_horizon,
+      .neighbours = neighbour_radius != 0.0f ? &c->avoid_neighbours : NULL,
+      .obstacles = obstacles,
+      .report = c->report};
+}
+
 /* The step in place, with the crowd's params as integrator. */
 EMSCRIPTEN_KEEPALIVE int csjs_step_run(js_crowd *c, int combine, float priority_threshold,
                                        int use_mask, uint32_t tile_size, uint32_t begin,
                                        uint32_t end) {
+  if (c->avoiding && c->avoidance.neighbours) { /* ORCA's neighbours, velocities kept */
+    const crowdsteer_grid_desc grid = {.cell_size = c->avoid_neighbours.radius,
+                                       .threads = 1};
+    const crowdsteer_status status =
+        crowdsteer_grid_build(c->avoid_grid, &c->agents, &grid);
+    if (status != CROWDSTEER_OK) return status;
+  }
   const crowdsteer_step_desc desc = {.behaviours = c->step,
                                      .behaviour_count = c->step_count,
                                      .combine = (crowdsteer_combine)combine,
@@ -189,8 +229,44 @@ EMSCRIPTEN_KEEPALIVE int csjs_step_run(js_crowd *c, int combine, float priority_
                                      .integrator = c->params,
                                      .tile_size = tile_size,
                                      .threads = 1,
-                                     .workspace = c->workspace};
+                                     .workspace = c->workspace,
+                                     .avoidance = c->avoiding ? &c->avoidance : NULL};
   return crowdsteer_step(&c->agents, &desc, begin, end);
+}
+
+/* Obstacle sets (crowdsteer_obstacles_*); x and y hold n vertices. */
+EMSCRIPTEN_KEEPALIVE crowdsteer_obstacles *csjs_obstacles_new(void) {
+  crowdsteer_obstacles *o = NULL;
+  return crowdsteer_obstacles_create(&o) == CROWDSTEER_OK ? o : NULL;
+}
+
+EMSCRIPTEN_KEEPALIVE void csjs_obstacles_free(crowdsteer_obstacles *o) {
+  crowdsteer_obstacles_destroy(o);
+}
+
+EMSCRIPTEN_KEEPALIVE int csjs_obstacles_add(crowdsteer_obstacles *o, const float *x,
+                                            const float *y, uint32_t n) {
+  return crowdsteer_obstacles_add(o, x, y, n);
+}
+
+EMSCRIPTEN_KEEPALIVE int csjs_obstacles_build(crowdsteer_obstacles *o, float cell_size) {
+  return crowdsteer_obstacles_build(o, cell_size);
+}
+
+/* 0 outside, 1 inside, or 2 + the status of a refused query. */
+EMSCRIPTEN_KEEPALIVE int csjs_obstacles_inside(const crowdsteer_obstacles *o, float x,
+                                               float y) {
+  int inside = 0;
+  const crowdsteer_status status = crowdsteer_obstacles_inside(o, x, y, &inside);
+  return status == CROWDSTEER_OK ? inside != 0 : 2 + (int)status;
+}
+
+EMSCRIPTEN_KEEPALIVE uint32_t csjs_obstacles_edge_count(const crowdsteer_obstacles *o) {
+  return (uint32_t)crowdsteer_obstacles_edge_count(o);
+}
+
+EMSCRIPTEN_KEEPALIVE uint32_t csjs_obstacles_bytes(const crowdsteer_obstacles *o) {
+  return (uint32_t)crowdsteer_obstacles_bytes(o);
 }
 
 /* FNV-1a over the state's bits (positions then velocities, axis by axis),

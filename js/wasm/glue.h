@@ -4,6 +4,8 @@
 #define CROWDSTEER_JS_GLUE_H
 #include <stdint.h>
 
+#include "crowdsteer.h"
+
 typedef struct js_crowd js_crowd;
 
 js_crowd *csjs_crowd_new(uint32_t count, int dims);
@@ -24,6 +26,17 @@ int csjs_step_add(js_crowd *c, int behaviour, int kind, float x, float y, float 
                   float radius, uint32_t max_neighbours);
 int csjs_step_run(js_crowd *c, int combine, float priority_threshold, int use_mask,
                   uint32_t tile_size, uint32_t begin, uint32_t end);
+void csjs_step_avoid(js_crowd *c, int on, float radius, float time_horizon,
+                     float obstacle_time_horizon, float neighbour_radius,
+                     uint32_t max_neighbours, const crowdsteer_obstacles *obstacles);
+crowdsteer_obstacles *csjs_obstacles_new(void);
+void csjs_obstacles_free(crowdsteer_obstacles *o);
+int csjs_obstacles_add(crowdsteer_obstacles *o, const float *x, const float *y,
+                       uint32_t n);
+int csjs_obstacles_build(crowdsteer_obstacles *o, float cell_size);
+int csjs_obstacles_inside(const crowdsteer_obstacles *o, float x, float y);
+uint32_t csjs_obstacles_edge_count(const crowdsteer_obstacles *o);
+uint32_t csjs_obstacles_bytes(const crowdsteer_obstacles *o);
 uint32_t *csjs_crowd_hash(js_crowd *c);
 float csjs_random(uint32_t seed, uint32_t agent, uint32_t tick, uint32_t axis);
 const char *csjs_status_string(int status);
