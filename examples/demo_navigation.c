@@ -100,7 +100,8 @@ int navigation_setup(scenario *sc, const demo_options *opts) {
     return 1;
 
   const group *seek = &sc->groups[GROUP_SEEK];
-  sc->path_begin = opts->dims == 2 ? seek->begin + (seek->end - seek->begin) / 2 : seek->begin;
+  sc->path_begin =
+      opts->dims == 2 ? seek->begin + (seek->end - seek->begin) / 2 : seek->begin;
   for (size_t i = seek->begin; i < seek->end; i++)
     sc->mask[i] = (sc->mask[i] & ~group_bit(GROUP_SEEK)) |
                   (1u << (i < sc->path_begin ? FIELD_SLOT : PATH_SLOT));
@@ -138,8 +139,9 @@ crowdsteer_status navigation_step_separately(scenario *sc, const crowdsteer_outp
   const group *seek = &sc->groups[GROUP_SEEK];
   crowdsteer_status status = CROWDSTEER_OK;
   if (sc->path_begin > seek->begin)
-    status = crowdsteer_follow_field(&sc->agents, &sc->field_follow, &sc->navigation_params,
-                                     out, seek->begin, sc->path_begin);
+    status =
+        crowdsteer_follow_field(&sc->agents, &sc->field_follow, &sc->navigation_params,
+                                out, seek->begin, sc->path_begin);
   if (status == CROWDSTEER_OK && seek->end > sc->path_begin)
     status = crowdsteer_follow_path(&sc->agents, &sc->path_follow, &sc->navigation_params,
                                     out, sc->path_begin, seek->end);
@@ -176,7 +178,8 @@ void navigation_measure(const scenario *sc, figures *f) {
     const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
     sum += sqrt(dx * dx + dy * dy + dz * dz);
   }
-  if (seek->end > sc->path_begin) f->path_offset_mean = sum / (double)(seek->end - sc->path_begin);
+  if (seek->end > sc->path_begin)
+    f->path_offset_mean = sum / (double)(seek->end - sc->path_begin);
 }
 
 void navigation_describe(const scenario *sc) {
@@ -187,7 +190,8 @@ void navigation_describe(const scenario *sc) {
            "at (%g, %g) and (%g, %g)%s, %zu bytes each)\n",
            sc->path_begin - seek->begin, FIELD_SIDE, FIELD_SIDE, (double)FIELD_CELL,
            (double)exit_x[0], (double)exit_y[0], (double)exit_x[1], (double)exit_y[1],
-           sc->obstacles ? ", round the obstacles" : "", crowdsteer_field_bytes(sc->fields[0]));
+           sc->obstacles ? ", round the obstacles" : "",
+           crowdsteer_field_bytes(sc->fields[0]));
   printf("navigation: %zu seekers follow a loop (length %.1f) or a zigzag (%.1f), either "
          "way, radius %g, prediction %g steps\n",
          seek->end - sc->path_begin, (double)crowdsteer_pathway_length(sc->paths[0]),
