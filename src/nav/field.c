@@ -291,8 +291,10 @@ crowdsteer_status crowdsteer_field_direction(const crowdsteer_field *field, uint
   const crowdsteer_status status = check_cell(field, cx, cy);
   if (status != CROWDSTEER_OK) return status;
   const size_t c = (size_t)cy * field->width + cx;
+  /* 1 - 1 is -0 when the host rounds down: the library's mode, as always. */
+  const cs_fpenv host = cs_fpenv_enter();
   *dx = cs_direction_x(field->store.direction[c]);
   *dy = cs_direction_y(field->store.direction[c]);
   *blocked = field->store.flags[c] & CS_CELL_BLOCKED;
-  return CROWDSTEER_OK;
+  return cs_fpenv_return(host, CROWDSTEER_OK);
 }

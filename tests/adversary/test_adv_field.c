@@ -3,7 +3,9 @@
  * before the blocking), sizes whose product wraps a 32-bit size_t
  * (WebAssembly), a cell size whose reciprocal overflows, a rebuild that
  * reads only its rectangle's costs, goal points and agents on cell lines,
- * at infinities and past the grid of a field that once was larger. */
+ * at infinities and past the grid of a field that once was larger; the
+ * queries' bits whatever the host's rounding mode. */
+#include <fenv.h>
 #include <stdint.h>
 
 #include "check.h"
@@ -223,10 +225,41 @@ static void test_lines(void) {
   crowdsteer_field_destroy(f);
 }
 
+/* crowdsteer_field_direction in the host's directed rounding modes gives
+ * the bits it gives in the default one (a zero component was -0 rounding
+ * down: 1 - 1 computed in the host's mode). */
+static void test_rounding_modes(void) {
+  const float g = 0.5f;
+  crowdsteer_field_desc d = desc_of(4, 4, &g, &g, 1);
+  crowdsteer_field *f = NULL, *spare = NULL;
+  twins(&d, &f, &spare);
+  const int modes[3] = {FE_DOWNWARD, FE_UPWARD, FE_TOWARDZERO};
+  for (uint32_t c = 0; c < 16; c++) {
+    float want[2], got[2];
+    int blocked;
+    CHECK_STATUS(
+        crowdsteer_field_direction(f, c % 4, c / 4, &want[0], &want[1], &blocked),
+        CROWDSTEER_OK);
+    for (int m = 0; m < 3; m++) {
+      if (fesetround(modes[m]) != 0) continue; /* WebAssembly: nearest only */
+      const int host = fegetround();
+      crowdsteer_field_direction(f, c % 4, c / 4, &got[0], &got[1], &blocked);
+      const int kept = fegetround() == host;
+      fesetround(FE_TONEAREST);
+      CHECK(kept);
+      CHECK_MSG(same_bits(got[0], want[0]) && same_bits(got[1], want[1]),
+                "cell %u, mode %d: (%g, %g)", c, m, (double)got[0], (double)got[1]);
+    }
+  }
+  crowdsteer_field_destroy(f);
+  crowdsteer_field_destroy(spare);
+}
+
 int main(void) {
   test_check_order();
   test_sizes();
   test_rebuild_costs();
   test_lines();
+  test_rounding_modes();
   return check_failures ? 1 : 0;
 }
