@@ -3,7 +3,8 @@
  * before the blocking), sizes whose product wraps a 32-bit size_t
  * (WebAssembly), a cell size whose reciprocal overflows, a rebuild that
  * reads only its rectangle's costs, goal points and agents on cell lines,
- * at infinities and past the grid of a field that once was larger; the
+ * at infinities and past the grid of a field that once was larger; its
+ * bytes; the
  * queries' bits whatever the host's rounding mode. */
 #include <fenv.h>
 #include <stdint.h>
@@ -222,6 +223,9 @@ static void test_lines(void) {
   CHECK(inside && cx == 3 && cy == 2); /* the goal's own cell */
   crowdsteer_field_cell_of(f, 2.5f, 1.0f, &cx, &cy, &inside);
   CHECK(!inside); /* the far side */
+  /* 39 bytes per cell (the header), whatever the grid's shape was. */
+  const size_t bytes = crowdsteer_field_bytes(f);
+  CHECK_MSG(bytes >= 38 * 64 * 64 && bytes <= 39 * 64 * 64 + 512, "%zu bytes", bytes);
   crowdsteer_field_destroy(f);
 }
 
