@@ -82,6 +82,7 @@ export interface Crowd {
   readonly sx: Float32Array; readonly sy: Float32Array; readonly sz: Float32Array;
   readonly wx: Float32Array; readonly wy: Float32Array; readonly wz: Float32Array;
   readonly mask: Uint32Array;
+  /** Frees the crowd's memory (again: nothing); every later call throws TypeError. */
   free(): void;
   seek(target: Target, params?: Params, options?: OutputOptions): this;
   flee(target: Target, params?: Params, options?: OutputOptions): this;

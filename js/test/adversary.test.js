@@ -41,3 +41,15 @@ test('a full grid after positions-only grids: views read again, then warm', () =
   assert.equal(view.length, n);
   crowd.free();
 });
+
+test('a freed crowd throws TypeError from every call, before reaching memory', () => {
+  const crowd = new lib.Crowd(8, 2);
+  crowd.free();
+  crowd.free(); // twice is fine
+  const calls = [() => crowd.step([{ behaviour: cs.SEEK, target: cs.Target.point([1, 1]) }]),
+    () => crowd.wander({}), () => crowd.grid_build(1), () => crowd.hash(),
+    () => crowd.seek(cs.Target.point([1, 1])), () => crowd.integrate({}),
+    () => crowd.separation({ radius: 1 }), () => crowd.px];
+  for (const call of calls)
+    assert.throws(call, (e) => e instanceof TypeError && /freed/.test(e.message));
+});
