@@ -75,9 +75,9 @@ CROWDSTEER_API void crowdsteer_field_destroy(crowdsteer_field *field);
  * nothing on error: NULL_POINTER (field, desc; goal_x or goal_y with
  * points; ALIGNMENT for misaligned arrays), PARAMETER (a size, origin or
  * cell size out of range or NaN, a cost below 1, NaN or infinite, a goal
- * point NaN or outside the grid), GRID (an obstacle set not built), GOAL (a
- * goal point in a blocked cell, or no goal cell at all), OUT_OF_MEMORY
- * (the field as it was; also a grid too big for the address space). The
+ * point NaN or outside the grid), GRID (an obstacle set not built),
+ * OUT_OF_MEMORY (the field as it was; also a grid too big for the address
+ * space), GOAL (a goal point in a blocked cell, or no goal cell at all). The
  * field holds 39 bytes per cell (crowdsteer_field_bytes),
  * allocated when it grows (a new store, the old one freed only once the
  * build has passed its checks) and kept for later builds. Time: the
