@@ -41,7 +41,9 @@ typedef struct crowdsteer_field crowdsteer_field;
 /** What a field is built from. Zero-initialise, then set what you need. */
 typedef struct crowdsteer_field_desc {
   float origin[2]; /**< lower corner of cell (0, 0), finite */
-  float cell_size; /**< h, > 0 and finite; origin + size * h finite */
+  /** h, > 0 and finite, 1 / h finite in float (h above about 2.9e-39);
+   *  origin + size * h finite */
+  float cell_size;
   /** Cells per row: 1 .. 2^24, and width * height <= 2^28. */
   uint32_t width;
   uint32_t height; /**< rows: 1 .. 2^24 */
@@ -69,13 +71,14 @@ CROWDSTEER_API crowdsteer_status crowdsteer_field_create(crowdsteer_field **fiel
 CROWDSTEER_API void crowdsteer_field_destroy(crowdsteer_field *field);
 
 /**
- * Builds the field from `desc`. Checks first, changing nothing on error:
- * NULL_POINTER (field, desc; goal_x or goal_y with points; ALIGNMENT for
- * misaligned arrays), PARAMETER (a size, origin or cell size out of range
- * or NaN, a cost below 1, NaN or infinite, a goal point NaN or outside the
- * grid), GRID (an obstacle set not built), GOAL (a goal point in a blocked
- * cell, or no goal cell at all), OUT_OF_MEMORY (the field as it was). The
- * field holds 38 bytes per cell plus one row (crowdsteer_field_bytes),
+ * Builds the field from `desc`. Checks first, in this order, changing
+ * nothing on error: NULL_POINTER (field, desc; goal_x or goal_y with
+ * points; ALIGNMENT for misaligned arrays), PARAMETER (a size, origin or
+ * cell size out of range or NaN, a cost below 1, NaN or infinite, a goal
+ * point NaN or outside the grid), GRID (an obstacle set not built),
+ * OUT_OF_MEMORY (the field as it was; also a grid too big for the address
+ * space), GOAL (a goal point in a blocked cell, or no goal cell at all). The
+ * field holds 39 bytes per cell (crowdsteer_field_bytes),
  * allocated when it grows (a new store, the old one freed only once the
  * build has passed its checks) and kept for later builds. Time: the
  * obstacles' edges and the cells they cover, then O(cells log band) for the
@@ -95,7 +98,8 @@ crowdsteer_field_build(crowdsteer_field *field, const crowdsteer_field_desc *des
  * an empty or out-of-grid region); GRID if the field is not built. A
  * change in one cell can change T everywhere behind it, so the march runs
  * over the whole grid: the region saves the obstacles' rasterisation only.
- * Allocates nothing. Same checks, and nothing changed on error.
+ * Allocates nothing. Same checks, and nothing changed on error; of the
+ * costs only the region's are read, so only those are checked.
  */
 CROWDSTEER_API crowdsteer_status
 crowdsteer_field_rebuild(crowdsteer_field *field, const crowdsteer_field_desc *desc,

@@ -47,7 +47,9 @@ typedef struct crowdsteer_pathway_desc {
  * on error: NULL_POINTER (path, desc, or a coordinate array the dims need),
  * DIMS (not 2 or 3), ALIGNMENT (an array not aligned to 4 bytes),
  * PARAMETER (a coordinate or the radius NaN or infinite, a negative radius,
- * or a segment or the whole path too long for a float), GEOMETRY (fewer
+ * a segment whose squared length dot(d, d) overflows or underflows to 0 in
+ * float: about 1.8e19 long or more, or under about 2.6e-23 with its points
+ * not equal; or the whole path too long for a float), GEOMETRY (fewer
  * than 2 points, or two consecutive points equal, the closing pair of a
  * cyclic path included), OUT_OF_MEMORY.
  */
@@ -86,7 +88,7 @@ crowdsteer_pathway_nearest(const crowdsteer_pathway *path, const float position[
 typedef struct crowdsteer_path_follow {
   /** path_count pathways, each of the agents' dims (DIMS otherwise). */
   const crowdsteer_pathway *const *paths;
-  size_t path_count; /**< 1 or more */
+  size_t path_count; /**< 1 .. 2^32 - 1 (PARAMETER otherwise) */
   /** The pathway every agent follows (an index into paths), when
    *  path_per_agent is NULL. */
   uint32_t path;

@@ -15,10 +15,12 @@ extern "C" {
 /* ---- Neighbour queries -----------------------------------------------------
  * Agent i's neighbours N(i) are exactly those of separation, cohesion and
  * alignment with the same crowdsteer_neighbours (radius, group filter,
- * field of view and inner radius, the nearest-k cap; its form and tasks
- * are not read): the agents q != i with len(p_q - p_i) < radius that pass
- * the filters, and of those the max_neighbours nearest by distance, ties by
- * the lower id (crowdsteer_agents.id, or the index). As for the behaviours,
+ * field of view and inner radius, the nearest-k cap; its form is checked
+ * as a behaviour's, PARAMETER for an unknown one, but changes nothing, and
+ * its tasks are not read): the agents q != i with len(p_q - p_i) < radius
+ * that pass the filters, and of those the max_neighbours nearest by
+ * distance, ties by the lower id (crowdsteer_agents.id, or the index). As
+ * for the behaviours,
  * with a grid every position and velocity is the grid's copy (count and
  * dims must match its build), without one every pair is examined; the
  * results never depend on the grid's cell or table size, or on how the

@@ -16,7 +16,7 @@ command -v npm >/dev/null || tools/deps npm
 export NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs"
 tests=(test_golden test_equivalence test_web_scenario test_neighbours_equivalence
        test_neighbours_step test_step test_orca_hand test_step_avoid test_fpenv
-       test_behaviour_api)
+       test_behaviour_api test_adv_field)
 js/build -j"$(nproc)"
 cmake --build --preset wasm -j"$(nproc)" --target "${tests[@]}" crowdsteer-demo
 regex="^($(IFS='|'; echo "${tests[*]}"))(\\.(scalar|simd128))?\$"

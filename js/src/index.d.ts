@@ -97,6 +97,7 @@ export interface Crowd {
   readonly mask: Uint32Array;
   /** REPORT_* bits of each agent after a step with avoidance. */
   readonly report: Uint32Array;
+  /** Frees the crowd's memory (again: nothing); every later call throws TypeError. */
   free(): void;
   seek(target: Target, params?: Params, options?: OutputOptions): this;
   flee(target: Target, params?: Params, options?: OutputOptions): this;

@@ -123,15 +123,20 @@ export async function init(options = {}) {
       this._views = null;
       this._buffer = null;
     }
-    /** Frees the crowd's memory; the crowd must not be used after. */
+    /** Frees the crowd's memory (again: nothing); every later call throws TypeError. */
     free() {
       if (this.handle) m._csjs_crowd_free(this.handle);
       this.handle = 0;
       this._views = null;
     }
+    // The crowd's handle; a freed crowd's calls would reach address 0.
+    _live() {
+      if (!this.handle) throw new TypeError('crowdsteer: the crowd was freed');
+      return this.handle;
+    }
     // The views of this crowd's arrays over the module's memory as it is now.
     _view(slot) {
-      if (!this.handle) throw new TypeError('crowdsteer: the crowd was freed');
+      this._live();
       const buf = buffer();
       if (this._buffer !== buf) {
         this._buffer = buf;
@@ -197,13 +202,13 @@ export async function init(options = {}) {
     evade(target, params, options) { return this._behaviour(EVADE, target, params, options); }
     /** Wander with the crowd's wander state; seed and tick as crowdsteer_wander_state. */
     wander(params, { seed = 0, tick = 0, ...options } = {}) {
-      m._csjs_wander_seed(this.handle, seed >>> 0, tick >>> 0);
+      m._csjs_wander_seed(this._live(), seed >>> 0, tick >>> 0);
       return this._behaviour(WANDER, null, params, options);
     }
 
     /** Builds the crowd's neighbour grid from its state (crowdsteer_grid_build). */
     grid_build(cell_size, { positions_only = false } = {}) {
-      check(m._csjs_grid_build(this.handle, cell_size, positions_only ? 1 : 0));
+      check(m._csjs_grid_build(this._live(), cell_size, positions_only ? 1 : 0));
       return this;
     }
     _neighbours(behaviour, neighbours, params, options) {
@@ -245,7 +250,7 @@ export async function init(options = {}) {
     step(behaviours, { integrator, combine = BLEND, priority_threshold = 0, mask = false,
       tile_size = 0, seed = 0, tick = 0, avoidance, begin, end } = {}) {
       if (!Array.isArray(behaviours)) throw new TypeError('behaviours must be an array');
-      m._csjs_step_clear(this.handle);
+      m._csjs_step_clear(this._live());
       m._csjs_wander_seed(this.handle, seed >>> 0, tick >>> 0);
       for (const s of behaviours) {
         if (!s || typeof s.behaviour !== 'number') throw new TypeError('a behaviour needs .behaviour');
@@ -288,7 +293,7 @@ export async function init(options = {}) {
     /** FNV-1a of the state's bits (positions, then velocities; NaNs
      *  canonicalised) as 16 hex digits: the native state hash. */
     hash() {
-      const p = m._csjs_crowd_hash(this.handle) >>> 2;
+      const p = m._csjs_crowd_hash(this._live()) >>> 2;
       const w = new Uint32Array(buffer());
       return w[p + 1].toString(16).padStart(8, '0') + w[p].toString(16).padStart(8, '0');
     }

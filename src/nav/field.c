@@ -53,6 +53,8 @@ size_t crowdsteer_field_bytes(const crowdsteer_field *field) {
 /* A store of `cells` cells whose rows are at most `width` long. */
 static int store_make(cs_field_store *s, size_t cells) {
   memset(s, 0, sizeof *s);
+  /* 2^28 heap entries are 4 GiB: beyond a 32-bit size_t (WebAssembly). */
+  if (cells > (SIZE_MAX - 1) / sizeof *s->heap) return 0;
   s->capacity = cells;
   s->time = malloc(cells * sizeof *s->time);
   s->direction = malloc((cells + 1) * sizeof *s->direction);
@@ -76,8 +78,9 @@ static crowdsteer_status check_desc(const crowdsteer_field_desc *d) {
   if ((d->goal_point_count && (!cs_aligned(d->goal_x) || !cs_aligned(d->goal_y))) ||
       (d->cost && !cs_aligned(d->cost)))
     return CROWDSTEER_ERROR_ALIGNMENT;
+  /* width * height <= 2^28 by division: the product wraps a 32-bit size_t. */
   if (d->width < 1 || d->height < 1 || d->width > MAX_SIDE || d->height > MAX_SIDE ||
-      (size_t)d->width * d->height > MAX_CELLS)
+      d->width > MAX_CELLS / d->height)
     return CROWDSTEER_ERROR_PARAMETER;
   const float h = d->cell_size;
   if (!(h > 0.0f) || !isfinite(h) || !isfinite(d->origin[0]) || !isfinite(d->origin[1]))
@@ -85,7 +88,6 @@ static crowdsteer_status check_desc(const crowdsteer_field_desc *d) {
   if (!isfinite(d->origin[0] + (float)d->width * h) ||
       !isfinite(d->origin[1] + (float)d->height * h) || !isfinite(1.0f / h))
     return CROWDSTEER_ERROR_PARAMETER;
-  if (d->obstacles && !d->obstacles->built) return CROWDSTEER_ERROR_GRID;
   return CROWDSTEER_OK;
 }
 
@@ -114,6 +116,20 @@ static int goal_cell(const crowdsteer_field_desc *d, float x, float y, size_t *c
   if (cy >= (double)d->height) cy = (double)d->height - 1.0;
   *cell = (size_t)cy * d->width + (size_t)cx;
   return 1;
+}
+
+/* After check_desc, in the documented order: the costs of [x0, x1) x [y0,
+ * y1), every goal point in the grid (PARAMETER), the obstacles built (GRID). */
+static crowdsteer_status check_values(const crowdsteer_field_desc *d, uint32_t x0,
+                                      uint32_t y0, uint32_t x1, uint32_t y1) {
+  if (!costs_valid(d, x0, y0, x1, y1)) return CROWDSTEER_ERROR_PARAMETER;
+  for (size_t k = 0; k < d->goal_point_count; k++) {
+    size_t cell;
+    if (!goal_cell(d, d->goal_x[k], d->goal_y[k], &cell))
+      return CROWDSTEER_ERROR_PARAMETER;
+  }
+  if (d->obstacles && !d->obstacles->built) return CROWDSTEER_ERROR_GRID;
+  return CROWDSTEER_OK;
 }
 
 static cs_raster_clip clip_of(const crowdsteer_field_desc *d, uint32_t x0, uint32_t y0,
@@ -176,7 +192,8 @@ static void commit(crowdsteer_field *f, const crowdsteer_field_desc *d, uint32_t
 static crowdsteer_status build(crowdsteer_field *f, const crowdsteer_field_desc *d) {
   crowdsteer_status status = check_desc(d);
   if (status != CROWDSTEER_OK) return status;
-  if (!costs_valid(d, 0, 0, d->width, d->height)) return CROWDSTEER_ERROR_PARAMETER;
+  status = check_values(d, 0, 0, d->width, d->height);
+  if (status != CROWDSTEER_OK) return status;
   const size_t cells = (size_t)d->width * d->height;
   cs_field_store grown = {0}, *s = &f->store;
   if (cells > s->capacity) {
@@ -216,7 +233,7 @@ static crowdsteer_status rebuild(crowdsteer_field *f, const crowdsteer_field_des
       d->cell_size != f->cell_size || d->width != f->width || d->height != f->height ||
       x0 >= x1 || y0 >= y1 || x1 > f->width || y1 > f->height)
     return CROWDSTEER_ERROR_PARAMETER;
-  if (!costs_valid(d, x0, y0, x1, y1)) return CROWDSTEER_ERROR_PARAMETER;
+  if ((status = check_values(d, x0, y0, x1, y1)) != CROWDSTEER_OK) return status;
   cs_field_store *s = &f->store;
   /* The old blocking outside the region, the new one inside it. */
   for (size_t c = 0; c < f->cells; c++)
@@ -274,8 +291,10 @@ crowdsteer_status crowdsteer_field_direction(const crowdsteer_field *field, uint
   const crowdsteer_status status = check_cell(field, cx, cy);
   if (status != CROWDSTEER_OK) return status;
   const size_t c = (size_t)cy * field->width + cx;
+  /* 1 - 1 is -0 when the host rounds down: the library's mode, as always. */
+  const cs_fpenv host = cs_fpenv_enter();
   *dx = cs_direction_x(field->store.direction[c]);
   *dy = cs_direction_y(field->store.direction[c]);
   *blocked = field->store.flags[c] & CS_CELL_BLOCKED;
-  return CROWDSTEER_OK;
+  return cs_fpenv_return(host, CROWDSTEER_OK);
 }

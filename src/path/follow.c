@@ -10,7 +10,9 @@ static int non_negative_finite(float x) { return x >= 0.0f && x <= FLT_MAX; }
 crowdsteer_status cs_path_resolve(cs_inputs *in, const crowdsteer_path_follow *follow,
                                   size_t begin, size_t end) {
   if (!follow || !follow->paths) return CROWDSTEER_ERROR_NULL_POINTER;
-  if (follow->path_count == 0) return CROWDSTEER_ERROR_PARAMETER;
+  /* Indices are uint32 (the kernels keep UINT32_MAX for "no pathway"). */
+  if (follow->path_count == 0 || follow->path_count > UINT32_MAX)
+    return CROWDSTEER_ERROR_PARAMETER;
   for (size_t k = 0; k < follow->path_count; k++)
     if (!follow->paths[k]) return CROWDSTEER_ERROR_NULL_POINTER;
   for (size_t k = 0; k < follow->path_count; k++)

@@ -53,6 +53,9 @@ static crowdsteer_status fill(crowdsteer_pathway *path,
                               const crowdsteer_pathway_desc *desc) {
   const int dims = desc->dims;
   float at = 0.0f;
+  /* Every PARAMETER before GEOMETRY (the documented order): an empty
+   * segment is remembered, the others still checked. */
+  crowdsteer_status empty = CROWDSTEER_OK;
   for (size_t s = 0; s < path->segments; s++) {
     float d[3] = {0}, sum;
     for (int a = 0; a < dims; a++)
@@ -61,7 +64,10 @@ static crowdsteer_status fill(crowdsteer_pathway *path,
     for (int a = 1; a < dims; a++)
       sum += d[a] * d[a];
     const float len = sqrtf(sum);
-    if (segment_length(desc, s) == 0.0f) return CROWDSTEER_ERROR_GEOMETRY;
+    if (segment_length(desc, s) == 0.0f) {
+      empty = CROWDSTEER_ERROR_GEOMETRY;
+      continue;
+    }
     /* A difference or a length beyond a float, or one that underflows to
      * zero in float while the points differ. */
     if (!(len > 0.0f) || !finite_float(len)) return CROWDSTEER_ERROR_PARAMETER;
@@ -74,6 +80,7 @@ static crowdsteer_status fill(crowdsteer_pathway *path,
     at = at + len;
   }
   if (!finite_float(at)) return CROWDSTEER_ERROR_PARAMETER;
+  if (empty != CROWDSTEER_OK) return empty;
   path->length = at;
   path->half_length = at * 0.5f;
   return CROWDSTEER_OK;

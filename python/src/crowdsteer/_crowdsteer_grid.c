@@ -183,12 +183,13 @@ static PyObject *Neighbours_new(PyTypeObject *type, PyObject *args, PyObject *kw
                            NULL};
   PyObject *o[5] = {Py_None, Py_None, Py_None, Py_None, Py_None};
   PyObject *radius = NULL, *cos_fov = NULL, *max_neighbours = NULL, *mask = NULL;
-  PyObject *inner = NULL;
+  PyObject *inner = NULL, *form = NULL;
   crowdsteer_neighbours c = {0};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOpOOOOOiO:Neighbours", kwlist,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOpOOOOOOO:Neighbours", kwlist,
                                    &o[0], &o[1], &radius, &o[2], &c.field_of_view,
-                                   &cos_fov, &o[3], &max_neighbours, &mask, &o[4],
-                                   &c.form, &inner) ||
+                                   &cos_fov, &o[3], &max_neighbours, &mask, &o[4], &form,
+                                   &inner) ||
+      (form && int_from(form, NAME(NULL, "form"), &c.form) < 0) ||
       (inner && float32_from(inner, NAME(NULL, "inner_radius"), &c.inner_radius) < 0) ||
       (radius && float32_from(radius, NAME(NULL, "radius"), &c.radius) < 0) ||
       (cos_fov && float32_from(cos_fov, NAME(NULL, "cos_field_of_view"),
