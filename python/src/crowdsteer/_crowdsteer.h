@@ -185,6 +185,8 @@ PyObject *py_separation(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_cohesion(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_alignment(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_contain(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_wrap(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_neighbour_count(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_neighbour_nearest(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_last_written(PyObject *self, PyObject *unused);
