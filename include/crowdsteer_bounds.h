@@ -26,9 +26,8 @@ extern "C" {
  * axis: the same bits on every ISA, thread count and split. Velocities are
  * not read.
  *
- * Neighbours are NOT seen across the seam yet: separation, cohesion,
- * alignment and the neighbour queries measure plain differences p_q - p_i
- * (docs/behaviours.md, "World bounds", says what a host can do meanwhile). */
+ * Neighbours are seen across the seam through ghosts
+ * (crowdsteer_periodic_ghosts below). */
 
 /** An axis-aligned box: min[k] .. max[k] on each axis k < dims (z unused
  *  in 2D). */
@@ -50,6 +49,55 @@ typedef struct crowdsteer_box {
 CROWDSTEER_API crowdsteer_status crowdsteer_wrap(const crowdsteer_agents *agents,
                                                  const crowdsteer_box *box, size_t begin,
                                                  size_t end);
+
+/* ---- Neighbours across the seam: ghosts ------------------------------------
+ * crowdsteer_periodic_ghosts appends, after the `count` agents of a batch, a
+ * ghost of every agent within reach of a face: a copy at p shifted by +L
+ * (within reach of the low face) or -L (of the high face) on each such axis,
+ * every combination of those shifts (up to 3 ghosts an agent in 2D, 7 in
+ * 3D), with the agent's velocity, group and id. Run the neighbour
+ * behaviours, queries, a grid build and crowdsteer_step on the batch of
+ * `total` agents with `id` as its ids, for agents [0, count): each agent
+ * then sees its neighbours across the seam at their ghost position
+ * p_q +- L (rounded once) by every rule of the neighbour behaviours, with
+ * and without a grid, on every ISA, with the same bits; a ghost is never
+ * an agent of the range, so it is only seen. A neighbour query's index of
+ * a ghost is its slot; origin[] gives the agent it copies.
+ *
+ * Ghosts are made where p < min + reach' or p >= max - reach', reach' =
+ * reach * 1.0625 (a margin over the rounding of the shift; a ghost out of
+ * reach is only a candidate that fails the distance test), and every side
+ * must exceed 2 * reach' (PARAMETER), so no agent sees another twice or
+ * sees itself. `reach` is the largest neighbour radius in use (a radius
+ * larger than reach misses neighbours across the seam). */
+
+/**
+ * The number of agents the batch holds with its ghosts, into *total:
+ * count + the ghosts of agents [0, count). Validation as
+ * crowdsteer_periodic_ghosts.
+ */
+CROWDSTEER_API crowdsteer_status
+crowdsteer_periodic_count(const crowdsteer_agents *agents, const crowdsteer_box *box,
+                          float reach, size_t *total);
+
+/**
+ * Writes the ghosts (see above) of agents [0, agents->count) into slots
+ * [count, total) of the agents' own arrays (positions, velocities, and
+ * group when group is not NULL), which must hold `capacity` elements; id
+ * (capacity entries) gets every slot's id (the agents' id, or its index,
+ * for [0, count); the source agent's for a ghost) and origin (NULL, or
+ * capacity entries) the source agent's index (i for agent i). *total =
+ * count + ghosts. Validation (nothing written on error): NULL_POINTER
+ * (agents, box, a position or velocity array, id, total), DIMS, ALIGNMENT,
+ * PARAMETER (a corner not finite or min >= max; reach not finite or <= 0;
+ * a side not above 2 * reach'; an agent's position outside [min, max) or
+ * NaN: wrap first), RANGE (capacity below the total, or a total that does
+ * not fit a uint32_t), OVERLAP (id, origin or group meeting another array).
+ * Caller's thread, no allocation, the floating-point promises.
+ */
+CROWDSTEER_API crowdsteer_status crowdsteer_periodic_ghosts(
+    const crowdsteer_agents *agents, uint32_t *group, const crowdsteer_box *box,
+    float reach, size_t capacity, uint32_t *id, uint32_t *origin, size_t *total);
 
 /* ---- Containment -----------------------------------------------------------
  * crowdsteer_contain steers the agents that are outside a region, or will
