@@ -74,3 +74,25 @@ def test_contain_refuses_bad_bounds_and_writes_nothing():
     with pytest.raises(AttributeError):
         cs.contain(agents, object(), None, out)
     assert all((a == 7.0).all() for a in out)
+
+
+def test_periodic_ghosts_let_agents_see_across_the_seam():
+    cap = 16
+    px = f32([0.25, 9.875] + [0.0] * (cap - 2))
+    py = f32([5.0, 5.0] + [0.0] * (cap - 2))
+    vx, vy = np.zeros(cap, np.float32), np.zeros(cap, np.float32)
+    ids, origin = np.zeros(cap, np.uint32), np.zeros(cap, np.uint32)
+    total = cs.periodic_ghosts(cs.Agents(px, py, vx, vy), 2, (0.0, 0.0), (10.0, 10.0),
+                               1.0, ids, origin=origin)
+    assert total == 4 and origin[:total].tolist() == [0, 1, 0, 1]
+    assert px[2] == np.float32(10.25) and px[3] == np.float32(-0.125)
+    batch = cs.Agents(px[:total], py[:total], vx[:total], vy[:total], id=ids[:total])
+    index, dd, _ = cs.neighbour_nearest(batch, cs.Neighbours(radius=1.0), 1, end=2)
+    assert origin[index[:2].ravel()].tolist() == [1, 0]
+    assert dd[:2].ravel().tolist() == [0.375 ** 2, 0.375 ** 2]
+    with pytest.raises(cs.ParameterError):  # sides must exceed 2 * 1.0625 * reach
+        cs.periodic_ghosts(cs.Agents(px, py, vx, vy), 2, (0.0, 0.0), (10.0, 10.0),
+                           5.0, ids)
+    with pytest.raises(cs.RangeError):  # no room for the ghosts
+        cs.periodic_ghosts(cs.Agents(px[:3], py[:3], vx[:3], vy[:3]), 2, (0.0, 0.0),
+                           (10.0, 10.0), 1.0, ids[:3])

@@ -246,6 +246,86 @@ static void every_way(int dims) {
   crowdsteer_grid_destroy(grid);
 }
 
+/* A step (separation and cohesion blended, then the integrator) on agents
+ * [0, N) of the ghost batch: the composition of the named calls, bit for
+ * bit, and no ghost is moved. */
+static void step_on_ghosts(int dims) {
+  const crowdsteer_box box = {{0, 0, 0}, {11, 9, 10}};
+  random_crowd(dims, &box);
+  const size_t total = extend(dims, N, &box, 2.0f, NULL);
+  crowdsteer_agents a = batch(dims, total);
+  a.id = ids;
+  crowdsteer_grid *grid = NULL;
+  crowdsteer_workspace *work = NULL;
+  CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_workspace_create(&work), CROWDSTEER_OK);
+  crowdsteer_grid_desc desc;
+  memset(&desc, 0, sizeof desc);
+  desc.cell_size = 2.0f;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &a, &desc), CROWDSTEER_OK);
+  crowdsteer_neighbours nb;
+  memset(&nb, 0, sizeof nb);
+  nb.grid = grid;
+  nb.radius = 2.0f;
+  crowdsteer_params params;
+  memset(&params, 0, sizeof params);
+  params.max_speed = 1.0f;
+  /* The named calls, accumulated: separation then 0.5 * cohesion. */
+  static float s[3][N], ghost_x[CAP];
+  memset(s, 0, sizeof s);
+  crowdsteer_output out;
+  memset(&out, 0, sizeof out);
+  out.steering.x = s[0], out.steering.y = s[1], out.steering.z = dims == 3 ? s[2] : NULL;
+  out.mode = CROWDSTEER_ACCUMULATE;
+  CHECK_STATUS(crowdsteer_separation(&a, &nb, &params, &out, 0, N), CROWDSTEER_OK);
+  out.weight = 0.5f;
+  CHECK_STATUS(crowdsteer_cohesion(&a, &nb, &params, &out, 0, N), CROWDSTEER_OK);
+  static float want[6][N];
+  float *state[6] = {px, py, pz, vx, vy, vz};
+  for (int c = 0; c < 6; c++)
+    memcpy(want[c], state[c], N * sizeof(float));
+  memcpy(ghost_x, px, total * sizeof(float));
+  crowdsteer_agents copy = {N,
+                            dims,
+                            want[0],
+                            want[1],
+                            dims == 3 ? want[2] : NULL,
+                            want[3],
+                            want[4],
+                            dims == 3 ? want[5] : NULL,
+                            NULL};
+  const crowdsteer_vectors steering = out.steering;
+  CHECK_STATUS(crowdsteer_integrate(&copy, &steering, &params, 0, N), CROWDSTEER_OK);
+  crowdsteer_step_behaviour b[2];
+  memset(b, 0, sizeof b);
+  b[0].behaviour = CROWDSTEER_SEPARATION;
+  b[0].neighbours = &nb;
+  b[0].params = params;
+  b[1] = b[0];
+  b[1].behaviour = CROWDSTEER_COHESION;
+  b[1].weight = 0.5f;
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = b;
+  step.behaviour_count = 2;
+  step.combine = CROWDSTEER_BLEND;
+  step.integrator = params;
+  step.workspace = work;
+  step.threads = 2;
+  step.tile_size = 64;
+  CHECK_STATUS(crowdsteer_step(&a, &step, 0, N), CROWDSTEER_OK);
+  int same = 1;
+  for (int c = 0; c < 6; c++)
+    if (dims == 3 || (c != 2 && c != 5))
+      for (size_t i = 0; i < N; i++)
+        same &= same_bits(state[c][i], want[c][i]);
+  for (size_t i = N; i < total; i++)
+    same &= same_bits(px[i], ghost_x[i]);
+  CHECK_MSG(same, "a step on the ghost batch != the named calls (dims %d)", dims);
+  crowdsteer_workspace_destroy(work);
+  crowdsteer_grid_destroy(grid);
+}
+
 /* Every ISA gives the bits of the first one tested. */
 static result isa_first[2];
 static int isa_seen;
@@ -356,5 +436,7 @@ int main(void) {
   if (!on_every_isa(every_case)) return 77;
   every_way(2);
   every_way(3);
+  step_on_ghosts(2);
+  step_on_ghosts(3);
   return check_report("test_periodic");
 }

@@ -297,6 +297,13 @@ static PyMethodDef module_methods[] = {
     {"wrap", KW(py_wrap),
      "wrap(agents, box_min, box_max, *, begin=0, end=None)\n--\n\nWrap positions into "
      "the box in place: p - side where p >= max, p + side where p < min (one shift)."},
+    {"periodic_ghosts", KW(py_periodic_ghosts),
+     "periodic_ghosts(agents, count, box_min, box_max, reach, id, *, origin=None, "
+     "group=None)\n--\n\nAppends ghosts of agents [0, count) near a face of the "
+     "periodic box after them, in the agents' own arrays (their length is the "
+     "capacity); id (uint32, that length) gets every slot's id, origin its source "
+     "agent. Returns the total: run the neighbour calls on Agents of the first total "
+     "elements with ids=id, for agents [0, count)."},
     {"follow_path", KW(py_follow_path),
      "follow_path(agents, follow, params, steering, *, mode=OVERWRITE, weight=1.0, "
      "weight_per_agent=None, begin=0, end=None)\n--\n\nFollow a pathway (a PathFollow: "

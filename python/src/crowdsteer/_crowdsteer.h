@@ -187,6 +187,7 @@ PyObject *py_alignment(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_contain(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_wrap(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_periodic_ghosts(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_neighbour_count(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_neighbour_nearest(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_last_written(PyObject *self, PyObject *unused);

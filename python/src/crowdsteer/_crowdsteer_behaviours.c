@@ -401,3 +401,57 @@ PyObject *py_wrap(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (status != CROWDSTEER_OK) return raise_status(status);
   Py_RETURN_NONE;
 }
+
+/* A writable uint32 array of `capacity` elements, or NULL for None. */
+static int written_ids(PyObject *obj, const char *name, Py_ssize_t capacity,
+                       uint32_t **out) {
+  *out = NULL;
+  if (!obj || obj == Py_None) return 0;
+  *out = array_data(obj, NAME(NULL, name), NPY_UINT32, capacity, WRITES);
+  return *out ? 0 : -1;
+}
+
+PyObject *py_periodic_ghosts(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents", "count",  "box_min", "box_max", "reach",
+                           "id",     "origin", "group",   NULL};
+  PyObject *agents_obj, *count_obj, *lo, *hi, *reach_obj, *id_obj, *origin_obj = Py_None,
+                                                                   *group_obj = Py_None;
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO|$OO:periodic_ghosts", kwlist,
+                                   &agents_obj, &count_obj, &lo, &hi, &reach_obj, &id_obj,
+                                   &origin_obj, &group_obj))
+    return NULL;
+  AgentsObject *a = as_agents(agents_obj, "agents");
+  crowdsteer_box box;
+  crowdsteer_agents agents;
+  float reach;
+  size_t count;
+  uint32_t *id, *origin, *group;
+  if (!a || size_from(count_obj, NAME(NULL, "count"), &count) < 0 ||
+      point_from(lo, NAME(NULL, "box_min"), box.min) < 0 ||
+      point_from(hi, NAME(NULL, "box_max"), box.max) < 0 ||
+      float32_from(reach_obj, NAME(NULL, "reach"), &reach) < 0 ||
+      agents_to_c(a, "agents", WRITES, &agents) < 0)
+    return NULL;
+  const Py_ssize_t capacity = (Py_ssize_t)a->count;
+  if (count > a->count) {
+    PyErr_SetString(PyExc_ValueError,
+                    "periodic_ghosts: count exceeds the agents' length");
+    return NULL;
+  }
+  if (written_ids(id_obj, "id", capacity, &id) < 0 || !id ||
+      written_ids(origin_obj, "origin", capacity, &origin) < 0 ||
+      written_ids(group_obj, "group", capacity, &group) < 0) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "id must be an array");
+    return NULL;
+  }
+  agents.count = count;
+  remember_written(agents.px, agents.py, agents.pz);
+  size_t total = 0;
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  const crowdsteer_status status = crowdsteer_periodic_ghosts(
+      &agents, group, &box, reach, (size_t)capacity, id, origin, &total);
+  PyEval_RestoreThread(unlocked);
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  return PyLong_FromSize_t(total);
+}
