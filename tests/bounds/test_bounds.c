@@ -54,6 +54,14 @@ static void wrap_hand(void) {
     CHECK(pz[i] == 10.0f);
   }
   CHECK(py[0] == 0.0f && py[1] == 1.5f && py[2] == 1.0f);
+  /* A hostile rounding mode: one shift of an inexact side, the same bits. */
+  const crowdsteer_box odd = {{0.1f, 0, 0}, {0.7f, 1, 1}};
+  px[0] = 0.9f, px[1] = 0.05f;
+  const float want0 = 0.9f - (0.7f - 0.1f), want1 = 0.05f + (0.7f - 0.1f);
+  fesetround(FE_DOWNWARD);
+  CHECK_STATUS(crowdsteer_wrap(&a3, &odd, 0, 2), CROWDSTEER_OK);
+  fesetround(FE_TONEAREST);
+  CHECK(same_bits(px[0], want0) && same_bits(px[1], want1));
   /* 2D: z neither read nor written (NULL is fine). */
   px[0] = 3.25f;
   py[0] = -2.0f;

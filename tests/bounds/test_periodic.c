@@ -4,6 +4,7 @@
  * double, separation against its formula in double with minimum images,
  * every ISA the same bits, grid or no grid, a permuted batch with ids,
  * and validation (nothing written on error). */
+#include <fenv.h>
 #include <float.h>
 #include <stdint.h>
 
@@ -426,8 +427,23 @@ static void validation(void) {
   CHECK(px[4] == 10.5f && py[4] == 0.5f && pz[4] == 0.5f); /* first ghost: x shifted */
 }
 
+/* The ghosts' shifts in a hostile rounding mode: the same bits. */
+static void hostile_rounding(void) {
+  const crowdsteer_box box = {{0.1f, 0.3f, 0.7f}, {9.9f, 8.3f, 7.1f}};
+  random_crowd(3, &box);
+  static float want[CAP];
+  const size_t total = extend(3, N, &box, 1.3f, NULL);
+  memcpy(want, px, total * sizeof(float));
+  fesetround(FE_UPWARD);
+  const size_t again = extend(3, N, &box, 1.3f, NULL);
+  CHECK(fegetround() == FE_UPWARD);
+  fesetround(FE_TONEAREST);
+  CHECK(again == total && memcmp(want, px, total * sizeof(float)) == 0);
+}
+
 static void every_case(void) {
   hand();
+  hostile_rounding();
   across_isas();
   validation();
 }
