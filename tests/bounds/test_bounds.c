@@ -7,24 +7,12 @@
 #include <float.h>
 #include <stdint.h>
 
-#include "../common/check.h"
-
 enum { N = 257 };
 
 static float px[N], py[N], pz[N], vx[N], vy[N], vz[N];
 static float sx[N], sy[N], sz[N], ex[N], ey[N], ez[N];
 
-static uint32_t rng = 12345u;
-static float uniform(float lo, float hi) {
-  rng = rng * 1664525u + 1013904223u;
-  return lo + (hi - lo) * (float)(rng >> 8) * 0x1p-24f;
-}
-
-static crowdsteer_agents agents_of(int dims, size_t count) {
-  crowdsteer_agents a = {
-      count, dims, px, py, dims == 3 ? pz : NULL, vx, vy, dims == 3 ? vz : NULL, NULL};
-  return a;
-}
+#include "bounds_common.h"
 
 static crowdsteer_output out_of(float *x, float *y, float *z) {
   crowdsteer_output o;
@@ -47,7 +35,7 @@ static void wrap_hand(void) {
   }
   py[0] = 2.0f;  /* -> 0 */
   py[1] = -0.5f; /* -> 1.5 */
-  const crowdsteer_agents a3 = agents_of(3, n);
+  const crowdsteer_agents a3 = batch(3, n);
   CHECK_STATUS(crowdsteer_wrap(&a3, &box, 0, n), CROWDSTEER_OK);
   for (size_t i = 0; i < n; i++) {
     CHECK_MSG(same_bits(px[i], want_x[i]), "x[%zu] = %g, want %g", i, px[i], want_x[i]);
@@ -65,7 +53,7 @@ static void wrap_hand(void) {
   /* 2D: z neither read nor written (NULL is fine). */
   px[0] = 3.25f;
   py[0] = -2.0f;
-  const crowdsteer_agents a2 = agents_of(2, 1);
+  const crowdsteer_agents a2 = batch(2, 1);
   CHECK_STATUS(crowdsteer_wrap(&a2, &box, 0, 1), CROWDSTEER_OK);
   CHECK(px[0] == -0.75f && py[0] == 0.0f);
 }
@@ -75,21 +63,21 @@ static void wrap_validation(void) {
   for (size_t i = 0; i < 8; i++)
     px[i] = py[i] = pz[i] = 100.0f + (float)i;
   const crowdsteer_box good = {{0, 0, 0}, {1, 1, 1}};
-  crowdsteer_agents a = agents_of(3, 8);
+  crowdsteer_agents a = batch(3, 8);
   CHECK_STATUS(crowdsteer_wrap(NULL, &good, 0, 8), CROWDSTEER_ERROR_NULL_POINTER);
   CHECK_STATUS(crowdsteer_wrap(&a, NULL, 0, 8), CROWDSTEER_ERROR_NULL_POINTER);
   CHECK_STATUS(crowdsteer_wrap(&a, &good, 5, 4), CROWDSTEER_ERROR_RANGE);
   CHECK_STATUS(crowdsteer_wrap(&a, &good, 0, 9), CROWDSTEER_ERROR_RANGE);
   a.dims = 4;
   CHECK_STATUS(crowdsteer_wrap(&a, &good, 0, 8), CROWDSTEER_ERROR_DIMS);
-  a = agents_of(3, 8);
+  a = batch(3, 8);
   a.pz = NULL;
   CHECK_STATUS(crowdsteer_wrap(&a, &good, 0, 8), CROWDSTEER_ERROR_NULL_POINTER);
   CHECK_STATUS(crowdsteer_wrap(&a, &good, 3, 3), CROWDSTEER_OK); /* empty: not read */
-  a = agents_of(3, 8);
+  a = batch(3, 8);
   a.py = (float *)((char *)py + 1);
   CHECK_STATUS(crowdsteer_wrap(&a, &good, 0, 4), CROWDSTEER_ERROR_ALIGNMENT);
-  a = agents_of(3, 8);
+  a = batch(3, 8);
   for (int k = 0; k < 3; k++) {
     const float bad_values[] = {NAN, INFINITY, -INFINITY};
     for (int b = 0; b < 3; b++) {
@@ -115,7 +103,7 @@ static void wrap_validation(void) {
   /* 2D ignores z's corners. */
   crowdsteer_box flat = good;
   flat.min[2] = NAN;
-  a = agents_of(2, 8);
+  a = batch(2, 8);
   CHECK_STATUS(crowdsteer_wrap(&a, &flat, 0, 8), CROWDSTEER_OK);
 }
 
@@ -155,7 +143,7 @@ static void contain_hand(void) {
     vx[i] = u[i];
     vy[i] = w[i];
   }
-  const crowdsteer_agents a = agents_of(2, 4);
+  const crowdsteer_agents a = batch(2, 4);
   const crowdsteer_output o = out_of(sx, sy, NULL);
   crowdsteer_bounds b = sphere(0, 0, 0, 10.0f, 0.0f);
   CHECK_STATUS(crowdsteer_contain(&a, &b, &params, &o, 0, 4), CROWDSTEER_OK);
@@ -181,7 +169,7 @@ static void contain_hand(void) {
   acc.mode = CROWDSTEER_ACCUMULATE;
   acc.weight = 0.5f;
   params.time_to_target = 2.0f;
-  const crowdsteer_agents a3 = agents_of(3, 2);
+  const crowdsteer_agents a3 = batch(3, 2);
   CHECK_STATUS(crowdsteer_contain(&a3, &b, &params, &acc, 0, 2), CROWDSTEER_OK);
   /* s = ((0, 0, -2) - (1, 0, 0)) / 2 = (-0.5, 0, -1); 1 + 0.5 s */
   CHECK(sx[0] == 0.75f && sy[0] == 1.0f && sz[0] == 0.5f);
@@ -197,7 +185,7 @@ static void contain_against_seek(int dims, const crowdsteer_bounds *b,
     vx[i] = uniform(-3, 3), vy[i] = uniform(-3, 3), vz[i] = uniform(-3, 3);
   }
   px[7] = b->centre[0], py[7] = b->centre[1], pz[7] = b->centre[2]; /* on the centre */
-  const crowdsteer_agents a = agents_of(dims, N);
+  const crowdsteer_agents a = batch(dims, N);
   crowdsteer_target t;
   memset(&t, 0, sizeof t);
   t.kind = CROWDSTEER_TARGET_POINT;
@@ -287,7 +275,7 @@ static void contain_validation(void) {
     vx[i] = vy[i] = vz[i] = 0.0f;
     sx[i] = sy[i] = sz[i] = 7.0f;
   }
-  const crowdsteer_agents a = agents_of(3, 8);
+  const crowdsteer_agents a = batch(3, 8);
   const crowdsteer_output o = out_of(sx, sy, sz);
   const crowdsteer_bounds good = sphere(0, 0, 0, 1, 0);
   CHECK_STATUS(crowdsteer_contain(NULL, &good, &params, &o, 0, 8),
@@ -352,7 +340,7 @@ static void contain_validation(void) {
   b = good;
   b.box.min[0] = NAN;
   b.centre[2] = NAN;
-  const crowdsteer_agents a2 = agents_of(2, 8);
+  const crowdsteer_agents a2 = batch(2, 8);
   CHECK_STATUS(crowdsteer_contain(&a2, &b, &params, &o, 0, 8), CROWDSTEER_OK);
 }
 

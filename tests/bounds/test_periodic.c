@@ -8,24 +8,12 @@
 #include <float.h>
 #include <stdint.h>
 
-#include "../common/check.h"
-
 enum { N = 300, CAP = 8 * N, K = 8 };
 
 static float px[CAP], py[CAP], pz[CAP], vx[CAP], vy[CAP], vz[CAP];
 static uint32_t ids[CAP], origin[CAP];
 
-static uint32_t rng = 777u;
-static float uniform(float lo, float hi) {
-  rng = rng * 1664525u + 1013904223u;
-  return lo + (hi - lo) * (float)(rng >> 8) * 0x1p-24f;
-}
-
-static crowdsteer_agents batch(int dims, size_t count) {
-  crowdsteer_agents a = {
-      count, dims, px, py, dims == 3 ? pz : NULL, vx, vy, dims == 3 ? vz : NULL, NULL};
-  return a;
-}
+#include "bounds_common.h"
 
 /* Extends the batch of n agents; returns the total (0 on failure). */
 static size_t extend(int dims, size_t n, const crowdsteer_box *box, float reach,
