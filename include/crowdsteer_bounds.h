@@ -65,8 +65,9 @@ CROWDSTEER_API crowdsteer_status crowdsteer_wrap(const crowdsteer_agents *agents
  * a ghost is its slot; origin[] gives the agent it copies.
  *
  * Ghosts are made where p < min + reach' or p >= max - reach', reach' =
- * reach * 1.0625 (a margin over the rounding of the shift; a ghost out of
- * reach is only a candidate that fails the distance test), and every side
+ * reach * 1.0625 (a margin over the rounding of the shift while the
+ * coordinates' ulp is far below reach / 16; a ghost out of reach is only a
+ * candidate that fails the distance test), and every side
  * must exceed 2 * reach' (PARAMETER), so no agent sees another twice or
  * sees itself. `reach` is the largest neighbour radius in use (a radius
  * larger than reach misses neighbours across the seam). */
