@@ -35,7 +35,8 @@
  *               (crowdsteer_avoid.h), neighbour forms and integrator motion
  *               (crowdsteer_flock.h), navigation fields (crowdsteer_nav.h),
  *               pathways (crowdsteer_path.h), neighbour queries
- *               (crowdsteer_query.h)
+ *               (crowdsteer_query.h), world bounds: wrap-around and
+ *               containment (crowdsteer_bounds.h)
  *  Threads      the library's own pool, OpenMP, or the host's job system:
  *               crowdsteer_task_system
  *  Random       crowdsteer_random (wander's counter-based generator)
@@ -944,6 +945,7 @@ CROWDSTEER_API crowdsteer_status crowdsteer_isa_from_name(const char *name,
 
 /* The API's other parts, each in its own header (see the list on top). */
 #include "crowdsteer_avoid.h"
+#include "crowdsteer_bounds.h"
 #include "crowdsteer_flock.h"
 #include "crowdsteer_ids.h"
 #include "crowdsteer_nav.h"

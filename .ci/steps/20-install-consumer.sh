@@ -47,7 +47,7 @@ readme install-static.sh >/dev/null
 if grep -q '^CMAKE_CXX_COMPILER:' build/lib/CMakeCache.txt; then
   fail "the library-only configure enabled C++"
 fi
-for header in crowdsteer.h crowdsteer_avoid.h crowdsteer_flock.h crowdsteer_ids.h crowdsteer_nav.h \
+for header in crowdsteer.h crowdsteer_avoid.h crowdsteer_bounds.h crowdsteer_flock.h crowdsteer_ids.h crowdsteer_nav.h \
               crowdsteer_path.h crowdsteer_query.h; do
   [ -f "$PREFIX/include/$header" ] || fail "$header not installed"
 done

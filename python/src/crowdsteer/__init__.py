@@ -65,6 +65,24 @@ class PathFollow:
         self.lead_distance = lead_distance
 
 
+class Bounds:
+    """A containing region for contain (crowdsteer_bounds): `shape`
+    BOUNDS_SPHERE (`centre`, `radius`; a circle in 2D) or BOUNDS_BOX
+    (`box_min`, `box_max`); `prediction` (>= 0): agents whose position
+    `prediction` time units ahead is outside are steered back too. Points
+    are 2 or 3 numbers."""
+
+    def __init__(self, shape: int = 0, centre: Sequence = (0.0, 0.0, 0.0),
+                 radius: float = 0.0, box_min: Sequence = (0.0, 0.0, 0.0),
+                 box_max: Sequence = (0.0, 0.0, 0.0), prediction: float = 0.0):
+        self.shape = shape
+        self.centre = tuple(centre)
+        self.radius = radius
+        self.box_min = tuple(box_min)
+        self.box_max = tuple(box_max)
+        self.prediction = prediction
+
+
 def supported_isas() -> list:
     """Names of the ISAs this build contains and this CPU runs, best last."""
     from ._crowdsteer import ISA_COUNT, isa_name, isa_supported

@@ -69,6 +69,8 @@ static const struct constant_row {
     {"REPORT_CROWDED", CROWDSTEER_REPORT_CROWDED},
     {"REPORT_WALL", CROWDSTEER_REPORT_WALL},
     {"REPORT_INSIDE", CROWDSTEER_REPORT_INSIDE},
+    {"BOUNDS_SPHERE", CROWDSTEER_BOUNDS_SPHERE},
+    {"BOUNDS_BOX", CROWDSTEER_BOUNDS_BOX},
 };
 
 /* ---- errors ------------------------------------------------------------------ */
@@ -287,6 +289,21 @@ static PyObject *py_version_string(PyObject *self, PyObject *unused) {
 
 static PyMethodDef module_methods[] = {
     {"seek", KW(py_seek), "seek" TARGETED_DOC("Full speed towards the target.")},
+    {"contain", KW(py_contain),
+     "contain(agents, bounds, params, steering, *, mode=OVERWRITE, weight=1.0, "
+     "weight_per_agent=None, begin=0, end=None)\n--\n\nSteer agents outside a sphere "
+     "or box (a Bounds), or outside within bounds.prediction, back towards its centre "
+     "(seek's formula); the others get zero."},
+    {"wrap", KW(py_wrap),
+     "wrap(agents, box_min, box_max, *, begin=0, end=None)\n--\n\nWrap positions into "
+     "the box in place: p - side where p >= max, p + side where p < min (one shift)."},
+    {"periodic_ghosts", KW(py_periodic_ghosts),
+     "periodic_ghosts(agents, count, box_min, box_max, reach, id, *, origin=None, "
+     "group=None)\n--\n\nAppends ghosts of agents [0, count) near a face of the "
+     "periodic box after them, in the agents' own arrays (their length is the "
+     "capacity); id (uint32, that length) gets every slot's id, origin its source "
+     "agent. Returns the total: run the neighbour calls on Agents of the first total "
+     "elements with ids=id, for agents [0, count)."},
     {"follow_path", KW(py_follow_path),
      "follow_path(agents, follow, params, steering, *, mode=OVERWRITE, weight=1.0, "
      "weight_per_agent=None, begin=0, end=None)\n--\n\nFollow a pathway (a PathFollow: "

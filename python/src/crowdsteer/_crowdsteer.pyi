@@ -50,6 +50,8 @@ ISA_COUNT: int
 MAX_NEIGHBOURS: int
 FORM_DEFAULT: int
 FORM_REYNOLDS: int
+BOUNDS_SPHERE: int
+BOUNDS_BOX: int
 REPORT_CROWDED: int
 REPORT_WALL: int
 REPORT_INSIDE: int
@@ -369,6 +371,16 @@ class Pathway:
     @property
     def dims(self) -> int: ...
 
+def contain(agents: Agents, bounds: object, params: Optional[Params], steering: Vectors,
+            *, mode: Int = ..., weight: Float = ...,
+            weight_per_agent: Optional[FloatArray] = ..., begin: Int = ...,
+            end: Optional[Int] = ...) -> None: ...
+def wrap(agents: Agents, box_min: Sequence[Float], box_max: Sequence[Float], *,
+         begin: Int = ..., end: Optional[Int] = ...) -> None: ...
+def periodic_ghosts(agents: Agents, count: Int, box_min: Sequence[Float],
+                    box_max: Sequence[Float], reach: Float, id: IndexArray, *,
+                    origin: Optional[IndexArray] = ..., group: Optional[IndexArray] = ...
+                    ) -> int: ...
 def follow_path(agents: Agents, follow: object, params: Optional[Params], steering: Vectors,
                 *, mode: Int = ..., weight: Float = ...,
                 weight_per_agent: Optional[FloatArray] = ..., begin: Int = ...,

@@ -315,3 +315,143 @@ PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (status != CROWDSTEER_OK) return raise_status(status);
   Py_RETURN_NONE;
 }
+
+/* ---- world bounds (crowdsteer_bounds.h) --------------------------------------- */
+
+/* Up to 3 numbers of a sequence (a point or a corner) into out[0..2]; the
+ * library reads the first dims. */
+static int point_from(PyObject *obj, const arg_name *name, float out[3]) {
+  PyObject *seq = PySequence_Fast(obj, "must be a sequence of 2 or 3 numbers");
+  if (!seq) return -1;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  int failed = n < 2 || n > 3;
+  if (failed)
+    PyErr_Format(PyExc_ValueError, "%s must have 2 or 3 numbers", render(name).text);
+  out[0] = out[1] = out[2] = 0.0f;
+  for (Py_ssize_t k = 0; k < n && !failed; k++)
+    failed = float32_from(PySequence_Fast_GET_ITEM(seq, k), ITEM(name, k), &out[k]) < 0;
+  Py_DECREF(seq);
+  return failed ? -1 : 0;
+}
+
+/* A crowdsteer.Bounds (shape, centre, radius, box_min, box_max,
+ * prediction) into the C struct, one field at a time. */
+static int bounds_to_c(PyObject *obj, crowdsteer_bounds *out) {
+  memset(out, 0, sizeof *out);
+  static const char *const fields[] = {"shape",   "centre",  "radius",
+                                       "box_min", "box_max", "prediction"};
+  for (int f = 0; f < 6; f++) {
+    PyObject *v = PyObject_GetAttrString(obj, fields[f]);
+    if (!v) return -1;
+    const arg_name *name = NAME(NAME(NULL, "bounds"), fields[f]);
+    int shape = 0, failed = 0;
+    switch (f) {
+    case 0:
+      failed = int_from(v, name, &shape) < 0;
+      out->shape = (crowdsteer_bounds_shape)shape;
+      break;
+    case 1: failed = point_from(v, name, out->centre) < 0; break;
+    case 2: failed = float32_from(v, name, &out->radius) < 0; break;
+    case 3: failed = point_from(v, name, out->box.min) < 0; break;
+    case 4: failed = point_from(v, name, out->box.max) < 0; break;
+    default: failed = float32_from(v, name, &out->prediction) < 0; break;
+    }
+    Py_DECREF(v);
+    if (failed) return -1;
+  }
+  return 0;
+}
+
+PyObject *py_contain(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents", "bounds",           "params", "steering", "mode",
+                           "weight", "weight_per_agent", "begin",  "end",      NULL};
+  behaviour_call c;
+  crowdsteer_bounds bounds;
+  (void)self;
+  if (prepare_call(&c, args, kwargs, kwlist, "OOOO|$OOOOO:contain") < 0 ||
+      bounds_to_c(c.subject, &bounds) < 0 || check_spans(&c.memory) < 0)
+    return abandon_call(&c);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  crowdsteer_status status =
+      crowdsteer_contain(&c.agents_c, &bounds, &c.c_params, &c.out, c.b, c.e);
+  PyEval_RestoreThread(unlocked);
+  return finish_call(&c, status);
+}
+
+PyObject *py_wrap(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents", "box_min", "box_max", "begin", "end", NULL};
+  PyObject *agents_obj, *lo, *hi, *begin_obj = NULL, *end_obj = Py_None;
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|$OO:wrap", kwlist, &agents_obj, &lo,
+                                   &hi, &begin_obj, &end_obj))
+    return NULL;
+  AgentsObject *a = as_agents(agents_obj, "agents");
+  size_t b, e;
+  crowdsteer_box box;
+  crowdsteer_agents agents;
+  if (!a || range_from(begin_obj, end_obj, a->count, &b, &e) < 0 ||
+      point_from(lo, NAME(NULL, "box_min"), box.min) < 0 ||
+      point_from(hi, NAME(NULL, "box_max"), box.max) < 0 ||
+      agents_to_c(a, "agents", WRITES, &agents) < 0)
+    return NULL;
+  remember_written(agents.px, agents.py, agents.pz);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  const crowdsteer_status status = crowdsteer_wrap(&agents, &box, b, e);
+  PyEval_RestoreThread(unlocked);
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  Py_RETURN_NONE;
+}
+
+/* A writable uint32 array of `capacity` elements, or NULL for None. */
+static int written_ids(PyObject *obj, const char *name, Py_ssize_t capacity,
+                       uint32_t **out) {
+  *out = NULL;
+  if (!obj || obj == Py_None) return 0;
+  *out = array_data(obj, NAME(NULL, name), NPY_UINT32, capacity, WRITES);
+  return *out ? 0 : -1;
+}
+
+PyObject *py_periodic_ghosts(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"agents", "count",  "box_min", "box_max", "reach",
+                           "id",     "origin", "group",   NULL};
+  PyObject *agents_obj, *count_obj, *lo, *hi, *reach_obj, *id_obj, *origin_obj = Py_None,
+                                                                   *group_obj = Py_None;
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO|$OO:periodic_ghosts", kwlist,
+                                   &agents_obj, &count_obj, &lo, &hi, &reach_obj, &id_obj,
+                                   &origin_obj, &group_obj))
+    return NULL;
+  AgentsObject *a = as_agents(agents_obj, "agents");
+  crowdsteer_box box;
+  crowdsteer_agents agents;
+  float reach;
+  size_t count;
+  uint32_t *id, *origin, *group;
+  if (!a || size_from(count_obj, NAME(NULL, "count"), &count) < 0 ||
+      point_from(lo, NAME(NULL, "box_min"), box.min) < 0 ||
+      point_from(hi, NAME(NULL, "box_max"), box.max) < 0 ||
+      float32_from(reach_obj, NAME(NULL, "reach"), &reach) < 0 ||
+      agents_to_c(a, "agents", WRITES, &agents) < 0)
+    return NULL;
+  const Py_ssize_t capacity = (Py_ssize_t)a->count;
+  if (count > a->count) {
+    PyErr_SetString(PyExc_ValueError,
+                    "periodic_ghosts: count exceeds the agents' length");
+    return NULL;
+  }
+  if (written_ids(id_obj, "id", capacity, &id) < 0 || !id ||
+      written_ids(origin_obj, "origin", capacity, &origin) < 0 ||
+      written_ids(group_obj, "group", capacity, &group) < 0) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "id must be an array");
+    return NULL;
+  }
+  agents.count = count;
+  remember_written(agents.px, agents.py, agents.pz);
+  size_t total = 0;
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
+  const crowdsteer_status status = crowdsteer_periodic_ghosts(
+      &agents, group, &box, reach, (size_t)capacity, id, origin, &total);
+  PyEval_RestoreThread(unlocked);
+  if (status != CROWDSTEER_OK) return raise_status(status);
+  return PyLong_FromSize_t(total);
+}

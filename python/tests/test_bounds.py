@@ -1,0 +1,98 @@
+"""World bounds through the binding: wrap (positions into a box) and contain
+(seek's bits towards the centre outside, zero inside), errors."""
+import numpy as np
+import pytest
+
+import crowdsteer as cs
+from conftest import empty_vectors, f32, random_agents
+
+
+def test_wrap_moves_each_axis_by_one_side():
+    px, py = f32([3.0, 3.5, -1.5, 0.25, 12.0]), f32([1.0, 2.0, -0.5, 1.0, 1.0])
+    agents = cs.Agents(px, py, np.zeros(5, np.float32), np.zeros(5, np.float32))
+    cs.wrap(agents, (-1.0, 0.0), (3.0, 2.0))
+    assert px.tolist() == [-1.0, -0.5, 2.5, 0.25, 8.0]
+    assert py.tolist() == [1.0, 0.0, 1.5, 1.0, 1.0]
+
+
+def test_wrap_refuses_a_bad_box_and_writes_nothing():
+    agents, arrays = random_agents(np.random.default_rng(1), 8)
+    before = [a.copy() for a in arrays]
+    with pytest.raises(cs.ParameterError):
+        cs.wrap(agents, (0.0, 0.0), (0.0, 1.0))
+    with pytest.raises(cs.ParameterError):
+        cs.wrap(agents, (0.0, float("nan")), (1.0, 1.0))
+    with pytest.raises(ValueError):
+        cs.wrap(agents, (0.0,), (1.0, 1.0))
+    assert all((a == b).all() for a, b in zip(arrays, before))
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+@pytest.mark.parametrize("shape", [cs.BOUNDS_SPHERE, cs.BOUNDS_BOX])
+def test_contain_is_seek_to_the_centre_outside_and_zero_inside(dims, shape):
+    rng = np.random.default_rng(dims + 10 * shape)
+    n = 300
+    agents, arrays = random_agents(rng, n, dims=dims, spread=30.0)
+    bounds = cs.Bounds(shape=shape, centre=(1.0, -2.0, 3.0), radius=20.0,
+                       box_min=(-20.0, -15.0, -25.0), box_max=(18.0, 25.0, 12.0),
+                       prediction=1.5)
+    params = cs.Params(max_speed=1.5, time_to_target=0.75)
+    got, seek = empty_vectors(n, dims), empty_vectors(n, dims)
+    cs.contain(agents, bounds, params, got)
+    if shape == cs.BOUNDS_SPHERE:
+        centre = bounds.centre[:dims]
+    else:
+        centre = tuple(float(np.float32(lo) * np.float32(0.5) + np.float32(hi) *
+                             np.float32(0.5)) for lo, hi in zip(bounds.box_min,
+                                                                bounds.box_max))[:dims]
+    cs.seek(agents, cs.Target.point(centre), params, seek)
+    p = np.array(arrays[:dims], np.float64)
+    v = np.array(arrays[dims:], np.float64)
+    q = p + v * 1.5
+    c = np.array(centre, np.float64)[:, None]
+    if shape == cs.BOUNDS_SPHERE:
+        margin = 20.0 - np.sqrt(((q - c) ** 2).sum(axis=0))
+    else:
+        lo = np.array(bounds.box_min[:dims])[:, None]
+        hi = np.array(bounds.box_max[:dims])[:, None]
+        margin = np.minimum(q - lo, hi - q).min(axis=0)
+    got_a, seek_a = np.array(got), np.array(seek)
+    outside, inside = margin < -1e-3, margin > 1e-3
+    assert outside.sum() > 20 and inside.sum() > 20
+    assert (got_a[:, inside] == 0).all()
+    assert got_a[:, outside].tobytes() == seek_a[:, outside].tobytes()
+
+
+def test_contain_refuses_bad_bounds_and_writes_nothing():
+    agents, _ = random_agents(np.random.default_rng(2), 8)
+    out = empty_vectors(8, fill=7.0)
+    for bad in (cs.Bounds(radius=-1.0), cs.Bounds(radius=1.0, prediction=-1.0),
+                cs.Bounds(shape=2, radius=1.0),
+                cs.Bounds(shape=cs.BOUNDS_BOX, box_min=(1.0, 0.0), box_max=(0.0, 1.0))):
+        with pytest.raises(cs.ParameterError):
+            cs.contain(agents, bad, None, out)
+    with pytest.raises(AttributeError):
+        cs.contain(agents, object(), None, out)
+    assert all((a == 7.0).all() for a in out)
+
+
+def test_periodic_ghosts_let_agents_see_across_the_seam():
+    cap = 16
+    px = f32([0.25, 9.875] + [0.0] * (cap - 2))
+    py = f32([5.0, 5.0] + [0.0] * (cap - 2))
+    vx, vy = np.zeros(cap, np.float32), np.zeros(cap, np.float32)
+    ids, origin = np.zeros(cap, np.uint32), np.zeros(cap, np.uint32)
+    total = cs.periodic_ghosts(cs.Agents(px, py, vx, vy), 2, (0.0, 0.0), (10.0, 10.0),
+                               1.0, ids, origin=origin)
+    assert total == 4 and origin[:total].tolist() == [0, 1, 0, 1]
+    assert px[2] == np.float32(10.25) and px[3] == np.float32(-0.125)
+    batch = cs.Agents(px[:total], py[:total], vx[:total], vy[:total], id=ids[:total])
+    index, dd, _ = cs.neighbour_nearest(batch, cs.Neighbours(radius=1.0), 1, end=2)
+    assert origin[index[:2].ravel()].tolist() == [1, 0]
+    assert dd[:2].ravel().tolist() == [0.375 ** 2, 0.375 ** 2]
+    with pytest.raises(cs.ParameterError):  # sides must exceed 2 * 1.0625 * reach
+        cs.periodic_ghosts(cs.Agents(px, py, vx, vy), 2, (0.0, 0.0), (10.0, 10.0),
+                           5.0, ids)
+    with pytest.raises(cs.RangeError):  # no room for the ghosts
+        cs.periodic_ghosts(cs.Agents(px[:3], py[:3], vx[:3], vy[:3]), 2, (0.0, 0.0),
+                           (10.0, 10.0), 1.0, ids[:3])

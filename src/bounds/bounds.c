@@ -1,0 +1,174 @@
+/* World bounds (crowdsteer_bounds.h): wrap-around of positions in a box and
+ * containment in a sphere or a box. One scalar definition serves every ISA:
+ * each is a few compares and correctly rounded operations per agent, so
+ * there is nothing for an ISA to round differently, and containment's
+ * steering repeats the reference seek's operations in its order. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int finite(float x) { return x == x && x <= FLT_MAX && x >= -FLT_MAX; }
+
+/* The box's corners on the axes in use: finite, min < max (strictly, for a
+ * wrap: its side must be a positive shift) or min <= max, and a side that
+ * does not overflow. */
+static int box_ok(const crowdsteer_box *box, int dims, int strict) {
+  for (int k = 0; k < dims; k++) {
+    const float lo = box->min[k], hi = box->max[k];
+    if (!finite(lo) || !finite(hi) || !finite(hi - lo)) return 0;
+    if (strict ? !(lo < hi) : !(lo <= hi)) return 0;
+  }
+  return 1;
+}
+
+static float *position_axis(const crowdsteer_agents *agents, int k) {
+  return k == 0 ? agents->px : k == 1 ? agents->py : agents->pz;
+}
+
+static crowdsteer_status wrap_here(const crowdsteer_agents *agents,
+                                   const crowdsteer_box *box, size_t begin, size_t end) {
+  if (!agents || !box) return CROWDSTEER_ERROR_NULL_POINTER;
+  const int dims = agents->dims;
+  if (dims != 2 && dims != 3) return CROWDSTEER_ERROR_DIMS;
+  if (begin > end || end > agents->count) return CROWDSTEER_ERROR_RANGE;
+  if (begin < end) {
+    for (int k = 0; k < dims; k++)
+      if (!position_axis(agents, k)) return CROWDSTEER_ERROR_NULL_POINTER;
+    for (int k = 0; k < dims; k++)
+      if (!cs_aligned(position_axis(agents, k))) return CROWDSTEER_ERROR_ALIGNMENT;
+  }
+  if (!box_ok(box, dims, 1)) return CROWDSTEER_ERROR_PARAMETER;
+  for (int k = 0; k < dims; k++) {
+    float *const p = position_axis(agents, k);
+    const float lo = box->min[k], hi = box->max[k], side = hi - lo;
+    for (size_t i = begin; i < end; i++) {
+      const float x = p[i];
+      p[i] = x >= hi ? x - side : x < lo ? x + side : x;
+    }
+  }
+  return CROWDSTEER_OK;
+}
+
+crowdsteer_status crowdsteer_wrap(const crowdsteer_agents *agents,
+                                  const crowdsteer_box *box, size_t begin, size_t end) {
+  const cs_fpenv host = cs_fpenv_enter();
+  return cs_fpenv_return(host, wrap_here(agents, box, begin, end));
+}
+
+/* The region's fields in use, and its centre. */
+static int bounds_ok(const crowdsteer_bounds *b, int dims, float centre[3]) {
+  if (!finite(b->prediction) || !(b->prediction >= 0.0f)) return 0;
+  centre[0] = centre[1] = centre[2] = 0.0f;
+  if (b->shape == CROWDSTEER_BOUNDS_SPHERE) {
+    if (!finite(b->radius) || !(b->radius >= 0.0f)) return 0;
+    for (int k = 0; k < dims; k++) {
+      if (!finite(b->centre[k])) return 0;
+      centre[k] = b->centre[k];
+    }
+    return 1;
+  }
+  if (b->shape != CROWDSTEER_BOUNDS_BOX || !box_ok(&b->box, dims, 0)) return 0;
+  for (int k = 0; k < dims; k++)
+    centre[k] = b->box.min[k] * 0.5f + b->box.max[k] * 0.5f;
+  return 1;
+}
+
+/* Whether q = p + v * prediction is inside the region. */
+static int inside(const crowdsteer_bounds *b, const float centre[3], const float p[3],
+                  const float v[3], int dims) {
+  float q[3];
+  for (int k = 0; k < dims; k++)
+    q[k] = b->prediction == 0.0f ? p[k] : p[k] + v[k] * b->prediction;
+  if (b->shape == CROWDSTEER_BOUNDS_BOX) {
+    int in = 1;
+    for (int k = 0; k < dims; k++)
+      in &= q[k] >= b->box.min[k] && q[k] <= b->box.max[k];
+    return in;
+  }
+  float d2 = (q[0] - centre[0]) * (q[0] - centre[0]);
+  for (int k = 1; k < dims; k++)
+    d2 += (q[k] - centre[k]) * (q[k] - centre[k]);
+  return d2 <= b->radius * b->radius;
+}
+
+/* Seek towards c, the reference's operations in its order:
+ * (normalize(c - p) * max_speed - v) / time_to_target (no division by 1). */
+static void seek_centre(const float centre[3], const float p[3], const float v[3],
+                        float max_speed, float time_to_target, float s[3], int dims) {
+  float d[3];
+  for (int k = 0; k < dims; k++)
+    d[k] = centre[k] - p[k];
+  float dd = d[0] * d[0];
+  for (int k = 1; k < dims; k++)
+    dd += d[k] * d[k];
+  const float l = sqrtf(dd);
+  for (int k = 0; k < dims; k++) {
+    const float direction = l > 0.0f ? d[k] / l : 0.0f;
+    const float difference = direction * max_speed - v[k];
+    s[k] = time_to_target == 1.0f ? difference : difference / time_to_target;
+  }
+}
+
+static crowdsteer_status contain_here(const crowdsteer_agents *agents,
+                                      const crowdsteer_bounds *bounds,
+                                      const crowdsteer_params *params,
+                                      const crowdsteer_output *out, size_t begin,
+                                      size_t end) {
+  crowdsteer_status fault;
+  if (!agents || !bounds) return CROWDSTEER_ERROR_NULL_POINTER;
+  const int dims = agents->dims;
+  if (dims != 2 && dims != 3) return CROWDSTEER_ERROR_DIMS;
+  float centre[3];
+  if (!bounds_ok(bounds, dims, centre)) return CROWDSTEER_ERROR_PARAMETER;
+  /* Seek's validation, with the centre as its point target. */
+  crowdsteer_target target;
+  memset(&target, 0, sizeof target);
+  target.kind = CROWDSTEER_TARGET_POINT;
+  memcpy(target.point, centre, sizeof target.point);
+  cs_inputs in;
+  cs_policy policy;
+  memset(&in, 0, sizeof in);
+  if ((fault = cs_prepare_behaviour(&in, CROWDSTEER_SEEK, agents, &target, NULL, NULL,
+                                    params, begin, end, NULL, 0)) != CROWDSTEER_OK ||
+      (fault = cs_prepare_output(&policy, dims, out, begin, end)) != CROWDSTEER_OK)
+    return fault;
+  if (begin == end) return CROWDSTEER_OK;
+  cs_spans spans;
+  spans.n = 0;
+  spans.written = 0;
+  cs_spans_add_state(&spans, agents, dims, begin, end, 0);
+  cs_behaviour_spans(&spans, CROWDSTEER_SEEK, agents, &target, NULL, NULL, NULL, params,
+                     agents, agents, begin, end);
+  cs_spans_add_vectors(&spans, &out->steering, dims, begin, end, 1);
+  if (out->mode == CROWDSTEER_ACCUMULATE)
+    cs_spans_add(&spans, out->weight_per_agent, begin, end, 0);
+  if (cs_spans_clash(&spans, &spans)) return CROWDSTEER_ERROR_OVERLAP;
+  for (size_t i = begin; i < end; i++) {
+    float p[3] = {0.0f, 0.0f, 0.0f}, v[3] = {0.0f, 0.0f, 0.0f}, s[3] = {0, 0, 0};
+    for (int k = 0; k < dims; k++) {
+      p[k] = in.pos[k][i];
+      v[k] = in.vel[k][i];
+    }
+    if (!inside(bounds, centre, p, v, dims))
+      seek_centre(centre, p, v, cs_param_at(in.max_speed, i),
+                  cs_param_at(in.time_to_target, i), s, dims);
+    for (int k = 0; k < dims; k++) {
+      float *const o = policy.out[k] + i;
+      *o = policy.mode == CS_WRITE_OVERWRITE ? s[k]
+                                             : *o + cs_param_at(policy.weight, i) * s[k];
+    }
+  }
+  return CROWDSTEER_OK;
+}
+
+crowdsteer_status crowdsteer_contain(const crowdsteer_agents *agents,
+                                     const crowdsteer_bounds *bounds,
+                                     const crowdsteer_params *params,
+                                     const crowdsteer_output *out, size_t begin,
+                                     size_t end) {
+  const cs_fpenv host = cs_fpenv_enter();
+  return cs_fpenv_return(host, contain_here(agents, bounds, params, out, begin, end));
+}
