@@ -4,11 +4,14 @@
 // alignment, cohesion). Wall time per agent-step, the best of 3 runs.
 //   node bench/web/bench.mjs [--yuka PATH/yuka.module.js] [--sizes 1000,10000]
 //                            [--scenarios seek,separation,flock] [--only crowdsteer|yuka]
-//                            [--yuka-cell EDGE] [--simd on|off]
+//                            [--yuka-cell EDGE] [--simd on|off] [--page N]
+// --page N: also the demo page's crowd (js/src/scenario.js) of N agents, ms
+// per frame (grid build and step) over the 120 frames after the page's 10.
 // bench/web/native.c is the same crowdsteer scenarios in C (native ISAs).
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import * as cs from '../../js/src/index.js';
+import { createScenario, frame, pointerAt } from '../../js/src/scenario.js';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -113,4 +116,14 @@ for (const scenario of scenarios) {
       yukaCase(YUKA, scenario, n)) : NaN;
     console.log(`| ${scenario} | ${n} | ${a.toFixed(1)} | ${b.toFixed(0)} | ${(b / a).toFixed(0)}x |`);
   }
+}
+// The page's crowd: where it gathers round the pointer it is denser than
+// the scenarios above (the page's step, not its drawing: docs/web.md).
+const page = Number(arg('page', '0'));
+if (page > 0) {
+  const crowd = createScenario(lib, page);
+  for (let f = 0; f < 10; f++) frame(crowd, pointerAt(f));
+  const t = performance.now();
+  for (let f = 10; f < 130; f++) frame(crowd, pointerAt(f));
+  console.log(`| page | ${page} | ${((performance.now() - t) / 120).toFixed(2)} ms/frame |`);
 }

@@ -31,7 +31,9 @@ function draw() {
   for (let i = 0; i < count; i++) {
     const x = ((px[i] + 120) * SCALE) | 0, y = ((120 - py[i]) * SCALE) | 0;
     if (x < 0 || y < 0 || x >= w || y >= h) continue;
-    const speed = Math.min(1, Math.hypot(vx[i], vy[i]) / 12);
+    // Not Math.hypot: it made this loop 3-4x slower (100,000 agents in
+    // Node: 8.0-9.3 ms against 1.9-2.7); speeds are far from overflow.
+    const speed = Math.min(1, Math.sqrt(vx[i] * vx[i] + vy[i] * vy[i]) * (1 / 12));
     const red = (80 + 175 * speed) | 0, blue = (255 - 155 * speed) | 0;
     pixels[y * w + x] = 0xff000000 | (blue << 16) | (0xc0 << 8) | red;
   }

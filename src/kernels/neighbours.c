@@ -8,7 +8,8 @@
  * in the exact sums' two parts, and a step's cohesion with an alignment
  * over the same neighbours walks once for both (FLOCK). Everything else
  * (alignment called on its own, per-agent radii, group filters, fields of
- * view, 4-lane backends) runs in tiles: up to W agents
+ * view, 4-lane backends, but for a step's alignment and flock on
+ * WebAssembly SIMD: TAKES_PARTS) runs in tiles: up to W agents
  * of one row of cells, one agent per lane, against every candidate of the
  * rows of cells around them, read in place. Results go to the agents'
  * indices, prefetched ahead of the walk. An agent whose query leaves the
@@ -109,7 +110,7 @@ static void kernel(const cs_nb_job *job, size_t begin, size_t end) {
     return;
   }
   /* cs_nb_step_run gives parts, and pairs jobs, only where the walk is
-   * agent by agent (cs_nb_plain, a backend of 8 or 16 lanes). */
+   * agent by agent (cs_nb_plain, a backend that takes parts: TAKES_PARTS). */
   if (job->aligned) {
     (job->dims == 2 ? flock_2d : flock_3d)(job, begin, end);
     return;
@@ -189,4 +190,14 @@ static void ends(uint32_t *counts, size_t n, uint32_t start) {
   cs_nb_ends_scalar(counts + k, n - k, last[0]);
 }
 
-const cs_nb_backend CS_NB_KERNEL = {kernel, keys, ends, W >= 8 ? velocity_parts : NULL};
+/* Velocity parts make a step's alignment, and its cohesion with one, walk
+ * agent by agent (kernel()). On x86 a 4-lane vector holds about a third of
+ * a row and tiles were faster; on WebAssembly SIMD the flock's one walk for
+ * both took about a fifth less than two walks in tiles (docs/web.md). */
+#if defined(__wasm_simd128__)
+#define TAKES_PARTS 1
+#else
+#define TAKES_PARTS (W >= 8)
+#endif
+const cs_nb_backend CS_NB_KERNEL = {kernel, keys, ends,
+                                    TAKES_PARTS ? velocity_parts : NULL};

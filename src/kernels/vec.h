@@ -17,6 +17,12 @@
 
 #if CS_LANES == 4
 #include <simde/x86/sse4.1.h>
+#if defined(__wasm_simd128__)
+/* WebAssembly SIMD: SIMDe's vectors are v128_t there; where its mapping of
+ * an x86 instruction is a lane loop or a longer sequence than needed, the
+ * WebAssembly instruction of the same bits is written out (CS_WASM_*). */
+#include <wasm_simd128.h>
+#endif
 typedef simde__m128 vf;
 typedef simde__m128i vi;
 typedef simde__m128 vmask; /* all-ones lanes where true */
@@ -41,7 +47,14 @@ CS_INLINE vmask m_not(vmask a) {
 }
 /* mask ? a : b */
 CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm_blendv_ps(b, a, m); }
-CS_INLINE int m_any(vmask m) { return simde_mm_movemask_ps(m) != 0; }
+/* The lanes' sign bits (movemask_ps: a loop over the lanes in SIMDe's
+ * WebAssembly mapping, one bitmask instruction here). */
+#if defined(__wasm_simd128__)
+#define CS_MOVEMASK(m) ((int)wasm_i32x4_bitmask(m))
+#else
+#define CS_MOVEMASK(m) simde_mm_movemask_ps(m)
+#endif
+CS_INLINE int m_any(vmask m) { return CS_MOVEMASK(m) != 0; }
 CS_INLINE simde__m128i i_select(vmask m, simde__m128i a, simde__m128i b) {
   return simde_mm_castps_si128(
       simde_mm_blendv_ps(simde_mm_castsi128_ps(b), simde_mm_castsi128_ps(a), m));
@@ -56,8 +69,20 @@ CS_INLINE vi i_max_u(vi a, vi b) { return simde_mm_max_epu32(a, b); }
 CS_INLINE vi i_mul(vi a, vi b) { return simde_mm_mullo_epi32(a, b); }
 #define i_shr(a, n) simde_mm_srli_epi32((a), (n))
 CS_INLINE vf i_to_float(vi a) { return simde_mm_cvtepi32_ps(a); }
+#if defined(__wasm_simd128__)
+/* cvttps_epi32's bits: the saturating conversion, then 0x80000000 where x86
+ * gives it and the conversion does not (NaN, 2^31 and up; below -2^31 it
+ * saturates to 0x80000000 itself). SIMDe tests NaN apart, once too many. */
+CS_INLINE vi cs_wasm_trunc(vf a) {
+  return wasm_v128_bitselect(wasm_i32x4_trunc_sat_f32x4(a), wasm_i32x4_splat(INT32_MIN),
+                             wasm_f32x4_lt(a, wasm_f32x4_splat(0x1p31f)));
+}
+#define CS_WASM_TRUNC(a) cs_wasm_trunc(a)
+#else
+#define CS_WASM_TRUNC(a) simde_mm_cvttps_epi32(a)
+#endif
 /* Truncation towards zero; meaningful for lanes in [0, 2^31) only. */
-CS_INLINE vi v_to_index(vf a) { return simde_mm_cvttps_epi32(a); }
+CS_INLINE vi v_to_index(vf a) { return CS_WASM_TRUNC(a); }
 CS_INLINE void i_store(uint32_t *p, vi a) { simde_mm_storeu_si128((void *)p, a); }
 /* Lanes where (bits & bit) != 0, for a single-bit `bit`. */
 CS_INLINE vmask m_bit_set(vi bits, uint32_t bit) {
@@ -288,7 +313,7 @@ CS_INLINE uint32_t m_word(vmask m) {
 /* Bit k set where lane k of the mask is true. */
 CS_INLINE uint32_t m_lane_bits(vmask m) {
 #if CS_LANES == 4
-  return (uint32_t)simde_mm_movemask_ps(m);
+  return (uint32_t)CS_MOVEMASK(m);
 #elif CS_LANES == 8
   return (uint32_t)simde_mm256_movemask_ps(m);
 #else

@@ -15,17 +15,15 @@ CS_INLINE vmask m_or(vmask a, vmask b) { return simde_mm_or_ps(a, b); }
 CS_INLINE vmask m_andnot(vmask a, vmask b) {
   return simde_mm_andnot_ps(b, a);
 } /* a & ~b */
-CS_INLINE int m_count(vmask m) {
-  return __builtin_popcount((unsigned)simde_mm_movemask_ps(m));
-}
-CS_INLINE unsigned m_bits(vmask m) { return (unsigned)simde_mm_movemask_ps(m); }
+CS_INLINE int m_count(vmask m) { return __builtin_popcount((unsigned)CS_MOVEMASK(m)); }
+CS_INLINE unsigned m_bits(vmask m) { return (unsigned)CS_MOVEMASK(m); }
 CS_INLINE vmask i_eq(vi a, vi b) {
   return simde_mm_castsi128_ps(simde_mm_cmpeq_epi32(a, b));
 }
 CS_INLINE vmask i_any_common(vi a, vi b) {
   return m_not(i_eq(simde_mm_and_si128(a, b), simde_mm_setzero_si128()));
 }
-CS_INLINE vi i_from_float_trunc(vf a) { return simde_mm_cvttps_epi32(a); }
+CS_INLINE vi i_from_float_trunc(vf a) { return CS_WASM_TRUNC(a); }
 CS_INLINE vi v_bits(vf a) { return simde_mm_castps_si128(a); }
 /* Shifts by a count in 0 .. 31 known only at run time. */
 CS_INLINE vi i_shr_by(vi a, int n) {
@@ -42,6 +40,10 @@ CS_INLINE vmask i_gt(vi a, vi b) { /* signed */
 }
 #if defined(__SSE2__)
 CS_INLINE vi i_round_even(vf a) { return simde_mm_cvtps_epi32(a); }
+#elif defined(__wasm_simd128__)
+/* nearest is round-to-nearest-even, as cvtps_epi32 under the MXCSR the
+ * calls keep; then cvttps_epi32's bits of an integer. */
+CS_INLINE vi i_round_even(vf a) { return cs_wasm_trunc(wasm_f32x4_nearest(a)); }
 #else
 CS_INLINE vi i_round_even(vf a) {
   const vf sign = simde_mm_castsi128_ps(simde_mm_set1_epi32((int32_t)0x80000000u));
@@ -180,6 +182,13 @@ CS_INLINE int64_t i_sum64(vi a) {
   int64_t lanes[4];
   simde_mm256_storeu_si256((void *)lanes, wide);
   return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+}
+#elif CS_LANES == 4 && defined(__wasm_simd128__)
+/* SIMDe widens with 64-bit shifts, which WebAssembly engines emulate on x86. */
+CS_INLINE int64_t i_sum64(vi a) {
+  const v128_t wide =
+      wasm_i64x2_add(wasm_i64x2_extend_low_i32x4(a), wasm_i64x2_extend_high_i32x4(a));
+  return wasm_i64x2_extract_lane(wide, 0) + wasm_i64x2_extract_lane(wide, 1);
 }
 #elif CS_LANES == 4
 CS_INLINE int64_t i_sum64(vi a) {
