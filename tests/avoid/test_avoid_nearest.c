@@ -69,7 +69,9 @@ static void check_agent(const cs_avoid_job *job, const crowd *c, size_t self,
                               cap,
                               cands,
                               row_dd,
-                              c->n};
+                              c->n,
+                              NULL,
+                              NULL};
   const uint32_t got = job->scan(&scan, near);
   size_t m = 0;
   for (size_t q = 0; q < c->n; q++) {
