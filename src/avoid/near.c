@@ -180,18 +180,28 @@ int cs_avoid_narrow(const cs_avoid_scan *scan, float limit) {
    * in the slots extends it. */
   uint32_t *runs = scan->runs;
   int n = 0;
-  for (uint32_t c = 0; c < span[0] * span[1] * span[2]; c++) {
-    const uint32_t cell[3] = {lo[0] + c % span[0], lo[1] + c / span[0] % span[1],
-                              lo[2] + c / (span[0] * span[1])};
-    const uint32_t b = cs_bucket(cell, dims, g->bucket_mask);
-    const uint32_t first = g->start[b], last = g->start[b + 1];
-    if (first == last) continue;
-    if (n > 0 && runs[3 * n - 2] == first) {
-      runs[3 * n - 2] = last;
-      continue;
+  const uint32_t x_low = CS_BLOCK_X(dims) - 1u;
+  uint32_t cell[3];
+  for (uint32_t z = 0; z < span[2]; z++)
+    for (uint32_t y = 0; y < span[1]; y++) {
+      cell[2] = lo[2] + z, cell[1] = lo[1] + y, cell[0] = lo[0];
+      const uint32_t row = cs_bucket_row(cell, dims);
+      for (uint32_t x = 0; x < span[0]; x++) {
+        /* x crosses at most one block border (4 cells): a new row hash */
+        cell[0] = lo[0] + x;
+        const uint32_t b =
+            ((cell[0] & x_low) < (lo[0] & x_low) ? cs_bucket(cell, dims, ~0u) : row) |
+            (cell[0] & x_low);
+        const uint32_t first = g->start[b & g->bucket_mask],
+                       last = g->start[(b & g->bucket_mask) + 1];
+        if (first == last) continue;
+        if (n > 0 && runs[3 * n - 2] == first) {
+          runs[3 * n - 2] = last;
+          continue;
+        }
+        runs[3 * n] = first, runs[3 * n + 1] = last, runs[3 * n + 2] = first;
+        n++;
+      }
     }
-    runs[3 * n] = first, runs[3 * n + 1] = last, runs[3 * n + 2] = first;
-    n++;
-  }
   return n;
 }
