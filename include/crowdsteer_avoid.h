@@ -137,7 +137,7 @@ typedef struct crowdsteer_avoidance {
  * grid and the neighbours' `tasks`, the call spreads over that task system
  * in parts of 256 grid slots; otherwise it runs on the caller's thread. It
  * allocates its working memory for the call (per worker, with neighbours:
- * about 7.5 KiB plus 100 bytes per max_neighbours in 2D, 112 in 3D, for
+ * about 8.3 KiB plus 100 bytes per max_neighbours in 2D, 112 in 3D, for
  * the candidates, the nearest and their constraints; with obstacles, 44
  * bytes per edge for their constraints and 12 per edge and 5 per polygon
  * for the obstacle queries).

@@ -133,6 +133,7 @@ size_t cs_avoid_scratch_bytes(const cs_avoid_job *job) {
   if (job->avoid_agents)
     bytes += round_up((neighbour_cap(job) + CS_AVOID_SPARE) * sizeof(cs_avoid_cand)) +
              round_up((CS_AVOID_SPARE + CS_AVOID_PAD) * sizeof(float)) +
+             round_up(3 * CS_AVOID_RUNS * sizeof(uint32_t)) +
              7 * round_up((neighbour_cap(job) + CS_AVOID_PAD) * sizeof(float));
   bytes += round_up(edge_count(job) * (sizeof(uint64_t) + sizeof(uint32_t)));
   bytes += 2 * round_up(lines * constraint_size(job));
@@ -150,6 +151,8 @@ void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *m
     at += round_up((neighbour_cap(job) + CS_AVOID_SPARE) * sizeof(cs_avoid_cand));
   s->row_dd = (float *)at;
   if (job->avoid_agents) at += round_up((CS_AVOID_SPARE + CS_AVOID_PAD) * sizeof(float));
+  s->runs = (uint32_t *)at;
+  if (job->avoid_agents) at += round_up(3 * CS_AVOID_RUNS * sizeof(uint32_t));
   const size_t padded = round_up((neighbour_cap(job) + CS_AVOID_PAD) * sizeof(float));
   s->nb_floats = (float *)at;
   s->nb_stride = padded / sizeof(float);
@@ -236,7 +239,8 @@ static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s,
         rows,     dims,      {a.p[0], a.p[1], a.p[2]},
         a.within, a.index,   a.use_mask,
         a.mask,   job->id,   cap,
-        s->cands, s->row_dd, nb->grid ? nb->grid->count : job->count};
+        s->cands, s->row_dd, nb->grid ? nb->grid->count : job->count,
+        nb->grid, s->runs};
     count = job->scan(&scan, s->near);
   } else {
     uint32_t order = 0;

@@ -157,3 +157,51 @@ uint32_t cs_avoid_scan_scalar(const cs_avoid_scan *scan, cs_avoid_near *near) {
   }
   return cs_avoid_rank(scan, n, near);
 }
+
+/* Every q with dd < limit has |fl(p - q)| < sqrt(limit) (1 + 2^-23) on each
+ * axis (each square is at most dd), so |p - q| < sqrt(limit) (1 + 2^-21);
+ * reach = sqrtf(limit) (1 + 2^-10) exceeds that by reach 2^-12, more than
+ * the half ulp of p -+ reach when |p| <= 4000 reach, so q lies between
+ * fl(p - reach) and fl(p + reach), and its cell (cs_cell is monotone)
+ * between theirs: at most 4 cells an axis, in distinct buckets. */
+int cs_avoid_narrow(const cs_avoid_scan *scan, float limit) {
+  const crowdsteer_grid *g = scan->grid;
+  if (!g || g->scan_all || !(limit >= 0x1p-100f)) return -1;
+  const int dims = scan->dims;
+  const float reach = sqrtf(limit) * (1.0f + 0x1p-10f);
+  uint32_t lo[3] = {0, 0, 0}, span[3] = {1, 1, 1};
+  for (int k = 0; k < dims; k++) {
+    if (!(fabsf(scan->p[k]) <= reach * 4000.0f)) return -1;
+    lo[k] = cs_cell(scan->p[k] - reach, g->inv_cell);
+    span[k] = cs_cell(scan->p[k] + reach, g->inv_cell) - lo[k] + 1u;
+    if (span[k] > 4u) return -1; /* buckets no longer distinct */
+  }
+  /* The cells x fastest, then y, then z; a bucket following the last run
+   * in the slots extends it. */
+  uint32_t *runs = scan->runs;
+  int n = 0;
+  const uint32_t x_low = CS_BLOCK_X(dims) - 1u;
+  uint32_t cell[3];
+  for (uint32_t z = 0; z < span[2]; z++)
+    for (uint32_t y = 0; y < span[1]; y++) {
+      cell[2] = lo[2] + z, cell[1] = lo[1] + y, cell[0] = lo[0];
+      const uint32_t row = cs_bucket_row(cell, dims);
+      for (uint32_t x = 0; x < span[0]; x++) {
+        /* x crosses at most one block border (4 cells): a new row hash */
+        cell[0] = lo[0] + x;
+        const uint32_t b =
+            ((cell[0] & x_low) < (lo[0] & x_low) ? cs_bucket(cell, dims, ~0u) : row) |
+            (cell[0] & x_low);
+        const uint32_t first = g->start[b & g->bucket_mask],
+                       last = g->start[(b & g->bucket_mask) + 1];
+        if (first == last) continue;
+        if (n > 0 && runs[3 * n - 2] == first) {
+          runs[3 * n - 2] = last;
+          continue;
+        }
+        runs[3 * n] = first, runs[3 * n + 1] = last, runs[3 * n + 2] = first;
+        n++;
+      }
+    }
+  return n;
+}

@@ -50,7 +50,16 @@ typedef struct cs_avoid_scan {
   cs_avoid_cand *cands;
   float *row_dd; /* CS_AVOID_SPARE + 16 floats for a SIMD scan's first limit */
   size_t slots;  /* the rows' arrays' length */
+  /* The grid the rows come from (NULL: the rows are scanned as given) and
+   * room for CS_AVOID_RUNS narrowed runs (cs_avoid_narrow). */
+  const crowdsteer_grid *grid;
+  uint32_t *runs;
 } cs_avoid_scan;
+
+/* A narrowed scan's runs: at most one a cell (4^3), 3 numbers each. A
+ * grid of at least CS_AVOID_NARROW_FROM agents that its queries scan whole
+ * (cs_nb_rows_for's small grids) is scanned by cells instead. */
+enum { CS_AVOID_RUNS = 64, CS_AVOID_NARROW_FROM = 64 };
 
 /* A backend's scan: the cap nearest candidates of `scan` into `near`,
  * nearest first; returns how many. */
@@ -125,6 +134,16 @@ static inline float cs_avoid_bound(float worst, float within) {
  * cap + CS_AVOID_SPARE / 2) without dropping any of the cap nearest, and
  * returns the tighter limit for the rest of the scan. */
 float cs_avoid_cut(const cs_avoid_scan *scan, uint32_t *n);
+
+/* For rows that are the whole grid (one run from slot 0, as cs_nb_rows_for
+ * gives a small grid): the runs of the cells that can hold a candidate
+ * under `limit` (sqrtf(limit), widened, as a query's radius), so the same
+ * candidates, each at its place in the whole grid's scan (its slot), in
+ * fewer slots. Writes first, last, place per run into scan->runs and
+ * returns how many; -1 where the grid is to be scanned whole (no grid, a
+ * table too small to tell cells apart, more than 4 cells an axis, a limit
+ * too small against the coordinates for the margin in near.c). */
+int cs_avoid_narrow(const cs_avoid_scan *scan, float limit);
 
 /* The cap nearest of the n collected candidates by (key, order), nearest
  * first, into `near`; returns how many. */

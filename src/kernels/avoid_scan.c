@@ -26,24 +26,38 @@ static float float_of(uint32_t bits) {
   return f;
 }
 
+/* Run r of the scan: the rows' own, or the narrowed ones (cs_avoid_narrow)
+ * with the place of their first slot. */
+CS_INLINE void run_at(const cs_avoid_scan *sc, int narrowed, int r, size_t *first,
+                      size_t *last) {
+  if (narrowed >= 0) {
+    *first = sc->runs[3 * r], *last = sc->runs[3 * r + 1];
+  } else {
+    *first = sc->rows->first[r], *last = sc->rows->last[r];
+  }
+}
+
 /* A first limit, so that few candidates are collected: the (cap + 1)-th
  * smallest squared distance among the first runs' slots (the agent's own
  * cells first, itself among them; runs are added until they hold twice
  * that many, at most CS_AVOID_SPARE slots) bounds the cap nearest's, found
  * bit by bit on the float's top 12 bits (bits LOW_BIT and up, which keeps
  * it within 2^-4 of it) by counting lanes. Without enough slots, or with
- * a group filter, the radius's limit. */
+ * a group filter, or with fewer than cap + 1 slots under it, the radius's
+ * limit (which the search would give then too). */
 enum { LOW_BIT = 19 };
 
-static float first_limit(const cs_avoid_scan *sc, vf px, vf py, vf pz) {
+static float first_limit(const cs_avoid_scan *sc, int runs, int narrowed, vf px, vf py,
+                         vf pz) {
   const cs_nb_rows *rows = sc->rows;
   const uint32_t k = sc->cap + 1u;
   if (sc->use_mask || k > CS_AVOID_SPARE / 2) return sc->within;
   float *dd = sc->row_dd; /* CS_AVOID_SPARE + CS_AVOID_PAD floats */
   size_t m = 0;
-  for (int r = 0; r < rows->count && m < 2u * k; r++) {
-    const size_t first = rows->first[r];
-    size_t take = rows->last[r] - first;
+  for (int r = 0; r < runs && m < 2u * k; r++) {
+    size_t first, last;
+    run_at(sc, narrowed, r, &first, &last);
+    size_t take = last - first;
     if (take > CS_AVOID_SPARE - m) take = CS_AVOID_SPARE - m;
     size_t j = 0;
     /* Whole blocks; one past the run's end is overwritten or padded. */
@@ -57,6 +71,11 @@ static float first_limit(const cs_avoid_scan *sc, vf px, vf py, vf pz) {
   size_t padded = m;
   for (; padded % CS_LANES; padded++)
     dd[padded] = INFINITY;
+  uint32_t under = 0;
+  const vf within = v_set1(sc->within);
+  for (size_t b = 0; b < padded; b += CS_LANES)
+    under += (uint32_t)m_count(v_lt(v_load(dd + b), within));
+  if (under < k) return sc->within;
   uint32_t bound = 0;
   for (int bit = 30; bit >= LOW_BIT; bit--) {
     const vf trial = v_set1(float_of(bound | ((1u << bit) - 1u)));
@@ -69,8 +88,9 @@ static float first_limit(const cs_avoid_scan *sc, vf px, vf py, vf pz) {
   return worst < sc->within ? cs_avoid_bound(sqrtf(worst), sc->within) : sc->within;
 }
 
-/* Up to this many collected candidates are ranked on lanes. */
-enum { LANE_RANKED = 64 };
+/* Up to this many collected candidates are ranked on lanes; up to SORTED
+ * of them by insertion (cheaper than a block's set-up). */
+enum { LANE_RANKED = 64, SORTED = 8 };
 
 /* The n (<= LANE_RANKED) collected candidates ranked on lanes: each one's
  * place is the number of candidates before it by (distance, id, order),
@@ -82,6 +102,14 @@ static uint32_t rank_on_lanes(const cs_avoid_scan *sc, uint32_t n, cs_avoid_near
   uint32_t id[ROOM], order[ROOM];
   const cs_avoid_cand *c = sc->cands;
   uint32_t k = 0;
+  if (n <= SORTED && sc->cap > 0) { /* a few: sorted one by one, the same order */
+    for (uint32_t i = 0; i < n; i++) {
+      const cs_avoid_near e = {cs_nb_nearness(sqrtf(c[i].dd), c[i].id), c[i].order,
+                               c[i].slot};
+      cs_avoid_keep_sorted(near, &k, sc->cap, e);
+    }
+    return k;
+  }
   for (; k < n; k++)
     dist[k] = c[k].dd, id[k] = c[k].id ^ 0x80000000u, order[k] = c[k].order ^ 0x80000000u;
   for (; k % CS_LANES; k++) /* never before anything */
@@ -112,12 +140,22 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
   const cs_nb_rows *rows = sc->rows;
   const int dims = sc->dims;
   const vf px = v_set1(sc->p[0]), py = v_set1(sc->p[1]), pz = v_set1(sc->p[2]);
-  float limit = first_limit(sc, px, py, pz);
+  /* A small grid is one run of every slot (cs_nb_rows_for): its agents
+   * read the cells within the radius's reach instead. */
+  const int narrowed = rows->count == 1 && sc->grid && rows->first[0] == 0 &&
+                               rows->last[0] == sc->grid->count &&
+                               rows->last[0] >= CS_AVOID_NARROW_FROM
+                           ? cs_avoid_narrow(sc, sc->within)
+                           : -1;
+  const int runs = narrowed >= 0 ? narrowed : rows->count;
+  float limit = first_limit(sc, runs, narrowed, px, py, pz);
   float dd_lanes[CS_LANES];
   uint32_t n = 0, order = 0;
-  for (int r = 0; r < rows->count; r++) {
-    size_t slot = rows->first[r];
-    const size_t last = rows->last[r];
+  for (int r = 0; r < runs; r++) {
+    size_t slot, last;
+    run_at(sc, narrowed, r, &slot, &last);
+    if (narrowed >= 0) order = sc->runs[3 * r + 2];
+    const size_t run_first = slot;
     const uint32_t row_order = order;
     for (; slot < last; slot += CS_LANES, order += CS_LANES) {
       /* A whole block; the row's tail is one too, starting at its slot or
@@ -149,7 +187,7 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
                            &limit);
       }
     }
-    order = row_order + (uint32_t)(last - rows->first[r]);
+    order = row_order + (uint32_t)(last - run_first);
   }
   return n <= LANE_RANKED ? rank_on_lanes(sc, n, near) : cs_avoid_rank(sc, n, near);
 }

@@ -69,7 +69,9 @@ static void check_agent(const cs_avoid_job *job, const crowd *c, size_t self,
                               cap,
                               cands,
                               row_dd,
-                              c->n};
+                              c->n,
+                              NULL,
+                              NULL};
   const uint32_t got = job->scan(&scan, near);
   size_t m = 0;
   for (size_t q = 0; q < c->n; q++) {
@@ -164,14 +166,17 @@ static void every_path(void) {
 
 /* crowdsteer_avoid with a grid (cells as wide as the radius) gives the
  * bits of the scan over every agent (no grid), for crowds on cell borders
- * far from the origin, where x * (1 / cell) rounds across a border. */
+ * far from the origin, where x * (1 / cell) rounds across a border; 200
+ * agents make a grid its queries scan whole, whose agents avoidance reads
+ * by cells (cs_avoid_narrow), across a block of cells' border at -5.4. */
 static void grid_against_all(void) {
   static float px[N], py[N], vx[N], vy[N], pref_x[N], pref_y[N];
   static float out_grid[2][N], out_all[2][N];
   static uint32_t ids[N];
-  const float cell = 0.3f, origins[] = {0.0f, 1e6f, -3e5f, 1e7f};
-  for (int o = 0; o < 4; o++) {
-    const size_t n = 1200;
+  const float cell = 0.3f, origins[] = {0.0f, 1e6f, -3e5f, 1e7f, -5.4f};
+  for (int t = 0; t < 10; t++) {
+    const int o = t / 2;
+    const size_t n = t % 2 ? 200 : 1200;
     for (size_t i = 0; i < n; i++) {
       /* On a lattice of cell borders, nudged by an ulp or two either way. */
       const float bx = origins[o] + cell * (float)(i % 40), by = cell * (float)(i / 40);
@@ -187,12 +192,13 @@ static void grid_against_all(void) {
     CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
     crowdsteer_grid_desc desc = {0};
     desc.cell_size = 3 * cell;
+    desc.table_size = n == 200 ? 1u << 14 : 0; /* blocks' hashes matter */
     CHECK_STATUS(crowdsteer_grid_build(grid, &agents, &desc), CROWDSTEER_OK);
     crowdsteer_neighbours nb = {0};
     nb.radius = 3 * cell;
     nb.max_neighbours = 6;
     crowdsteer_avoidance av = {0};
-    av.radius = 0.05f;
+    av.radius = 0.12f;
     av.neighbours = &nb;
     crowdsteer_params params = {0};
     params.max_speed = 1.0f;
@@ -207,7 +213,8 @@ static void grid_against_all(void) {
     for (size_t i = 0; i < n; i++)
       CHECK_MSG(!memcmp(&out_all[0][i], &out_grid[0][i], sizeof(float)) &&
                     !memcmp(&out_all[1][i], &out_grid[1][i], sizeof(float)),
-                "origin %g, agent %zu: the grid's bits differ", (double)origins[o], i);
+                "origin %g, %zu agents, agent %zu: the grid's bits differ",
+                (double)origins[o], n, i);
     crowdsteer_grid_destroy(grid);
   }
 }
