@@ -564,12 +564,44 @@ typedef void (*cs_nb_ends_fn)(uint32_t *counts, size_t n, uint32_t start);
 typedef void (*cs_nb_parts_fn)(const float *vel, size_t first, size_t last,
                                uint32_t *high, uint32_t *low);
 
+/* A step's neighbour jobs that walk their candidates once for all of them
+ * (cs_nb_flockable: one grid, uniform radii, one group filter, one form,
+ * agent by agent; at most one job per behaviour): each candidate's
+ * distance and view are computed once and tested against every job's
+ * radius and field of view. An agent past a job's cap is evaluated again
+ * for that job alone. The jobs' walk slots are [slot_first, slot_last). */
+enum { CS_NB_FLOCK_MAX = 3 };
+typedef struct cs_nb_flock {
+  const cs_nb_job *job[CS_NB_FLOCK_MAX];
+  int count;
+  int widest; /* the job of the largest radius: its candidate runs are read */
+  size_t slot_first, slot_last;
+} cs_nb_flock;
+
+/* A backend's walk of a flock, steering of [begin, end) written per job. */
+typedef void (*cs_nb_flock_fn)(const cs_nb_flock *flock, size_t begin, size_t end);
+
+/* Whether jobs a and b may share a flock's walk. */
+static inline int cs_nb_flockable(const cs_nb_job *a, const cs_nb_job *b) {
+  return a->grid && a->grid == b->grid && a->behaviour != b->behaviour &&
+         !a->radius.array && !b->radius.array && a->form == b->form &&
+         a->use_mask == b->use_mask && a->mask == b->mask &&
+         a->mask_array == b->mask_array && (a->form || a->inner > 0.0f) &&
+         (b->form || b->inner > 0.0f);
+}
+
+/* A flock's walk for [begin, end) by `fn`, cut into parts as cs_nb_walk. */
+void cs_nb_flock_walk(const cs_nb_flock *flock, cs_nb_flock_fn fn, size_t begin,
+                      size_t end, const cs_spread *spread);
+
 typedef struct cs_nb_backend {
   cs_nb_kernel kernel;
   cs_nb_keys_fn keys;
   cs_nb_ends_fn ends;
   /* NULL where the kernel's walks never read the parts (4 lanes). */
   cs_nb_parts_fn velocity_parts;
+  /* NULL: every job walks on its own (the scalar backend). */
+  cs_nb_flock_fn flock;
 } cs_nb_backend;
 
 /* Whether a job can run with cs_nb_job.aligned or vel_high: a uniform
