@@ -14,13 +14,30 @@
 
 #include "kernels/nb_rows.h"
 
-/* One member job's view of the agent and its sums. */
+/* One member job's parameters for the agent (the rest of its view is the
+ * lead's: the agent as every member sees it) and its sums. */
 typedef struct flock_member {
-  cs_nb_agent a;
-  agent_lanes l;
+  vf radius, inv_radius, cos_fov, inner;
+  int fov; /* a field of view in effect */
   lane_sums acc;
   cs_nb_sum sum;
 } flock_member;
+
+/* Member m, of job `job`, for agent i whose view is `lead`. Set field by
+ * field: copying a cs_nb_agent just written stalls on store forwarding
+ * (a fifth of the walk at 200 boids). */
+CS_INLINE void member_of(flock_member *m, const cs_nb_agent *lead, const cs_nb_job *job,
+                         size_t i, const int dims) {
+  cs_nb_agent own;
+  cs_nb_agent_params(&own, job, i);
+  m->radius = v_set1(own.radius);
+  m->inv_radius = v_set1(own.inv_radius);
+  m->cos_fov = v_set1(own.cos_fov);
+  m->inner = v_set1(own.inner);
+  m->fov = job->use_fov && lead->fov;
+  lane_sums_clear(&m->acc, dims);
+  m->sum = (cs_nb_sum){{0, 0, 0}, 0};
+}
 
 /* Whether behaviour b's lane sums split each contribution in two parts:
  * the default alignment's velocities, Reynolds' separation (d / dd) and
@@ -32,45 +49,47 @@ CS_INLINE int flock_split(const cs_nb_behaviour b, const int reynolds) {
 
 /* Member b's neighbours among the lanes `in` (within the widest radius,
  * not the agent, past the group filter), added to its lane sums. */
-CS_INLINE void flock_add(flock_member *m, const source *src, size_t j, vmask in,
-                         const vf d[3], vf dist, vf view, vi index, const int dims,
-                         const cs_nb_behaviour b, const int reynolds) {
-  in = m_and(in, v_lt(dist, m->l.radius));
+CS_INLINE void flock_add(flock_member *m, const cs_nb_agent *lead, const source *src,
+                         size_t j, vmask in, const vf d[3], vf dist, vf view, vi index,
+                         const int dims, const cs_nb_behaviour b, const int reynolds) {
+  in = m_and(in, v_lt(dist, m->radius));
   const vmask apart = v_gt(dist, v_zero());
-  if (m->a.fov) {
-    const vmask close = m_or(m_not(apart), v_lt(dist, m->l.inner));
-    in = m_and(in, m_or(close, v_le(m->l.cos_fov, view)));
+  if (m->fov) {
+    const vmask close = m_or(m_not(apart), v_lt(dist, m->inner));
+    in = m_and(in, m_or(close, v_le(m->cos_fov, view)));
   }
   if (!m_any(in)) return;
   if (b == CS_NB_SEPARATION) {
     const vmask coincident = m_andnot(in, apart);
     if (m_any(coincident)) {
-      add_coincident(&m->a, index, coincident, &m->sum);
+      add_coincident(lead, index, coincident, &m->sum);
       in = m_and(in, apart);
     }
   }
   const int split = flock_split(b, reynolds);
   m->sum.n += (uint32_t)m_count(in);
+  agent_lanes l; /* what contributions reads of it */
+  l.radius = m->radius;
+  l.inv_radius = m->inv_radius;
   vf c[3];
-  contributions(&m->a, &m->l, src, j, d, dist, c, dims, b);
+  contributions(lead, &l, src, j, d, dist, c, dims, b);
   for (int k = 0; k < dims; k++)
     add_fixed(&m->acc, k, c[k], in, split);
   if (++m->acc.vectors == FLUSH_EVERY) lane_sums_flush(&m->acc, &m->sum, dims, split);
 }
 
-/* The agent against candidates [first, last) of `src` for the members of
- * `want` (bits by behaviour); `view_of` is a member with a field of view
- * in effect (its heading is every such member's), -1 for none. */
-CS_INLINE void flock_span(flock_member m[CS_NB_COUNT], unsigned want, int view_of,
-                          vf within, const source *src, size_t first, size_t last,
-                          const int dims, const int reynolds) {
-  const flock_member *lead = &m[__builtin_ctz(want)];
+/* The agent `lead` against candidates [first, last) of `src` for the
+ * members of `want` (bits by behaviour); with `view`, some member has a
+ * field of view in effect (lead's heading is theirs). */
+CS_INLINE void flock_span(flock_member m[CS_NB_COUNT], const cs_nb_agent *lead,
+                          unsigned want, int view, vf within, const source *src,
+                          size_t first, size_t last, const int dims, const int reynolds) {
   vf p[3], heading[3];
   for (int k = 0; k < dims; k++) {
-    p[k] = v_set1(lead->a.p[k]);
-    heading[k] = v_set1(view_of >= 0 ? m[view_of].a.heading[k] : 0.0f);
+    p[k] = v_set1(lead->p[k]);
+    heading[k] = v_set1(lead->heading[k]);
   }
-  const vi self = i_set1(lead->a.index);
+  const vi self = i_set1(lead->index), mask = i_set1(lead->mask);
   for (size_t j = first; j < last; j += W) {
     vf d[3];
     for (int k = 0; k < dims; k++)
@@ -83,25 +102,19 @@ CS_INLINE void flock_span(flock_member m[CS_NB_COUNT], unsigned want, int view_o
     if (!m_any(in)) continue;
     const vi index = i_load(src->index + j);
     in = m_andnot(in, i_eq(index, self));
-    if (lead->a.use_mask)
-      in = m_and(in, i_any_common(i_load(src->group + j), lead->l.mask));
+    if (lead->use_mask) in = m_and(in, i_any_common(i_load(src->group + j), mask));
     if (!m_any(in)) continue;
     const vf dist = v_sqrt(dd);
-    vf view = v_zero();
-    if (view_of >= 0) {
-      view = v_mul(heading[0], v_div(v_sub(v_zero(), d[0]), dist));
+    vf cos_view = v_zero();
+    if (view) {
+      cos_view = v_mul(heading[0], v_div(v_sub(v_zero(), d[0]), dist));
       for (int k = 1; k < dims; k++)
-        view = v_add(view, v_mul(heading[k], v_div(v_sub(v_zero(), d[k]), dist)));
+        cos_view = v_add(cos_view, v_mul(heading[k], v_div(v_sub(v_zero(), d[k]), dist)));
     }
-    if (want & (1u << CS_NB_SEPARATION))
-      flock_add(&m[CS_NB_SEPARATION], src, j, in, d, dist, view, index, dims,
-                CS_NB_SEPARATION, reynolds);
-    if (want & (1u << CS_NB_COHESION))
-      flock_add(&m[CS_NB_COHESION], src, j, in, d, dist, view, index, dims,
-                CS_NB_COHESION, reynolds);
-    if (want & (1u << CS_NB_ALIGNMENT))
-      flock_add(&m[CS_NB_ALIGNMENT], src, j, in, d, dist, view, index, dims,
-                CS_NB_ALIGNMENT, reynolds);
+    for (int b = 0; b < CS_NB_COUNT; b++)
+      if (want & (1u << b))
+        flock_add(&m[b], lead, src, j, in, d, dist, cos_view, index, dims,
+                  (cs_nb_behaviour)b, reynolds);
   }
 }
 
@@ -145,20 +158,24 @@ CS_INLINE void flock_walk(const cs_nb_flock *f, size_t begin, size_t end, const 
     for (int b = 0; b < CS_NB_COUNT; b++)
       if (job[b] && wanted(job[b], i, begin, end)) want |= 1u << b;
     if (!want) continue;
+    /* The agent as a member with a field of view sees it (its heading
+     * computed once; the rest is every member's), then each member's
+     * parameters. */
+    int lead_job = __builtin_ctz(want);
+    for (int b = 0; b < CS_NB_COUNT; b++)
+      if ((want & (1u << b)) && job[b]->use_fov) lead_job = b;
+    cs_nb_agent lead;
+    slot_agent(job[lead_job], slot, &lead, dims);
     flock_member m[CS_NB_COUNT];
-    int view_of = -1;
-    for (int b = 0; b < CS_NB_COUNT; b++) {
-      if (!(want & (1u << b))) continue;
-      slot_agent(job[b], slot, &m[b].a, dims);
-      agent_lanes_of(&m[b].a, &m[b].l, dims);
-      lane_sums_clear(&m[b].acc, dims);
-      m[b].sum = (cs_nb_sum){{0, 0, 0}, 0};
-      if (m[b].a.fov) view_of = b;
-    }
-    const float *p = m[__builtin_ctz(want)].a.p;
-    if (!same_cells(g, p, wide->radius.value, lo, hi, dims)) {
+    int view = 0;
+    for (int b = 0; b < CS_NB_COUNT; b++)
+      if (want & (1u << b)) {
+        member_of(&m[b], &lead, job[b], i, dims);
+        view |= m[b].fov;
+      }
+    if (!same_cells(g, lead.p, wide->radius.value, lo, hi, dims)) {
       cs_nb_agent w; /* cs_nb_rows_for reads p and radius */
-      memcpy(w.p, p, sizeof w.p);
+      memcpy(w.p, lead.p, sizeof w.p);
       w.radius = wide->radius.value;
       cs_nb_rows_for(wide, &w, &rows);
     }
@@ -167,7 +184,7 @@ CS_INLINE void flock_walk(const cs_nb_flock *f, size_t begin, size_t end, const 
                         rows.group,
                         rows.index};
     for (int r = 0; r < rows.count; r++)
-      flock_span(m, want, view_of, within, &src, rows.first[r], rows.last[r], dims,
+      flock_span(m, &lead, want, view, within, &src, rows.first[r], rows.last[r], dims,
                  reynolds);
     for (int b = 0; b < CS_NB_COUNT; b++) {
       if (!(want & (1u << b))) continue;
@@ -178,7 +195,7 @@ CS_INLINE void flock_walk(const cs_nb_flock *f, size_t begin, size_t end, const 
         continue;
       }
       float s[3];
-      cs_nb_steering(job[b], &m[b].a, &m[b].sum, i, s);
+      cs_nb_steering(job[b], &lead, &m[b].sum, i, s); /* reads lead.v */
       cs_nb_write(job[b], i, s);
     }
   }

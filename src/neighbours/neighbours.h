@@ -96,20 +96,26 @@ static inline uint32_t cs_cell(float x, float inv_cell) {
   (CS_BLOCK_X_BITS(dims) + ((dims)-1) * CS_BLOCK_YZ_BITS(dims))
 #define CS_MIN_TABLE(dims) ((size_t)1 << CS_BLOCK_CELL_BITS(dims))
 
+/* The offset part of cs_bucket_row: the cell's place in its block but along
+ * x (a block's corner, low bits all 0, has offset 0). */
+static inline uint32_t cs_bucket_row_offset(const uint32_t cell[3], int dims) {
+  const int x_bits = CS_BLOCK_X_BITS(dims);
+  const int yz_bits = CS_BLOCK_YZ_BITS(dims);
+  const uint32_t yz_low = (1u << yz_bits) - 1u;
+  uint32_t offset = (cell[1] & yz_low) << x_bits;
+  if (dims == 3) offset |= (cell[2] & yz_low) << (x_bits + yz_bits);
+  return offset;
+}
+
 /* A cell's bucket before its place along x and the table's mask: the
  * same for every cell of one row of a block. */
 static inline uint32_t cs_bucket_row(const uint32_t cell[3], int dims) {
   const int x_bits = CS_BLOCK_X_BITS(dims);
   const int yz_bits = CS_BLOCK_YZ_BITS(dims);
-  const uint32_t yz_low = (1u << yz_bits) - 1u;
   uint32_t h = (cell[0] >> x_bits) * 0x9E3779B1u;
   h ^= (cell[1] >> yz_bits) * 0x85EBCA77u;
-  uint32_t offset = (cell[1] & yz_low) << x_bits;
-  if (dims == 3) {
-    h ^= (cell[2] >> yz_bits) * 0xC2B2AE3Du;
-    offset |= (cell[2] & yz_low) << (x_bits + yz_bits);
-  }
-  return (cs_mix32(h) << CS_BLOCK_CELL_BITS(dims)) | offset;
+  if (dims == 3) h ^= (cell[2] >> yz_bits) * 0xC2B2AE3Du;
+  return (cs_mix32(h) << CS_BLOCK_CELL_BITS(dims)) | cs_bucket_row_offset(cell, dims);
 }
 
 static inline uint32_t cs_bucket(const uint32_t cell[3], int dims, uint32_t mask) {
@@ -234,6 +240,18 @@ static inline float cs_within_limit(float radius) {
   return t;
 }
 
+/* The job's parameters of agent i (radius, view, form, group filter). */
+static inline void cs_nb_agent_params(cs_nb_agent *a, const cs_nb_job *job, size_t i) {
+  a->radius = cs_param_at(job->radius, i);
+  a->inv_radius = 1.0f / a->radius;
+  a->within = job->radius.array ? cs_within_limit(a->radius) : job->within;
+  a->cos_fov = job->use_fov ? cs_param_at(job->cos_fov, i) : -1.0f;
+  a->form = job->form;
+  a->inner = job->inner;
+  a->use_mask = job->use_mask;
+  a->mask = job->mask_array ? job->mask_array[i] : job->mask;
+}
+
 /* One rule for every backend: which per-agent inputs a query uses. */
 static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t i,
                                     const float p[3], const float v[3]) {
@@ -257,14 +275,7 @@ static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t
       a->heading[k] = speed > 0.0f ? a->v[k] / speed : 0.0f;
     a->fov = speed > 0.0f;
   }
-  a->radius = cs_param_at(job->radius, i);
-  a->inv_radius = 1.0f / a->radius;
-  a->within = job->radius.array ? cs_within_limit(a->radius) : job->within;
-  a->cos_fov = job->use_fov ? cs_param_at(job->cos_fov, i) : -1.0f;
-  a->form = job->form;
-  a->inner = job->inner;
-  a->use_mask = job->use_mask;
-  a->mask = job->mask_array ? job->mask_array[i] : job->mask;
+  cs_nb_agent_params(a, job, i);
 }
 
 /* Separation's push from a coincident neighbour of id `id`, along x:
