@@ -111,10 +111,16 @@ CS_INLINE void flock_span(flock_member m[CS_NB_COUNT], const cs_nb_agent *lead,
       for (int k = 1; k < dims; k++)
         cos_view = v_add(cos_view, v_mul(heading[k], v_div(v_sub(v_zero(), d[k]), dist)));
     }
-    for (int b = 0; b < CS_NB_COUNT; b++)
-      if (want & (1u << b))
-        flock_add(&m[b], lead, src, j, in, d, dist, cos_view, index, dims,
-                  (cs_nb_behaviour)b, reynolds);
+    /* One copy per behaviour (a loop over them stays a loop). */
+    if (want & (1u << CS_NB_SEPARATION))
+      flock_add(&m[CS_NB_SEPARATION], lead, src, j, in, d, dist, cos_view, index, dims,
+                CS_NB_SEPARATION, reynolds);
+    if (want & (1u << CS_NB_COHESION))
+      flock_add(&m[CS_NB_COHESION], lead, src, j, in, d, dist, cos_view, index, dims,
+                CS_NB_COHESION, reynolds);
+    if (want & (1u << CS_NB_ALIGNMENT))
+      flock_add(&m[CS_NB_ALIGNMENT], lead, src, j, in, d, dist, cos_view, index, dims,
+                CS_NB_ALIGNMENT, reynolds);
   }
 }
 
