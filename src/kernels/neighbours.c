@@ -26,7 +26,8 @@
  * before: nb_candidates.h (an agent against its candidate runs),
  * nb_select.h (the capped selection), nb_finish.h (an agent's steering,
  * the cap applied), nb_tiles.h (agents in lanes), nb_rows.h (agents one by
- * one over rows of cells); here, the walk that chooses between them, its
+ * one over rows of cells), nb_flock.h (a step's jobs that share one walk
+ * of each agent's candidates); here, the walk that chooses between them, its
  * copies per shape, the backend's table and the grid build's keys. The
  * parts are always-inline templates specialised per shape by the walks,
  * so they stay in this one object. */

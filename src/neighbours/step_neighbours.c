@@ -8,7 +8,9 @@
  * grid's copy of the pre-step state, so the step may update agents in place.
  * Where the backend walks agent by agent, alignment reads the grid's
  * velocities converted once per step into the exact sums' two parts, and a
- * cohesion and an alignment over the same neighbours share one pass. */
+ * cohesion and an alignment over the same neighbours share one pass; jobs
+ * that walk agent by agent (Reynolds' forms, inner radii) share one walk
+ * when cs_nb_flockable (a flock, kernels/nb_flock.h). */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
