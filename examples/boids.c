@@ -6,10 +6,12 @@
  * in 3D. One grid build and one step a frame; it prints the flock's
  * statistics (polarisation, mean nearest-neighbour distance, mean
  * neighbours within 5) from the neighbour queries.
- * Usage: crowdsteer-boids [boids (200)] [frames (600)] [seed (1)] [check | time R]
+ * Usage: crowdsteer-boids [boids (200)] [frames (600)] [seed (1)]
+ *   [check | time R [threads (1)]]
  * ("check": exit 3 unless the statistics lie in the documented ranges;
  * "time R": after the frames, R more runs of as many frames, printing the
- * best in ns per boid-step, as bench/opensteer's driver does). Sizes above
+ * best in ns per boid-step, as bench/opensteer's driver does; grid builds
+ * and steps on `threads` threads, 0 for every OpenMP thread). Sizes above
  * 200 scale both radii by (boids / 200)^(1/3): the same density. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
@@ -116,6 +118,7 @@ int main(int argc, char **argv) {
   uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 10) : 1;
   if (n == 0 || frames < 0) return 2;
   const int timed = argc > 5 && strcmp(argv[4], "time") == 0 ? atoi(argv[5]) : 0;
+  const int threads = timed && argc > 6 ? atoi(argv[6]) : 1;
   const float scale = cbrtf((float)n / 200.0f);
   world_radius *= scale;
   start_radius *= scale;
@@ -168,11 +171,11 @@ int main(int argc, char **argv) {
   step.integrator.max_force = 27.0f;
   step.integrator.dt = dt;
   step.integrator.motion = &motion;
-  step.threads = 1;
+  step.threads = threads;
   step.workspace = workspace;
   crowdsteer_grid_desc desc = {0};
   desc.cell_size = radius[COHESION];
-  desc.threads = 1;
+  desc.threads = threads;
   double best = 1e300;
   for (int run = 0; run <= timed; run++) {
     struct timespec start, stop;

@@ -79,7 +79,9 @@ typedef struct crowdsteer_motion {
 
 /* Speed: Reynolds' forms and an inner radius in effect run each agent on
  * its own against its candidates (W candidates per vector), not in the
- * kernels' tiles; docs/benchmarks.md has the figures. */
+ * kernels' tiles; in a step, such behaviours on one grid (one form,
+ * uniform radii, one group filter) share one walk of the candidates.
+ * docs/benchmarks.md has the figures. */
 
 #ifdef __cplusplus
 }

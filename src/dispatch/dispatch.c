@@ -217,7 +217,7 @@ const cs_backend *cs_backend_for(crowdsteer_isa isa) {
 
 /* The neighbour machinery's backends, by ISA as the others. */
 static const cs_nb_backend scalar_backend = {cs_nb_kernel_scalar, cs_nb_keys_scalar,
-                                             cs_nb_ends_scalar, NULL};
+                                             cs_nb_ends_scalar, NULL, NULL};
 
 const cs_nb_backend *cs_nb_backend_for(crowdsteer_isa isa) {
   switch (isa) {

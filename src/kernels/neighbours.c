@@ -27,13 +27,14 @@
  * before: nb_candidates.h (an agent against its candidate runs),
  * nb_select.h (the capped selection), nb_finish.h (an agent's steering,
  * the cap applied), nb_tiles.h (agents in lanes), nb_rows.h (agents one by
- * one over rows of cells); here, the walk that chooses between them, its
+ * one over rows of cells), nb_flock.h (a step's jobs that share one walk
+ * of each agent's candidates); here, the walk that chooses between them, its
  * copies per shape, the backend's table and the grid build's keys. The
  * parts are always-inline templates specialised per shape by the walks,
  * so they stay in this one object. */
 #include <string.h>
 
-#include "kernels/nb_rows.h"
+#include "kernels/nb_flock.h"
 
 #ifndef CS_NB_KERNEL
 #error "define CS_NB_KERNEL (the kernel's name) when compiling a kernel object"
@@ -122,6 +123,29 @@ static void kernel(const cs_nb_job *job, size_t begin, size_t end) {
   shapes[job->behaviour][job->dims - 2](job, begin, end);
 }
 
+/* A step's flock (nb_flock.h): a copy per form and dims. */
+CS_NOINLINE static void flock_default_2d(const cs_nb_flock *f, size_t begin, size_t end) {
+  flock_walk(f, begin, end, 2, 0);
+}
+CS_NOINLINE static void flock_default_3d(const cs_nb_flock *f, size_t begin, size_t end) {
+  flock_walk(f, begin, end, 3, 0);
+}
+CS_NOINLINE static void flock_reynolds_2d(const cs_nb_flock *f, size_t begin,
+                                          size_t end) {
+  flock_walk(f, begin, end, 2, 1);
+}
+CS_NOINLINE static void flock_reynolds_3d(const cs_nb_flock *f, size_t begin,
+                                          size_t end) {
+  flock_walk(f, begin, end, 3, 1);
+}
+
+static void flock(const cs_nb_flock *f, size_t begin, size_t end) {
+  static const cs_nb_flock_fn shapes_of[2][2] = {{flock_default_2d, flock_default_3d},
+                                                 {flock_reynolds_2d, flock_reynolds_3d}};
+  const cs_nb_job *job = f->job[0];
+  shapes_of[job->form == CROWDSTEER_FORM_REYNOLDS][job->dims - 2](f, begin, end);
+}
+
 /* ---- alignment's parts for a step ------------------------------------------- */
 
 static void velocity_parts(const float *vel, size_t first, size_t last, uint32_t *high,
@@ -200,4 +224,4 @@ static void ends(uint32_t *counts, size_t n, uint32_t start) {
 #define TAKES_PARTS (W >= 8)
 #endif
 const cs_nb_backend CS_NB_KERNEL = {kernel, keys, ends,
-                                    TAKES_PARTS ? velocity_parts : NULL};
+                                    TAKES_PARTS ? velocity_parts : NULL, flock};

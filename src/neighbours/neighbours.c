@@ -146,35 +146,57 @@ crowdsteer_status cs_nb_prepare(cs_nb_job *job, cs_nb_behaviour behaviour,
 
 /* ---- entry points ------------------------------------------------------------- */
 
+/* A pass: one job's by its kernel, or a flock's by its walk. */
 typedef struct pass_work {
   const cs_nb_job *job;
   cs_nb_kernel kernel;
+  const cs_nb_flock *flock;
+  cs_nb_flock_fn fn;
   size_t begin, end;
-  size_t parts;
+  size_t count, parts;
 } pass_work;
+
+static void run_part(const pass_work *work, size_t slot_first, size_t slot_last) {
+  if (work->flock) {
+    cs_nb_flock part = *work->flock;
+    part.slot_first = slot_first;
+    part.slot_last = slot_last;
+    work->fn(&part, work->begin, work->end);
+  } else {
+    cs_nb_job part = *work->job;
+    part.slot_first = slot_first;
+    part.slot_last = slot_last;
+    work->kernel(&part, work->begin, work->end);
+  }
+}
 
 /* Parts [first, last) of a pass, each a contiguous run of grid slots (any
  * cut gives the same bits: each agent's steering is its own). */
 static void pass_parts(void *context, size_t first, size_t last) {
   const pass_work *work = context;
-  const crowdsteer_grid *g = work->job->grid;
-  cs_nb_job part = *work->job;
-  for (size_t t = first; t < last; t++) {
-    part.slot_first = g->count * t / work->parts;
-    part.slot_last = g->count * (t + 1) / work->parts;
-    work->kernel(&part, work->begin, work->end);
-  }
+  for (size_t t = first; t < last; t++)
+    run_part(work, work->count * t / work->parts, work->count * (t + 1) / work->parts);
+}
+
+static void walk(pass_work *work, const cs_spread *spread) {
+  const size_t width = cs_spread_width(spread, work->count / CS_NB_AGENTS_PER_THREAD + 1);
+  work->parts = width > 1 ? 4 * width : 1;
+  if (work->parts == 1)
+    run_part(work, 0, work->count);
+  else
+    cs_spread_run(spread, work->parts, 1, pass_parts, work);
 }
 
 void cs_nb_walk(const cs_nb_job *job, cs_nb_kernel kernel, size_t begin, size_t end,
                 const cs_spread *spread) {
-  const size_t width =
-      cs_spread_width(spread, job->grid->count / CS_NB_AGENTS_PER_THREAD + 1);
-  pass_work work = {job, kernel, begin, end, width > 1 ? 4 * width : 1};
-  if (work.parts == 1)
-    kernel(job, begin, end);
-  else
-    cs_spread_run(spread, work.parts, 1, pass_parts, &work);
+  pass_work work = {job, kernel, NULL, NULL, begin, end, job->grid->count, 1};
+  walk(&work, spread);
+}
+
+void cs_nb_flock_walk(const cs_nb_flock *flock, cs_nb_flock_fn fn, size_t begin,
+                      size_t end, const cs_spread *spread) {
+  pass_work work = {NULL, NULL, flock, fn, begin, end, flock->job[0]->grid->count, 1};
+  walk(&work, spread);
 }
 
 crowdsteer_status cs_nb_run(crowdsteer_behaviour behaviour,

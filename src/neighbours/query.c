@@ -66,18 +66,27 @@ void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows
     add_row(rows, 0, g->count);
     return;
   }
-  /* A row of a block shares its hash: once per block a query row meets. */
+  /* The cells of a query row inside one block are consecutive buckets (a
+   * table of CS_MIN_TABLE(dims) buckets or more keeps a block's offsets):
+   * one run each, as add_row would merge them cell by cell. A block's row
+   * hash is computed once per block met (its rows differ in offsets only). */
   const uint32_t x_low = CS_BLOCK_X(dims) - 1u;
-  uint32_t cell[3] = {0, 0, 0};
+  const uint32_t yz_high = ~((1u << CS_BLOCK_YZ_BITS(dims)) - 1u);
+  uint32_t cell[3] = {0, 0, 0}, block[3] = {UINT32_MAX, 0, 0}, hash = 0;
   for (cell[2] = lo[2]; cell[2] <= hi[2]; cell[2]++)
-    for (cell[1] = lo[1]; cell[1] <= hi[1]; cell[1]++) {
-      uint32_t row = 0;
-      for (cell[0] = lo[0]; cell[0] <= hi[0]; cell[0]++) {
-        if (cell[0] == lo[0] || (cell[0] & x_low) == 0) row = cs_bucket_row(cell, dims);
-        const uint32_t b = (row | (cell[0] & x_low)) & g->bucket_mask;
-        add_row(rows, g->start[b], g->start[b + 1]);
+    for (cell[1] = lo[1]; cell[1] <= hi[1]; cell[1]++)
+      for (cell[0] = lo[0]; cell[0] <= hi[0];) {
+        const uint32_t here[3] = {cell[0] & ~x_low, cell[1] & yz_high, cell[2] & yz_high};
+        if (memcmp(here, block, sizeof here) != 0) {
+          hash = cs_bucket_row(here, dims); /* a corner: offset 0 */
+          memcpy(block, here, sizeof block);
+        }
+        const uint32_t last = (cell[0] | x_low) < hi[0] ? cell[0] | x_low : hi[0];
+        const uint32_t b = (hash | cs_bucket_row_offset(cell, dims) | (cell[0] & x_low)) &
+                           g->bucket_mask;
+        add_row(rows, g->start[b], g->start[b + (last - cell[0]) + 1]);
+        cell[0] = last + 1;
       }
-    }
 }
 
 /* ---- scalar evaluation ----------------------------------------------------- */

@@ -8,7 +8,9 @@
  * grid's copy of the pre-step state, so the step may update agents in place.
  * Where the backend walks agent by agent, alignment reads the grid's
  * velocities converted once per step into the exact sums' two parts, and a
- * cohesion and an alignment over the same neighbours share one pass. */
+ * cohesion and an alignment over the same neighbours share one pass; jobs
+ * that walk agent by agent (Reynolds' forms, inner radii) share one walk
+ * when cs_nb_flockable (a flock, kernels/nb_flock.h). */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -137,6 +139,34 @@ int cs_nb_step_floats(const crowdsteer_step_desc *step, const cs_nb_job *nb_jobs
                 floats, NULL);
 }
 
+/* Job m and the later jobs not yet walked that may share its walk
+ * (cs_nb_flockable with each member) into `flock`, marked in `walked`;
+ * 0 (nothing marked) when none may. */
+static int flock_of(const cs_nb_job *nb_jobs, size_t count, size_t m, int *walked,
+                    cs_nb_flock *flock) {
+  size_t member[CS_NB_FLOCK_MAX];
+  int n = 1;
+  member[0] = m;
+  for (size_t c = m + 1; c < count && n < CS_NB_FLOCK_MAX; c++) {
+    int fits = !walked[c];
+    for (int k = 0; k < n && fits; k++)
+      fits = cs_nb_flockable(&nb_jobs[member[k]], &nb_jobs[c]);
+    if (fits) member[n++] = c;
+  }
+  if (n < 2) return 0;
+  flock->count = n;
+  flock->widest = 0;
+  for (int k = 0; k < n; k++) {
+    walked[member[k]] = 1;
+    flock->job[k] = &nb_jobs[member[k]];
+    if (flock->job[k]->radius.value > flock->job[flock->widest]->radius.value)
+      flock->widest = k;
+  }
+  flock->slot_first = 0;
+  flock->slot_last = nb_jobs[m].grid->count;
+  return 1;
+}
+
 void cs_nb_step_run(const crowdsteer_agents *agents, const crowdsteer_step_desc *step,
                     size_t begin, size_t end, crowdsteer_isa isa, cs_job *jobs,
                     cs_nb_job *nb_jobs, float *scratch) {
@@ -194,8 +224,15 @@ void cs_nb_step_run(const crowdsteer_agents *agents, const crowdsteer_step_desc 
       }
     }
   }
-  for (size_t m = 0; m < count; m++)
-    if (!gathered[m]) cs_nb_walk(&nb_jobs[m], backend->kernel, begin, end, &spread);
+  for (size_t m = 0; m < count; m++) {
+    if (gathered[m]) continue;
+    cs_nb_flock flock;
+    if (backend->flock && flock_of(nb_jobs, count, m, gathered, &flock)) {
+      cs_nb_flock_walk(&flock, backend->flock, begin, end, &spread);
+      continue;
+    }
+    cs_nb_walk(&nb_jobs[m], backend->kernel, begin, end, &spread);
+  }
 }
 
 /* ---- Workspaces --------------------------------------------------------- */

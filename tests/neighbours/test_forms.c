@@ -4,7 +4,8 @@
  * (small crowds with coincident agents, agents at rest, clusters past the
  * nearest-k buffer); the brute force against the written formulas computed
  * independently in double precision, within the exact sums' rounding; a
- * step with them against the named calls and the integrator; the default
+ * step with them against the named calls and the integrator; steps whose
+ * behaviours share one walk against the scalar backend's; the default
  * form unchanged by an inner radius without a field of view; and the new
  * fields' validation. */
 #include "../common/neighbour_crowd.h"
@@ -322,6 +323,123 @@ static void check_step(void) {
   }
 }
 
+/* A step whose neighbour behaviours share one candidate walk (their own
+ * radii, views, caps and inner radii; a group filter; a behaviour mask;
+ * two of the three): each ISA's bits are the scalar backend's, where each
+ * behaviour walks on its own. */
+typedef struct flock_case {
+  int form;
+  float inner;
+  int view;        /* bit b: behaviour b has a field of view */
+  float radius[3]; /* 0: behaviour b left out of the step */
+  uint32_t cap[3]; /* 0: none */
+  int mask, per_agent_view, behaviour_mask;
+} flock_case;
+
+static void flock_step(crowd *c, const crowd *start, crowdsteer_grid *grid,
+                       const flock_case *f, const uint32_t *behaviour_mask,
+                       const float *cos_view, int threads) {
+  static const float cosine[3] = {-0.7f, 0.7f, -0.15f}, weight[3] = {12.0f, 8.0f, 6.0f};
+  for (int k = 0; k < 6; k++)
+    memcpy(c->a[k], start->a[k], c->count * sizeof(float));
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 1.0f;
+  desc.group = c->group;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &c->agents, &desc), CROWDSTEER_OK);
+  crowdsteer_neighbours nb[3];
+  crowdsteer_step_behaviour behaviours[3];
+  memset(nb, 0, sizeof nb);
+  memset(behaviours, 0, sizeof behaviours);
+  size_t count = 0;
+  for (int n = 0; n < NB_BEHAVIOURS; n++) {
+    const int b = (n + 1) % NB_BEHAVIOURS; /* cohesion, alignment, separation */
+    if (f->radius[b] == 0.0f) continue;
+    nb[b].grid = grid;
+    nb[b].radius = f->radius[b];
+    nb[b].form = f->form;
+    nb[b].inner_radius = f->inner;
+    nb[b].field_of_view = (f->view >> b) & 1;
+    nb[b].cos_field_of_view = cosine[b];
+    if (f->per_agent_view && b == NB_ALIGNMENT)
+      nb[b].cos_field_of_view_per_agent = cos_view;
+    nb[b].max_neighbours = f->cap[b];
+    nb[b].neighbour_mask = f->mask ? 0x5u : 0u;
+    behaviours[count].behaviour = (crowdsteer_behaviour)(CROWDSTEER_SEPARATION + b);
+    behaviours[count].weight = weight[b];
+    behaviours[count++].neighbours = &nb[b];
+  }
+  crowdsteer_step_desc step = {0};
+  step.behaviours = behaviours;
+  step.behaviour_count = count;
+  step.behaviour_mask = f->behaviour_mask ? behaviour_mask : NULL;
+  step.integrator.max_speed = 1.2f;
+  step.integrator.max_force = 0.5f;
+  step.integrator.dt = 0.25f;
+  step.threads = threads;
+  if (threads == 2) { /* a split range too */
+    CHECK_STATUS(crowdsteer_step(&c->agents, &step, c->count / 3, c->count),
+                 CROWDSTEER_OK);
+    CHECK_STATUS(crowdsteer_step(&c->agents, &step, 0, c->count / 3), CROWDSTEER_OK);
+  } else {
+    CHECK_STATUS(crowdsteer_step(&c->agents, &step, 0, c->count), CROWDSTEER_OK);
+  }
+}
+
+static void check_flock_steps(void) {
+  static const flock_case cases[] = {
+      {CROWDSTEER_FORM_REYNOLDS, 0.15f, 7, {0.5f, 0.9f, 0.75f}, {0, 0, 0}, 0, 0, 0},
+      {CROWDSTEER_FORM_DEFAULT, 0.3f, 7, {1.0f, 0.8f, 0.6f}, {0, 5, 70}, 1, 0, 1},
+      {CROWDSTEER_FORM_REYNOLDS, 0.0f, 4, {0.7f, 0.0f, 1.0f}, {3, 0, 0}, 0, 0, 0},
+      {CROWDSTEER_FORM_REYNOLDS, 0.2f, 5, {1.0f, 1.0f, 1.0f}, {0, 0, 2}, 1, 1, 1},
+  };
+  static const size_t counts[] = {200, 500}; /* per_agent_radius holds 512 */
+  const crowdsteer_isa isa = crowdsteer_active_isa();
+  crowdsteer_grid *grid;
+  CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+  for (int dims = 2; dims <= 3; dims++)
+    for (size_t s = 0; s < sizeof counts / sizeof counts[0]; s++) {
+      crowd start, want, got;
+      const size_t n = counts[s];
+      crowd_init(&start, n, dims);
+      crowd_init(&want, n, dims);
+      crowd_init(&got, n, dims);
+      rng r = {777u + n + (uint64_t)dims};
+      fill(&start, &r, 8.0f, 1);
+      uint32_t *mask = calloc(n + 1, sizeof(uint32_t));
+      float *cos_view = calloc(n + 1, sizeof(float));
+      for (size_t i = 0; i < n; i++) {
+        mask[i] = rng_below(&r, 8);
+        cos_view[i] = rng_range(&r, -1.0f, 1.0f);
+      }
+      memcpy(want.group, start.group, n * sizeof(uint32_t));
+      memcpy(got.group, start.group, n * sizeof(uint32_t));
+      for (size_t v = 0; v < sizeof cases / sizeof cases[0]; v++) {
+        CHECK(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR) == CROWDSTEER_OK);
+        flock_step(&want, &start, grid, &cases[v], mask, cos_view, 1);
+        CHECK(crowdsteer_force_isa(isa) == CROWDSTEER_OK);
+        for (int threads = 1; threads <= 2; threads++) {
+          flock_step(&got, &start, grid, &cases[v], mask, cos_view, threads);
+          for (int k = 0; k < 6; k++)
+            for (size_t i = 0; k % 3 < dims && i < n; i++)
+              if (!same_bits(got.a[k][i], want.a[k][i])) {
+                CHECK_MSG(0,
+                          "flock step case %zu %zu agents %dD threads %d: agent %zu "
+                          "array %d: %.9g vs %.9g",
+                          v, n, dims, threads, i, k, got.a[k][i], want.a[k][i]);
+                k = 6;
+                break;
+              }
+        }
+      }
+      free(mask);
+      free(cos_view);
+      crowd_free(&start);
+      crowd_free(&want);
+      crowd_free(&got);
+    }
+  crowdsteer_grid_destroy(grid);
+}
+
 /* Bad forms and inner radii: PARAMETER, nothing written. */
 static void check_validation(void) {
   crowd c;
@@ -353,6 +471,7 @@ static void body(void) {
   check_grids();
   check_inner_without_view();
   check_step();
+  check_flock_steps();
   check_validation();
 }
 

@@ -1,0 +1,210 @@
+/* Part of the neighbour kernel (see nb_candidates.h): a step's flock
+ * (cs_nb_flock, neighbours.h), the agent-by-agent jobs of one step that
+ * walk their candidates once: each vector of W candidates is loaded once,
+ * its squared distances tested against the widest radius's limit first
+ * (cs_within_limit: the same test as the distance against the radius),
+ * and only a vector with a lane inside takes the square root, the view
+ * (one for every job: the heading is the agent's) and each job's radius,
+ * field of view and contribution, exactly as cs_nb_pair. Consecutive
+ * agents whose queries cover the same cells share their candidate runs.
+ * An agent past a job's nearest-k cap is evaluated again for that job on
+ * its own. */
+#ifndef CROWDSTEER_NB_FLOCK_H
+#define CROWDSTEER_NB_FLOCK_H
+
+#include "kernels/nb_rows.h"
+
+/* One member job's parameters for the agent (the rest of its view is the
+ * lead's: the agent as every member sees it) and its sums. */
+typedef struct flock_member {
+  vf radius, inv_radius, cos_fov, inner;
+  int fov; /* a field of view in effect */
+  lane_sums acc;
+  cs_nb_sum sum;
+} flock_member;
+
+/* Member m, of job `job`, for agent i whose view is `lead`. Set field by
+ * field: copying a cs_nb_agent just written stalls on store forwarding
+ * (a fifth of the walk at 200 boids). */
+CS_INLINE void member_of(flock_member *m, const cs_nb_agent *lead, const cs_nb_job *job,
+                         size_t i, const int dims) {
+  cs_nb_agent own;
+  cs_nb_agent_params(&own, job, i);
+  m->radius = v_set1(own.radius);
+  m->inv_radius = v_set1(own.inv_radius);
+  m->cos_fov = v_set1(own.cos_fov);
+  m->inner = v_set1(own.inner);
+  m->fov = job->use_fov && lead->fov;
+  lane_sums_clear(&m->acc, dims);
+  m->sum = (cs_nb_sum){{0, 0, 0}, 0};
+}
+
+/* Whether behaviour b's lane sums split each contribution in two parts:
+ * the default alignment's velocities, Reynolds' separation (d / dd) and
+ * alignment (a heading of a velocity that may not be finite); the others
+ * are within 1.25 in length, as in span_sum. */
+CS_INLINE int flock_split(const cs_nb_behaviour b, const int reynolds) {
+  return b == CS_NB_ALIGNMENT || (reynolds && b == CS_NB_SEPARATION);
+}
+
+/* Member b's neighbours among the lanes `in` (within the widest radius,
+ * not the agent, past the group filter), added to its lane sums. */
+CS_INLINE void flock_add(flock_member *m, const cs_nb_agent *lead, const source *src,
+                         size_t j, vmask in, const vf d[3], vf dist, vf view, vi index,
+                         const int dims, const cs_nb_behaviour b, const int reynolds) {
+  in = m_and(in, v_lt(dist, m->radius));
+  const vmask apart = v_gt(dist, v_zero());
+  if (m->fov) {
+    const vmask close = m_or(m_not(apart), v_lt(dist, m->inner));
+    in = m_and(in, m_or(close, v_le(m->cos_fov, view)));
+  }
+  if (!m_any(in)) return;
+  if (b == CS_NB_SEPARATION) {
+    const vmask coincident = m_andnot(in, apart);
+    if (m_any(coincident)) {
+      add_coincident(lead, index, coincident, &m->sum);
+      in = m_and(in, apart);
+    }
+  }
+  const int split = flock_split(b, reynolds);
+  m->sum.n += (uint32_t)m_count(in);
+  agent_lanes l; /* what contributions reads of it */
+  l.radius = m->radius;
+  l.inv_radius = m->inv_radius;
+  vf c[3];
+  contributions(lead, &l, src, j, d, dist, c, dims, b);
+  for (int k = 0; k < dims; k++)
+    add_fixed(&m->acc, k, c[k], in, split);
+  if (++m->acc.vectors == FLUSH_EVERY) lane_sums_flush(&m->acc, &m->sum, dims, split);
+}
+
+/* The agent `lead` against candidates [first, last) of `src` for the
+ * members of `want` (bits by behaviour); with `view`, some member has a
+ * field of view in effect (lead's heading is theirs). */
+CS_INLINE void flock_span(flock_member m[CS_NB_COUNT], const cs_nb_agent *lead,
+                          unsigned want, int view, vf within, const source *src,
+                          size_t first, size_t last, const int dims, const int reynolds) {
+  vf p[3], heading[3];
+  for (int k = 0; k < dims; k++) {
+    p[k] = v_set1(lead->p[k]);
+    heading[k] = v_set1(lead->heading[k]);
+  }
+  const vi self = i_set1(lead->index), mask = i_set1(lead->mask);
+  for (size_t j = first; j < last; j += W) {
+    vf d[3];
+    for (int k = 0; k < dims; k++)
+      d[k] = v_sub(p[k], v_load(src->pos[k] + j));
+    vf dd = v_mul(d[0], d[0]);
+    for (int k = 1; k < dims; k++)
+      dd = v_add(dd, v_mul(d[k], d[k]));
+    vmask in = v_lt(dd, within); /* dist < the widest radius */
+    if (last - j < W) in = m_and(in, m_first(last - j));
+    if (!m_any(in)) continue;
+    const vi index = i_load(src->index + j);
+    in = m_andnot(in, i_eq(index, self));
+    if (lead->use_mask) in = m_and(in, i_any_common(i_load(src->group + j), mask));
+    if (!m_any(in)) continue;
+    const vf dist = v_sqrt(dd);
+    vf cos_view = v_zero();
+    if (view) {
+      cos_view = v_mul(heading[0], v_div(v_sub(v_zero(), d[0]), dist));
+      for (int k = 1; k < dims; k++)
+        cos_view = v_add(cos_view, v_mul(heading[k], v_div(v_sub(v_zero(), d[k]), dist)));
+    }
+    /* One copy per behaviour (a loop over them stays a loop). */
+    if (want & (1u << CS_NB_SEPARATION))
+      flock_add(&m[CS_NB_SEPARATION], lead, src, j, in, d, dist, cos_view, index, dims,
+                CS_NB_SEPARATION, reynolds);
+    if (want & (1u << CS_NB_COHESION))
+      flock_add(&m[CS_NB_COHESION], lead, src, j, in, d, dist, cos_view, index, dims,
+                CS_NB_COHESION, reynolds);
+    if (want & (1u << CS_NB_ALIGNMENT))
+      flock_add(&m[CS_NB_ALIGNMENT], lead, src, j, in, d, dist, cos_view, index, dims,
+                CS_NB_ALIGNMENT, reynolds);
+  }
+}
+
+/* A job's agent on its own (past its cap in a flock): not inlined, rare. */
+CS_NOINLINE static void flock_alone(const cs_nb_job *job, size_t slot) {
+  if (job->dims == 2)
+    evaluate(job, slot, 2, job->behaviour);
+  else
+    evaluate(job, slot, 3, job->behaviour);
+}
+
+/* Whether agent a's query covers cells lo .. hi (and fills them). */
+CS_INLINE int same_cells(const crowdsteer_grid *g, const float p[3], float radius,
+                         uint32_t lo[3], uint32_t hi[3], const int dims) {
+  int same = 1;
+  for (int k = 0; k < dims; k++) {
+    const uint32_t l = cs_cell(p[k] - radius, g->inv_cell);
+    const uint32_t h = cs_cell(p[k] + radius, g->inv_cell);
+    same &= (l == lo[k]) & (h == hi[k]);
+    lo[k] = l;
+    hi[k] = h;
+  }
+  return same;
+}
+
+CS_INLINE void flock_walk(const cs_nb_flock *f, size_t begin, size_t end, const int dims,
+                          const int reynolds) {
+  const cs_nb_job *job[CS_NB_COUNT] = {NULL, NULL, NULL};
+  for (int k = 0; k < f->count; k++)
+    job[f->job[k]->behaviour] = f->job[k];
+  const cs_nb_job *wide = f->job[f->widest];
+  const crowdsteer_grid *g = wide->grid;
+  const vf within = v_set1(wide->within);
+  cs_nb_rows rows;
+  /* Cells no query covers (a coordinate's cell is at most 2^22 after the
+   * bias): the first agent computes its runs. */
+  uint32_t lo[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX}, hi[3] = {0, 0, 0};
+  for (size_t slot = f->slot_first; slot < f->slot_last; slot++) {
+    const uint32_t i = g->index[slot];
+    unsigned want = 0;
+    for (int b = 0; b < CS_NB_COUNT; b++)
+      if (job[b] && wanted(job[b], i, begin, end)) want |= 1u << b;
+    if (!want) continue;
+    /* The agent as a member with a field of view sees it (its heading
+     * computed once; the rest is every member's), then each member's
+     * parameters. */
+    int lead_job = __builtin_ctz(want);
+    for (int b = 0; b < CS_NB_COUNT; b++)
+      if ((want & (1u << b)) && job[b]->use_fov) lead_job = b;
+    cs_nb_agent lead;
+    slot_agent(job[lead_job], slot, &lead, dims);
+    flock_member m[CS_NB_COUNT];
+    int view = 0;
+    for (int b = 0; b < CS_NB_COUNT; b++)
+      if (want & (1u << b)) {
+        member_of(&m[b], &lead, job[b], i, dims);
+        view |= m[b].fov;
+      }
+    if (!same_cells(g, lead.p, wide->radius.value, lo, hi, dims)) {
+      cs_nb_agent w; /* cs_nb_rows_for reads p and radius */
+      memcpy(w.p, lead.p, sizeof w.p);
+      w.radius = wide->radius.value;
+      cs_nb_rows_for(wide, &w, &rows);
+    }
+    const source src = {{rows.pos[0], rows.pos[1], rows.pos[2]},
+                        {rows.vel[0], rows.vel[1], rows.vel[2]},
+                        rows.group,
+                        rows.index};
+    for (int r = 0; r < rows.count; r++)
+      flock_span(m, &lead, want, view, within, &src, rows.first[r], rows.last[r], dims,
+                 reynolds);
+    for (int b = 0; b < CS_NB_COUNT; b++) {
+      if (!(want & (1u << b))) continue;
+      lane_sums_flush(&m[b].acc, &m[b].sum, dims,
+                      flock_split((cs_nb_behaviour)b, reynolds));
+      if (m[b].sum.n > job[b]->cap) {
+        flock_alone(job[b], slot);
+        continue;
+      }
+      float s[3];
+      cs_nb_steering(job[b], &lead, &m[b].sum, i, s); /* reads lead.v */
+      cs_nb_write(job[b], i, s);
+    }
+  }
+}
+
+#endif /* CROWDSTEER_NB_FLOCK_H */
