@@ -1,9 +1,9 @@
 /* Navigation-field figures (docs/benchmarks.md): the build of a 1024 x
  * 1024 field over a floor plan of 16 x 16 rooms with doors and pillars,
- * a door's rebuild, and follow-the-field against seek in the same step
- * (same ISA, same agents). Public API only; minimum of alternating runs,
- * in thread CPU time.
- *   crowdsteer-field-bench [side=1024] [agents=1048576] [repeats=5] */
+ * a door's rebuild, and follow-the-field and follow-a-path (8 segments)
+ * against seek in the same step (same ISA, same agents). Public API only; minimum of
+ * alternating runs, in thread CPU time. crowdsteer-field-bench [side=1024]
+ * [agents=1048576] [repeats=5] */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -64,18 +64,17 @@ static crowdsteer_obstacles *floor_plan(float size, int rooms, int shut) {
   return o;
 }
 
-/* Seek and follow_field alone in a step, alternately: the minimum of each. */
-static void compare(const crowdsteer_agents *agents, const crowdsteer_field *field,
-                    float half, size_t n, int repeats, const char *order) {
-  const crowdsteer_field *fields[1] = {field};
-  crowdsteer_field_follow follow = {fields, 1, NULL, 0};
+/* Seek and another behaviour alone in a step, alternately: the minimum of
+ * each. */
+static void compare(const crowdsteer_agents *agents,
+                    const crowdsteer_step_behaviour *other, const char *name, float half,
+                    size_t n, int repeats, const char *order) {
   crowdsteer_step_behaviour b[2];
   memset(b, 0, sizeof b);
   b[0].behaviour = CROWDSTEER_SEEK;
   b[0].target.point[0] = half;
   b[0].target.point[1] = half;
-  b[1].behaviour = CROWDSTEER_FOLLOW_FIELD;
-  b[1].field = &follow;
+  b[1] = *other;
   double best[2] = {1e30, 1e30};
   for (int r = 0; r < 2 * repeats; r++) {
     crowdsteer_step_desc step;
@@ -90,10 +89,10 @@ static void compare(const crowdsteer_agents *agents, const crowdsteer_field *fie
     const double t1 = now();
     best[r % 2] = t1 - t0 < best[r % 2] ? t1 - t0 : best[r % 2];
   }
-  printf("step of %zu agents (%s), one thread, %s: seek %.2f ns/agent, follow_field "
+  printf("step of %zu agents (%s), one thread, %s: seek %.2f ns/agent, %s "
          "%.2f ns/agent (%.2fx)\n",
          n, order, crowdsteer_isa_name(crowdsteer_active_isa()),
-         best[0] * 1e9 / (double)n, best[1] * 1e9 / (double)n, best[1] / best[0]);
+         best[0] * 1e9 / (double)n, name, best[1] * 1e9 / (double)n, best[1] / best[0]);
 }
 
 /* Agents reordered by the cell they are in (row by row), as a crowd kept
@@ -183,10 +182,47 @@ int main(int argc, char **argv) {
     a[2][i] = a[3][i] = 0.0f;
   }
   crowdsteer_agents agents = {n, 2, a[0], a[1], NULL, a[2], a[3], NULL, NULL};
+  const crowdsteer_field *fields[1] = {field};
+  crowdsteer_field_follow follow = {fields, 1, NULL, 0};
+  crowdsteer_step_behaviour along_field, along_path;
+  memset(&along_field, 0, sizeof along_field);
+  along_field.behaviour = CROWDSTEER_FOLLOW_FIELD;
+  along_field.field = &follow;
+  /* A pathway of 8 segments zigzagging across the floor, 1 m wide: most
+   * agents are off it (the rule measures every segment for p and for the
+   * predicted position). */
+  float px[9], py[9];
+  for (int k = 0; k < 9; k++) {
+    px[k] = size * (0.05f + 0.9f * (float)k / 8.0f);
+    py[k] = size * (k % 2 ? 0.7f : 0.3f);
+  }
+  crowdsteer_pathway_desc pd;
+  memset(&pd, 0, sizeof pd);
+  pd.dims = 2;
+  pd.point_count = 9;
+  pd.x = px;
+  pd.y = py;
+  pd.radius = 1.0f;
+  crowdsteer_pathway *pathway = NULL;
+  if (crowdsteer_pathway_create(&pathway, &pd) != CROWDSTEER_OK) abort();
+  const crowdsteer_pathway *paths[1] = {pathway};
+  crowdsteer_path_follow pf;
+  memset(&pf, 0, sizeof pf);
+  pf.paths = paths;
+  pf.path_count = 1;
+  pf.direction = 1;
+  pf.prediction_time = 1.0f;
+  pf.lead_distance = 1.0f;
+  memset(&along_path, 0, sizeof along_path);
+  along_path.behaviour = CROWDSTEER_FOLLOW_PATH;
+  along_path.path = &pf;
   for (int order = 0; order < 2; order++) {
     if (order == 1) sort_by_cell(a, n, cell, side);
-    compare(&agents, field, half, n, repeats, order ? "sorted by cell" : "random order");
+    compare(&agents, &along_field, "follow_field", half, n, repeats,
+            order ? "sorted by cell" : "random order");
   }
+  compare(&agents, &along_path, "follow_path", half, n, repeats, "8 segments");
+  crowdsteer_pathway_destroy(pathway);
   for (int k = 0; k < 4; k++)
     free(a[k]);
   crowdsteer_field_destroy(field);

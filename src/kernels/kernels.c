@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "kernels/path_lanes.h"
 #include "kernels/vec.h"
 #include "nav/field.h"
 
@@ -392,6 +393,21 @@ CS_INLINE v3 follow_field_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t 
   const v3 direction = field_directions(job, cell, i, n, all_lanes);
   return steer_towards(v3_scale(direction, param_load(in->max_speed, i, n), dims), v,
                        in->time_to_target, i, n, dims);
+}
+
+/* Follow a path (kernels/path_lanes.h): the lanes of agents [i, i + n)
+ * that take part. */
+CS_INLINE v3 follow_path_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n,
+                               int kind, int all_lanes, int dims) {
+  (void)kind; /* no target */
+  uint32_t taking_part[W];
+  for (int l = 0; l < W; l++)
+    taking_part[l] =
+        (size_t)l < n && (all_lanes || !job->policy.lane_select ||
+                          (job->policy.lane_select[i + l] & job->policy.lane_bit));
+  v3 s = {{v_zero(), v_zero(), v_zero()}};
+  path_steering(job, p.c, v.c, i, n, taking_part, s.c, dims);
+  return s;
 }
 
 /* cs_random_from_key, lanes-wide. */
@@ -803,6 +819,7 @@ CS_FUSED(pursuit, pursuit_steer)
 CS_FUSED(evade, evade_steer)
 CS_FUSED(wander, wander_steer)
 CS_FUSED_2D(follow_field, follow_field_steer)
+CS_FUSED(follow_path, follow_path_steer)
 #undef CS_FUSED
 #undef CS_FUSED_2D
 #undef CS_FUSED_3D
@@ -816,6 +833,7 @@ static const cs_fused_kernel fused[][2] = {
     [CROWDSTEER_EVADE] = CS_FUSED_ROW(evade),
     [CROWDSTEER_WANDER] = CS_FUSED_ROW(wander),
     [CROWDSTEER_FOLLOW_FIELD] = {fused_follow_field_2d, NULL},
+    [CROWDSTEER_FOLLOW_PATH] = CS_FUSED_ROW(follow_path),
 };
 #undef CS_FUSED_ROW
 

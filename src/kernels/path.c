@@ -4,11 +4,8 @@
  * run together over its segments; a block whose agents follow several
  * pathways runs once per pathway, each lane keeping its own pathway's
  * result. */
-#include <float.h>
-#include <math.h>
-
+#include "kernels/path_lanes.h"
 #include "kernels/vec.h"
-#include "path/path.h"
 
 #if !defined(CS_FOLLOW_PATH_2D) || !defined(CS_FOLLOW_PATH_3D)
 #error "define CS_FOLLOW_PATH_2D and CS_FOLLOW_PATH_3D (cmake/Backends.cmake)"
@@ -16,136 +13,6 @@
 
 void CS_FOLLOW_PATH_2D(const cs_job *job, size_t begin, size_t end);
 void CS_FOLLOW_PATH_3D(const cs_job *job, size_t begin, size_t end);
-
-/* floor per lane: an exact operation, so the scalar floorf gives the
- * reference's bits on every ISA (only cyclic paths need it). */
-CS_INLINE vf floor_lanes(vf x) {
-  float lane[W];
-  v_store(lane, x);
-  for (int k = 0; k < W; k++)
-    lane[k] = floorf(lane[k]);
-  return v_load(lane);
-}
-
-CS_INLINE vf dot_lanes(const vf a[3], const vf b[3], int dims) {
-  vf d = v_mul(a[0], b[0]);
-  for (int k = 1; k < dims; k++)
-    d = v_add(d, v_mul(a[k], b[k]));
-  return d;
-}
-
-/* The nearest point of one segment to q: its squared distance and its
- * distance along the path; the smaller replaces (best, along). */
-CS_INLINE void segment_nearest(const vf q[3], const vf a[3], const vf u[3], vf len, vf at,
-                               vf *best, vf *along, int dims) {
-  vf w[3], e[3];
-  for (int k = 0; k < dims; k++)
-    w[k] = v_sub(q[k], a[k]);
-  vf t = dot_lanes(w, u, dims);
-  t = v_select(v_lt(t, v_zero()), v_zero(), t);
-  t = v_select(v_gt(t, len), len, t);
-  for (int k = 0; k < dims; k++)
-    e[k] = v_sub(w[k], v_mul(u[k], t));
-  const vf d2 = dot_lanes(e, e, dims);
-  const vmask closer = v_lt(d2, *best);
-  *best = v_select(closer, d2, *best);
-  *along = v_select(closer, v_add(at, t), *along);
-}
-
-/* cs_path_nearest's distance along the path for q, and its squared
- * distance. One query per loop: two at once spilled registers on 16. */
-CS_INLINE vf nearest(const crowdsteer_pathway *path, const vf q[3], vf *dist_sq,
-                     int dims) {
-  vf best = v_set1(INFINITY), along = v_zero();
-  for (size_t s = 0; s < path->segments; s++) {
-    vf a[3], u[3];
-    for (int k = 0; k < dims; k++) {
-      a[k] = v_set1(path->start[k][s]);
-      u[k] = v_set1(path->unit[k][s]);
-    }
-    segment_nearest(q, a, u, v_set1(path->seg_len[s]), v_set1(path->at[s]), &best, &along,
-                    dims);
-  }
-  *dist_sq = best;
-  return along;
-}
-
-/* cs_path_point_at, lanes-wide. */
-CS_INLINE void point_at(const crowdsteer_pathway *path, vf d, vf point[3], int dims) {
-  const vf length = v_set1(path->length);
-  if (path->cyclic) d = v_sub(d, v_mul(floor_lanes(v_div(d, length)), length));
-  d = v_select(v_lt(d, v_zero()), v_zero(), d);
-  d = v_select(v_gt(d, length), length, d);
-  vf a[3], u[3], len = v_set1(path->seg_len[0]), at = v_set1(path->at[0]);
-  for (int k = 0; k < dims; k++) {
-    a[k] = v_set1(path->start[k][0]);
-    u[k] = v_set1(path->unit[k][0]);
-  }
-  for (size_t s = 1; s < path->segments; s++) {
-    const vf at_s = v_set1(path->at[s]);
-    const vmask later = v_le(at_s, d);
-    for (int k = 0; k < dims; k++) {
-      a[k] = v_select(later, v_set1(path->start[k][s]), a[k]);
-      u[k] = v_select(later, v_set1(path->unit[k][s]), u[k]);
-    }
-    len = v_select(later, v_set1(path->seg_len[s]), len);
-    at = v_select(later, at_s, at);
-  }
-  vf t = v_sub(d, at);
-  t = v_select(v_gt(t, len), len, t);
-  for (int k = 0; k < dims; k++)
-    point[k] = v_add(a[k], v_mul(u[k], t));
-}
-
-/* What a block's lanes share besides their pathway. */
-typedef struct lanes_in {
-  vf p[3], v[3];
-  vf direction, max_speed;
-  cs_param time_to_target;
-  size_t i, n;
-} lanes_in;
-
-/* cs_path_steer_agent for the lanes on `path`; lanes `care` are the ones
- * whose result is kept (if none of them steers, no target is computed). */
-CS_INLINE void steer_lanes(const crowdsteer_path_follow *f,
-                           const crowdsteer_pathway *path, const lanes_in *in, vmask care,
-                           vf s[3], int dims) {
-  const vf prediction = v_set1(f->prediction_time);
-  vf future[3], now, future_sq, later;
-  for (int k = 0; k < dims; k++) {
-    future[k] = v_add(in->p[k], v_mul(in->v[k], prediction));
-    s[k] = v_zero();
-  }
-  vf now_sq;
-  now = nearest(path, in->p, &now_sq, dims);
-  later = nearest(path, future, &future_sq, dims);
-  vf progress = v_sub(later, now);
-  if (path->cyclic) {
-    const vf length = v_set1(path->length), half = v_set1(path->half_length);
-    progress = v_select(v_gt(progress, half), v_sub(progress, length), progress);
-    progress = v_select(v_lt(progress, v_sub(v_zero(), half)), v_add(progress, length),
-                        progress);
-  }
-  const vmask hold = m_and(v_lt(future_sq, v_set1(path->radius_sq)),
-                           v_gt(v_mul(in->direction, progress), v_zero()));
-  if (!m_any(m_and(care, m_not(hold)))) return;
-  const vf speed = v_sqrt(dot_lanes(in->v, in->v, dims));
-  const vf aim = v_add(v_mul(prediction, speed), v_set1(f->lead_distance));
-  vf target[3], d[3];
-  point_at(path, v_add(now, v_mul(in->direction, aim)), target, dims);
-  for (int k = 0; k < dims; k++)
-    d[k] = v_sub(target[k], in->p[k]);
-  const vf dist = v_sqrt(dot_lanes(d, d, dims));
-  const vmask apart = v_gt(dist, v_zero());
-  const cs_param ttt = in->time_to_target;
-  const int divide = ttt.array || ttt.value != 1.0f;
-  const vf divisor = ttt.array ? v_load_n(ttt.array + in->i, in->n) : v_set1(ttt.value);
-  for (int k = 0; k < dims; k++) {
-    const vf desired = v_select(apart, v_mul(v_div(d[k], dist), in->max_speed), v_zero());
-    const vf difference = v_sub(desired, in->v[k]);
-    s[k] = v_select(hold, v_zero(), divide ? v_div(difference, divisor) : difference);
-  }
-}
 
 /* The reference's write_steering for the lanes of one block: OVERWRITE (a
  * streamed output too: plain stores, the same bits), ACCUMULATE
@@ -186,7 +53,6 @@ CS_INLINE void write_lanes(const cs_job *job, size_t i, size_t n, const vf s[3],
 
 /* Agents [i, i + n): which lanes take part, their pathways, the steering. */
 CS_INLINE void path_block(const cs_job *job, size_t i, size_t n, int dims) {
-  const crowdsteer_path_follow *f = job->in.path;
   uint32_t taking_part[W];
   int any = 0;
   for (int l = 0; l < W; l++) {
@@ -196,43 +62,12 @@ CS_INLINE void path_block(const cs_job *job, size_t i, size_t n, int dims) {
     any |= (int)taking_part[l];
   }
   if (!any) return; /* nobody here follows a path: the step's output stays */
-  lanes_in in;
+  vf p[3], v[3], s[3];
   for (int k = 0; k < dims; k++) {
-    in.p[k] = v_load_n(job->in.pos[k] + i, n);
-    in.v[k] = v_load_n(job->in.vel[k] + i, n);
+    p[k] = v_load_n(job->in.pos[k] + i, n);
+    v[k] = v_load_n(job->in.vel[k] + i, n);
   }
-  in.direction = f->direction_per_agent ? v_load_n(f->direction_per_agent + i, n)
-                                        : v_set1(f->direction < 0 ? -1.0f : 1.0f);
-  in.max_speed = job->in.max_speed.array ? v_load_n(job->in.max_speed.array + i, n)
-                                         : v_set1(job->in.max_speed.value);
-  in.time_to_target = job->in.time_to_target;
-  in.i = i;
-  in.n = n;
-  vf s[3];
-  if (!f->path_per_agent) {
-    steer_lanes(f, f->paths[f->path], &in, m_bit_set(i_load(taking_part), 1u), s, dims);
-  } else {
-    /* One pass per pathway of the block, in lane order. */
-    for (int k = 0; k < dims; k++)
-      s[k] = v_zero();
-    uint32_t left[W];
-    for (int l = 0; l < W; l++)
-      left[l] = taking_part[l] ? f->path_per_agent[i + l] : UINT32_MAX;
-    for (int l = 0; l < W; l++) {
-      if (left[l] == UINT32_MAX) continue;
-      const uint32_t which = left[l];
-      uint32_t group[W];
-      for (int m = 0; m < W; m++) {
-        group[m] = left[m] == which;
-        left[m] = group[m] ? UINT32_MAX : left[m];
-      }
-      const vmask mine = m_bit_set(i_load(group), 1u);
-      vf r[3];
-      steer_lanes(f, f->paths[which], &in, mine, r, dims);
-      for (int k = 0; k < dims; k++)
-        s[k] = v_select(mine, r[k], s[k]);
-    }
-  }
+  path_steering(job, p, v, i, n, taking_part, s, dims);
   write_lanes(job, i, n, s, dims);
 }
 

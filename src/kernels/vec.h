@@ -271,6 +271,33 @@ CS_INLINE vi v_to_index(vf a) {
 
 #define W CS_LANES
 
+/* a < b ? a : b and a > b ? a : b per lane, NaN and signed zeros included
+ * (b unless the comparison holds): what x86's min and max compute, one
+ * instruction with no mask on a select's latency; compare and select
+ * elsewhere. */
+CS_INLINE vf v_min_lt(vf a, vf b) {
+#if CS_LANES == 4 && defined(__SSE__)
+  return _mm_min_ps(a, b);
+#elif CS_LANES == 8 && defined(__AVX__)
+  return _mm256_min_ps(a, b);
+#elif CS_LANES == 16 && defined(__AVX512F__)
+  return _mm512_min_ps(a, b);
+#else
+  return v_select(v_lt(a, b), a, b);
+#endif
+}
+CS_INLINE vf v_max_gt(vf a, vf b) {
+#if CS_LANES == 4 && defined(__SSE__)
+  return _mm_max_ps(a, b);
+#elif CS_LANES == 8 && defined(__AVX__)
+  return _mm256_max_ps(a, b);
+#elif CS_LANES == 16 && defined(__AVX512F__)
+  return _mm512_max_ps(a, b);
+#else
+  return v_select(v_gt(a, b), a, b);
+#endif
+}
+
 #ifndef CS_HAVE_MASKED_TAIL
 /* Partial vectors through a zeroed buffer: the tail runs once per call. */
 CS_INLINE vf v_load_n(const float *p, size_t n) {

@@ -272,6 +272,45 @@ static void check_step(crowdsteer_isa isa) {
   }
 }
 
+/* follow_path alone in a step of the common shape (uniform parameters, no
+ * mask): the chunk runs in registers with the integrator on the SIMD ISAs,
+ * the accumulator on the scalar reference; the same state. */
+static void step_alone(crowd *c, int per_agent, int threads) {
+  const crowdsteer_agents a = agents_of(c);
+  const crowdsteer_path_follow f = follow_of(c, per_agent);
+  crowdsteer_step_behaviour b;
+  memset(&b, 0, sizeof b);
+  b.behaviour = CROWDSTEER_FOLLOW_PATH;
+  b.path = &f;
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = &b;
+  step.behaviour_count = 1;
+  step.integrator.max_speed = 1.5f;
+  step.integrator.dt = 0.25f;
+  step.threads = threads;
+  CHECK_STATUS(crowdsteer_step(&a, &step, 0, c->count), CROWDSTEER_OK);
+}
+
+static void check_step_alone(crowdsteer_isa isa) {
+  for (int dims = 2; dims <= 3; dims++)
+    for (int per_agent = 0; per_agent < 2; per_agent++) {
+      const uint64_t seed = rng;
+      crowd want, got;
+      crowd_make(&want, 1043, dims, 0);
+      rng = seed;
+      crowd_make(&got, 1043, dims, 0);
+      crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR);
+      step_alone(&want, per_agent, 1);
+      crowdsteer_force_isa(isa);
+      step_alone(&got, per_agent, 1 + per_agent);
+      CHECK_MSG(same_state(&want, &got), "%s %dD follow_path alone, per_agent %d",
+                crowdsteer_isa_name(isa), dims, per_agent);
+      crowd_free(&want, 0);
+      crowd_free(&got, 0);
+    }
+}
+
 /* A hostile host mode (upward rounding, FTZ and DAZ) changes no bit, and
  * the host gets its mode back. */
 static void check_fpenv(crowdsteer_isa isa) {
@@ -314,6 +353,7 @@ int main(void) {
   for (int k = 0; k < isa_count; k++) {
     check_calls(isas[k]);
     check_step(isas[k]);
+    check_step_alone(isas[k]);
     check_fpenv(isas[k]);
   }
   for (int dims = 0; dims < 2; dims++)
