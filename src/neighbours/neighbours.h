@@ -613,7 +613,7 @@ typedef struct cs_nb_backend {
   cs_nb_kernel kernel;
   cs_nb_keys_fn keys;
   cs_nb_ends_fn ends;
-  /* NULL where the kernel's walks never read the parts (4 lanes). */
+  /* NULL where the kernel's walks never read the parts (4 lanes on x86). */
   cs_nb_parts_fn velocity_parts;
   /* NULL: every job walks on its own (the scalar backend). */
   cs_nb_flock_fn flock;
