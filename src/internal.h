@@ -240,6 +240,10 @@ typedef struct cs_backend {
 } cs_backend;
 
 extern const cs_backend cs_backend_scalar;
+/* The reference's seek of one agent towards t (s: dims components); the
+ * same operations as every backend's seek. */
+void cs_reference_seek(const float p[3], const float v[3], const float t[3],
+                       float max_speed, float time_to_target, int dims, float s[3]);
 extern const cs_backend cs_backend_sse4;
 extern const cs_backend cs_backend_avx2;
 extern const cs_backend cs_backend_avx512;

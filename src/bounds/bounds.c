@@ -94,24 +94,6 @@ static int inside(const crowdsteer_bounds *b, const float centre[3], const float
   return d2 <= b->radius * b->radius;
 }
 
-/* Seek towards c, the reference's operations in its order:
- * (normalize(c - p) * max_speed - v) / time_to_target (no division by 1). */
-static void seek_centre(const float centre[3], const float p[3], const float v[3],
-                        float max_speed, float time_to_target, float s[3], int dims) {
-  float d[3];
-  for (int k = 0; k < dims; k++)
-    d[k] = centre[k] - p[k];
-  float dd = d[0] * d[0];
-  for (int k = 1; k < dims; k++)
-    dd += d[k] * d[k];
-  const float l = sqrtf(dd);
-  for (int k = 0; k < dims; k++) {
-    const float direction = l > 0.0f ? d[k] / l : 0.0f;
-    const float difference = direction * max_speed - v[k];
-    s[k] = time_to_target == 1.0f ? difference : difference / time_to_target;
-  }
-}
-
 static crowdsteer_status contain_here(const crowdsteer_agents *agents,
                                       const crowdsteer_bounds *bounds,
                                       const crowdsteer_params *params,
@@ -153,8 +135,8 @@ static crowdsteer_status contain_here(const crowdsteer_agents *agents,
       v[k] = in.vel[k][i];
     }
     if (!inside(bounds, centre, p, v, dims))
-      seek_centre(centre, p, v, cs_param_at(in.max_speed, i),
-                  cs_param_at(in.time_to_target, i), s, dims);
+      cs_reference_seek(p, v, centre, cs_param_at(in.max_speed, i),
+                        cs_param_at(in.time_to_target, i), dims, s);
     for (int k = 0; k < dims; k++) {
       float *const o = policy.out[k] + i;
       *o = policy.mode == CS_WRITE_OVERWRITE ? s[k]

@@ -357,6 +357,20 @@ REF void integrate_range(const cs_integrator *job, size_t begin, size_t end,
   }
 }
 
+/* seek_one for one agent, for callers outside the backends (containment). */
+void cs_reference_seek(const float p[3], const float v[3], const float t[3],
+                       float max_speed, float time_to_target, int dims, float s[3]) {
+  vec pv = zero_vec, vv = zero_vec, tv = zero_vec;
+  for (int k = 0; k < dims; k++) {
+    pv.c[k] = p[k];
+    vv.c[k] = v[k];
+    tv.c[k] = t[k];
+  }
+  const vec out = seek_one(pv, vv, tv, max_speed, time_to_target, dims);
+  for (int k = 0; k < dims; k++)
+    s[k] = out.c[k];
+}
+
 /* The reference function of each behaviour: row b of cs_backend_scalar. */
 static void seek(const cs_job *job, size_t begin, size_t end) {
   steer_all(seek_agent, job, begin, end);
