@@ -147,7 +147,10 @@ static int already_covered(const cs_orca_line *lines, size_t count, const float 
  * vertex at relative position rel (|rel| > r): left leg and right leg. */
 static void legs(const float rel[2], float dist_sq, float r, float left[2],
                  float right[2]) {
-  const float leg = sqrtf(dist_sq - r * r);
+  /* Zero when rounding puts a vertex the edge tests found apart just
+   * within r (dist_sq_line and dist_sq round apart near s == 0). */
+  const float excess = dist_sq - r * r;
+  const float leg = sqrtf(excess > 0.0f ? excess : 0.0f);
   set(left, (rel[0] * leg - rel[1] * r) / dist_sq, (rel[0] * r + rel[1] * leg) / dist_sq);
   set(right, (rel[0] * leg + rel[1] * r) / dist_sq,
       (-rel[0] * r + rel[1] * leg) / dist_sq);
@@ -208,7 +211,11 @@ static void obstacle_line(const crowdsteer_obstacles *o, const cs_orca_agent *a,
     }
     return;
   }
-  if (s >= 0.0f && s < 1.0f && dist_sq_line <= r_sq) { /* on the edge itself */
+  /* On the edge itself, its end points included: at s == 1 the vertex
+   * test above needs s > 1, and the legs below would take the square root
+   * of a negative dist_sq2 - r^2 (NaN; a fuzzer finding on lattice
+   * coordinates). */
+  if (s >= 0.0f && s <= 1.0f && dist_sq_line <= r_sq) {
     const float d[2] = {-dir1[0], -dir1[1]};
     push_origin_line(lines, count, d);
     return;

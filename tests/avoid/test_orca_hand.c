@@ -106,6 +106,34 @@ static void test_wall(void) {
   }
 }
 
+/* An agent of radius 0.5 touching a wall's end: its centre 0.25 below the
+ * end point, so its projection on the edge is the end point itself (s == 0
+ * or s == 1 exactly). Both ends act alike: heading up and sideways, it
+ * keeps the sideways part and stops going up. Once NaN at s == 1 (a fuzzer
+ * finding on lattice coordinates). */
+static void test_wall_end(void) {
+  for (int end = 0; end < 2; end++) {
+    crowdsteer_obstacles *o = NULL;
+    CHECK_STATUS(crowdsteer_obstacles_create(&o), CROWDSTEER_OK);
+    const float wx[2] = {end ? -4.0f : 0.0f, end ? 0.0f : 4.0f}, wy[2] = {1, 1};
+    CHECK_STATUS(crowdsteer_obstacles_add(o, wx, wy, 2), CROWDSTEER_OK);
+    CHECK_STATUS(crowdsteer_obstacles_build(o, 0), CROWDSTEER_OK);
+    static crowd c;
+    c.n = 1;
+    put(&c, 0, 0, 0.75f, end ? 0.25f : -0.25f, 1);
+    crowdsteer_avoidance av = {0};
+    av.radius = 0.5f;
+    av.time_horizon = 2;
+    av.obstacles = o;
+    crowdsteer_params params = {0};
+    params.max_speed = 2;
+    CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_OK);
+    CHECK_MSG(c.out_x[0] == c.pref_x[0] && c.out_y[0] == 0.0f, "end %d: (%g, %g)", end,
+              (double)c.out_x[0], (double)c.out_y[0]);
+    crowdsteer_obstacles_destroy(o);
+  }
+}
+
 /* A room 10 x 10 (its inside is free space: four walls), an agent near
  * the corner (0, 0) heading into it: both components are held back. */
 static void test_corner(void) {
@@ -463,6 +491,7 @@ int main(void) {
   test_head_on();
   test_head_on_3d();
   test_wall();
+  test_wall_end();
   test_corner();
   test_same_bits();
   test_validation();
