@@ -67,7 +67,8 @@ static int cpu_supports(crowdsteer_isa isa) {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
     const int sse41 = (c >> 19) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
-    if (isa == CROWDSTEER_ISA_SSE4) return sse41;
+    /* -msse4.1 also lets the compiler use SSSE3 (pshufb packs lanes) */
+    if (isa == CROWDSTEER_ISA_SSE4) return sse41 && ((c >> 9) & 1);
     if (!sse41 || !osxsave || !avx) return 0;
     unsigned long long xcr0 = read_xcr0();
     if ((xcr0 & 0x6) != 0x6) return 0; /* XMM and YMM state */

@@ -1,14 +1,15 @@
 /* Part of the neighbour kernel (see nb_candidates.h): a step's flock
  * (cs_nb_flock, neighbours.h), the agent-by-agent jobs of one step that
- * walk their candidates once: each vector of W candidates is loaded once,
- * its squared distances tested against the widest radius's limit first
- * (cs_within_limit: the same test as the distance against the radius),
- * and only a vector with a lane inside takes the square root, the view
- * (one for every job: the heading is the agent's) and each job's radius,
- * field of view and contribution, exactly as cs_nb_pair. Consecutive
- * agents whose queries cover the same cells share their candidate runs.
- * An agent past a job's nearest-k cap is evaluated again for that job on
- * its own. */
+ * walk their candidates once: each vector of W candidates is loaded once
+ * and its squared distances tested against the widest radius's limit
+ * (cs_within_limit: the same test as the distance against the radius);
+ * the lanes inside are packed across the agent's runs (flock_pack), and
+ * only full packed vectors (and the last, partial one) take the square
+ * root, the view (one for every job: the heading is the agent's) and each
+ * job's radius, field of view and contribution, exactly as cs_nb_pair.
+ * Consecutive agents whose queries cover the same cells share their
+ * candidate runs. An agent past a job's nearest-k cap is evaluated again
+ * for that job on its own. */
 #ifndef CROWDSTEER_NB_FLOCK_H
 #define CROWDSTEER_NB_FLOCK_H
 

@@ -388,14 +388,45 @@ CS_INLINE vi i_count(vi count, vmask m) {
 
 /* The lanes of `a` in `m`, in lane order, stored from p on: W elements are
  * written (those past the packed ones unspecified), so p needs room for W.
- * AVX-512 compresses in a register; elsewhere the lanes are copied one by
- * one (a handful per agent where it is used). */
+ * AVX-512 compresses in a register, 4 lanes shuffle bytes by a table;
+ * with 8 the lanes are copied one by one (a handful per agent where it is
+ * used: still 2.2x faster boids than without packing). */
 #if CS_LANES == 16 && defined(__AVX512F__)
 CS_INLINE void v_pack(float *p, vmask m, vf a) {
   _mm512_storeu_ps(p, _mm512_maskz_compress_ps(m, a));
 }
 CS_INLINE void i_pack(uint32_t *p, vmask m, vi a) {
   _mm512_storeu_si512((void *)p, _mm512_maskz_compress_epi32(m, a));
+}
+#elif CS_LANES == 4
+/* The bytes of the lanes of each 4-bit mask, in order, then zeros: one
+ * byte shuffle packs a vector (a copy lane by lane was 5-9 % slower than
+ * not packing at 4 lanes). */
+static const uint8_t cs_pack_bytes[16][16] = {
+    {128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128},
+    {0, 1, 2, 3, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128},
+    {4, 5, 6, 7, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128},
+    {0, 1, 2, 3, 4, 5, 6, 7, 128, 128, 128, 128, 128, 128, 128, 128},
+    {8, 9, 10, 11, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128},
+    {0, 1, 2, 3, 8, 9, 10, 11, 128, 128, 128, 128, 128, 128, 128, 128},
+    {4, 5, 6, 7, 8, 9, 10, 11, 128, 128, 128, 128, 128, 128, 128, 128},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 128, 128, 128, 128},
+    {12, 13, 14, 15, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128},
+    {0, 1, 2, 3, 12, 13, 14, 15, 128, 128, 128, 128, 128, 128, 128, 128},
+    {4, 5, 6, 7, 12, 13, 14, 15, 128, 128, 128, 128, 128, 128, 128, 128},
+    {0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 128, 128, 128, 128},
+    {8, 9, 10, 11, 12, 13, 14, 15, 128, 128, 128, 128, 128, 128, 128, 128},
+    {0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 128, 128, 128, 128},
+    {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 128, 128, 128, 128},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}};
+CS_INLINE void i_pack(uint32_t *p, vmask m, vi a) {
+  const vi order = simde_mm_loadu_si128((const void *)cs_pack_bytes[m_bits(m)]);
+  simde_mm_storeu_si128((void *)p, simde_mm_shuffle_epi8(a, order));
+}
+CS_INLINE void v_pack(float *p, vmask m, vf a) {
+  const vi order = simde_mm_loadu_si128((const void *)cs_pack_bytes[m_bits(m)]);
+  simde_mm_storeu_si128((void *)p,
+                        simde_mm_shuffle_epi8(simde_mm_castps_si128(a), order));
 }
 #else
 CS_INLINE void v_pack(float *p, vmask m, vf a) {
