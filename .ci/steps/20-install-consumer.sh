@@ -4,7 +4,8 @@
 # library-only static build and a shared build installed into
 # temporary prefixes, each used by a C and a C++-only CMake project and by
 # plain pkg-config; the newcomer example (examples/chase) against the static
-# install; and the shared library's SONAME and exported symbols.
+# install; the shared library's SONAME and exported symbols; and the Python
+# package installed as docs/python.md shows.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -97,4 +98,14 @@ for exe in cmake-c-shared/myapp/build/myapp cmake-cxx-shared/myapp/build/myapp c
   readelf -d "$work/$exe" | grep -q "NEEDED.*\[$soname\]" ||
     fail "$exe is not linked to $soname"
 done
-echo "=== install consumer: docs/install.md, static and shared, C and C++ CMake, pkg-config, examples/chase: OK"
+echo "=== Python: docs/python.md's install, setup.py building the library with CMake"
+# tools/test links the release preset's library into the package
+# (CROWDSTEER_LIBRARY_DIR); this is the path a user takes. Scalar only, to
+# keep it short: the SIMD backends are the same CMake code as above.
+tools/deps python3-dev python3-numpy python3-pip python3-venv python3-setuptools python3-wheel
+/usr/bin/python3 -m venv --system-site-packages "$work/venv"
+CROWDSTEER_CMAKE_BUILD_DIR="$work/python-lib" CROWDSTEER_CMAKE_ARGS=-DCROWDSTEER_SIMD=OFF \
+  "$work/venv/bin/pip" install --quiet --no-build-isolation --no-index ./python
+isa=$(cd "$work" && "$work/venv/bin/python" -c 'import crowdsteer as cs; print(cs.active_isa())')
+[ "$isa" = scalar ] || fail "the Python package's own library build: ISA '$isa', want scalar"
+echo "=== install consumer: docs/install.md, static and shared, C and C++ CMake, pkg-config, examples/chase, docs/python.md: OK"
