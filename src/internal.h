@@ -141,6 +141,9 @@ typedef struct cs_inputs {
   float field_origin[2], field_inverse_cell_size, field_width_f, field_height_f;
   /* Follow a path: the call's description, validated (path/follow.c). */
   const crowdsteer_path_follow *path;
+  /* Containment: the region, validated (bounds/bounds.c); its centre is
+   * the POINT target the agents outside seek. */
+  const crowdsteer_bounds *bounds;
 } cs_inputs;
 
 /* How steering is written. A single call overwrites or accumulates (the
