@@ -743,7 +743,7 @@ typedef struct crowdsteer_step_behaviour {
   const struct crowdsteer_field_follow *field;
   /** Follow a path: who follows which pathway (crowdsteer_path.h). */
   const struct crowdsteer_path_follow *path;
-  /** Containment: the region agents are kept in (crowdsteer_bounds.h). */
+  /** Containment: its region (crowdsteer_bounds.h; required, NULL_POINTER). */
   const struct crowdsteer_bounds *bounds;
 } crowdsteer_step_behaviour;
 
