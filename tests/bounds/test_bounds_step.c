@@ -5,8 +5,9 @@
  * ISA, 2D and 3D, sphere and box, with and without look-ahead, per-agent
  * masks, weights and max_speed, 1 and 2 threads, several tiles (the fused
  * and accumulator paths), split ranges. The step's wrap option is the same
- * step then crowdsteer_wrap, with avoidance too (after each chunk and after
- * the tiles). Validation: a NULL or bad region or wrap box writes nothing. */
+ * step then crowdsteer_wrap, in place and out of place, with avoidance too
+ * (after each chunk and after the tiles). Validation: a NULL or bad region or wrap box
+ * writes nothing. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -267,23 +268,28 @@ static void step_wrap(int dims) {
   memset(&av, 0, sizeof av);
   av.radius = 0.2f;
   av.neighbours = &nb;
+  const crowdsteer_agents crowd = batch(dims, N);
+  crowdsteer_grid_desc gd;
+  memset(&gd, 0, sizeof gd);
+  gd.cell_size = 2.0f;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &crowd, &gd), CROWDSTEER_OK);
   for (int avoid = 0; avoid < 2; avoid++)
     for (int threads = 1; threads <= 2; threads++)
       for (size_t end = N / 8; end <= N; end += N - N / 8) {
         /* Avoidance over N / 8 agents runs after each chunk, over all of
-         * them after the tiles. */
+         * them after the tiles. In place (each state from the crowd) with
+         * one thread, out of place (the crowd into each state) with two. */
         reset_states();
         const crowdsteer_agents want = state_agents(0, dims), got = state_agents(1, dims);
-        crowdsteer_grid_desc gd;
-        memset(&gd, 0, sizeof gd);
-        gd.cell_size = 2.0f;
-        CHECK_STATUS(crowdsteer_grid_build(grid, &want, &gd), CROWDSTEER_OK);
         crowdsteer_step_desc step = step_of(&d, 1, 0, &integrator);
         step.behaviour_mask = NULL;
         step.threads = threads;
         step.tile_size = 128;
         step.avoidance = avoid ? &av : NULL;
-        CHECK_STATUS(crowdsteer_step(&want, &step, 0, end), CROWDSTEER_OK);
+        const crowdsteer_agents *in_want = threads == 1 ? &want : &crowd;
+        const crowdsteer_agents *in_got = threads == 1 ? &got : &crowd;
+        if (threads == 2) step.output = &want;
+        CHECK_STATUS(crowdsteer_step(in_want, &step, 0, end), CROWDSTEER_OK);
         int outside = 0; /* agents the wrap moves */
         for (size_t i = 0; i < end; i++)
           for (int k = 0; k < dims; k++)
@@ -291,7 +297,8 @@ static void step_wrap(int dims) {
         CHECK_MSG(outside > (int)end / 20, "%d of %zu agents left the box", outside, end);
         CHECK_STATUS(crowdsteer_wrap(&want, &box, 0, end), CROWDSTEER_OK);
         step.wrap = &box;
-        CHECK_STATUS(crowdsteer_step(&got, &step, 0, end), CROWDSTEER_OK);
+        if (threads == 2) step.output = &got;
+        CHECK_STATUS(crowdsteer_step(in_got, &step, 0, end), CROWDSTEER_OK);
         char what[64];
         snprintf(what, sizeof what, "wrap: avoid %d, %d threads, end %zu", avoid, threads,
                  end);
