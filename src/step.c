@@ -511,6 +511,16 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
   if (avoid->on) cs_step_avoid_end(avoid, slot, first, last);
 }
 
+/* The moved agents [first, last) wrapped in the step's box, on the
+ * backend's lanes where it has them. */
+static void wrap_range(const plan *pl, const cs_backend *backend, size_t first,
+                       size_t last) {
+  if (backend->wrap)
+    backend->wrap(pl->integrator.pos_rw, pl->wrap, pl->integrator.dims, first, last);
+  else
+    cs_wrap_positions(pl->integrator.pos_rw, pl->wrap, pl->integrator.dims, first, last);
+}
+
 /* The chunks of tile [first, last) through the accumulator, with the
  * behaviours each one's agents use. */
 static void run_chunks(const plan *pl, cs_job *jobs, const cs_backend *backend,
@@ -556,8 +566,7 @@ static void run_tile(const plan *pl, cs_job *jobs, const cs_backend *backend,
   }
   /* The tile's agents have moved (avoidance after the tiles moves them
    * later: it wraps them then). */
-  if (pl->wrap && !pl->avoid.after_tiles)
-    cs_wrap_positions(pl->integrator.pos_rw, pl->wrap, pl->integrator.dims, first, last);
+  if (pl->wrap && !pl->avoid.after_tiles) wrap_range(pl, backend, first, last);
 }
 
 /* The tiles [t_first, t_last) of the step over [begin, end). */
@@ -612,13 +621,13 @@ static void wrap_tiles(void *context, size_t first, size_t last) {
   for (size_t t = first; t < last; t++) {
     const size_t from = work->begin + t * pl->tile;
     const size_t to = work->end - from < pl->tile ? work->end : from + pl->tile;
-    cs_wrap_positions(pl->integrator.pos_rw, pl->wrap, pl->integrator.dims, from, to);
+    wrap_range(pl, work->backend, from, to);
   }
 }
 
-static void wrap_after(const plan *pl, const cs_spread *spread, size_t begin,
-                       size_t end) {
-  tile_work work = {pl, NULL, begin, end};
+static void wrap_after(const plan *pl, const cs_backend *backend, const cs_spread *spread,
+                       size_t begin, size_t end) {
+  tile_work work = {pl, backend, begin, end};
   cs_spread_run(spread, (end - begin + pl->tile - 1) / pl->tile, 4, wrap_tiles, &work);
 }
 
@@ -671,7 +680,8 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
                  scratch.floats);
   run_plan(&pl, &spread, cs_backend_for(isa), begin, end);
   cs_step_avoid_run_parts(&pl.avoid, &part_spread);
-  if (pl.wrap && pl.avoid.after_tiles) wrap_after(&pl, &spread, begin, end);
+  if (pl.wrap && pl.avoid.after_tiles)
+    wrap_after(&pl, cs_backend_for(isa), &spread, begin, end);
   cs_scratch_give_back(&scratch);
   return CROWDSTEER_OK;
 }

@@ -32,4 +32,21 @@ CS_INLINE vmask bounds_inside_lanes(const crowdsteer_bounds *b, const float cent
   return v_le(d2, v_set1(b->radius * b->radius));
 }
 
+/* cs_wrap_positions (bounds/bounds.c) on CS_LANES lanes, positions
+ * [first, last) of one axis: both shifts, then selects (the cases exclude
+ * each other, NaN takes neither), so the same bits. */
+CS_INLINE vf wrap_one(vf x, vf lo, vf hi, vf side) {
+  const vf below = v_select(v_lt(x, lo), v_add(x, side), x);
+  return v_select(v_le(hi, x), v_sub(x, side), below);
+}
+
+CS_INLINE void wrap_lanes(float *p, float lo, float hi, size_t first, size_t last) {
+  const vf l = v_set1(lo), h = v_set1(hi), side = v_set1(hi - lo);
+  size_t i = first;
+  for (; last - i >= W; i += W)
+    v_store(p + i, wrap_one(v_load(p + i), l, h, side));
+  if (i < last)
+    v_store_n(p + i, wrap_one(v_load_n(p + i, last - i), l, h, side), last - i);
+}
+
 #endif /* CROWDSTEER_KERNELS_BOUNDS_LANES_H */

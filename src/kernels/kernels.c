@@ -959,5 +959,12 @@ static int indices_below(const uint32_t *index, size_t begin, size_t end,
   return largest < limit;
 }
 
-const cs_backend CS_BACKEND = {kernels, integrate_kernel, run_streamed,
-                               fuses,   fused_kernel,     indices_below};
+/* A step's wrap-around (kernels/bounds_lanes.h). */
+static void wrap_kernel(float *const pos[3], const crowdsteer_box *box, int dims,
+                        size_t first, size_t last) {
+  for (int k = 0; k < dims; k++)
+    wrap_lanes(pos[k], box->min[k], box->max[k], first, last);
+}
+
+const cs_backend CS_BACKEND = {kernels,      integrate_kernel, run_streamed, fuses,
+                               fused_kernel, indices_below,    wrap_kernel};

@@ -461,4 +461,5 @@ static const cs_kernel references[][2] = {
 _Static_assert(sizeof references / sizeof references[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");
 
-const cs_backend cs_backend_scalar = {references, integrate, run_plain, NULL, NULL, NULL};
+const cs_backend cs_backend_scalar = {references, integrate, run_plain, NULL,
+                                      NULL,       NULL,      NULL};

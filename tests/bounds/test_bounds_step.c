@@ -307,6 +307,56 @@ static void step_wrap(int dims) {
   crowdsteer_grid_destroy(grid);
 }
 
+/* The wrap's edges through a step that does not move anyone (steering
+ * weighted by 0, at rest): on max (wraps to min), on min, just inside and
+ * outside each, one side out, NaN and infinities; each axis sees them in
+ * another order. */
+static void wrap_edges(int dims) {
+  const crowdsteer_box box = {{-12.0f, -9.0f, -10.0f}, {11.0f, 10.0f, 12.5f}};
+  float *const axes[3] = {px, py, pz};
+  for (int k = 0; k < 3; k++) {
+    const float lo = box.min[k], hi = box.max[k], side = hi - lo;
+    const float edges[] = {hi,
+                           lo,
+                           nextafterf(hi, 0.0f),
+                           nextafterf(lo, -INFINITY),
+                           nextafterf(hi, INFINITY),
+                           hi + side,
+                           lo - side,
+                           NAN,
+                           INFINITY,
+                           -INFINITY,
+                           0.5f * (lo + hi)};
+    const size_t n = sizeof edges / sizeof edges[0];
+    for (size_t i = 0; i < N; i++)
+      axes[k][i] = edges[(i + (size_t)k * 3) % n];
+  }
+  for (size_t i = 0; i < N; i++) {
+    vx[i] = vy[i] = vz[i] = 0.0f;
+    weights[i] = 0.0f;
+  }
+  crowdsteer_step_behaviour d;
+  memset(&d, 0, sizeof d);
+  d.behaviour = CROWDSTEER_SEEK;
+  d.weight_per_agent = weights;
+  crowdsteer_params integrator;
+  memset(&integrator, 0, sizeof integrator);
+  for (int threads = 1; threads <= 2; threads++) {
+    reset_states();
+    const crowdsteer_agents want = state_agents(0, dims), got = state_agents(1, dims);
+    crowdsteer_step_desc step = step_of(&d, 1, 0, &integrator);
+    step.behaviour_mask = NULL;
+    step.threads = threads;
+    CHECK_STATUS(crowdsteer_step(&want, &step, 0, N), CROWDSTEER_OK);
+    CHECK(state[0][0][0] == box.max[0]); /* nobody moved */
+    CHECK_STATUS(crowdsteer_wrap(&want, &box, 0, N), CROWDSTEER_OK);
+    CHECK(state[0][0][0] == box.min[0] && state[0][0][1] == box.min[0]);
+    step.wrap = &box;
+    CHECK_STATUS(crowdsteer_step(&got, &step, 0, N), CROWDSTEER_OK);
+    states_agree(dims, "wrap at the edges");
+  }
+}
+
 /* Bad regions and wrap boxes: their status, and nothing written. */
 static void step_validation(void) {
   const crowdsteer_bounds good = region(0, 0.0f);
@@ -378,8 +428,10 @@ static void every_case(void) {
             step_equals_named(dims, &b, plain, priority);
         step_alone(dims, &b);
       }
-  for (int dims = 2; dims <= 3; dims++)
+  for (int dims = 2; dims <= 3; dims++) {
     step_wrap(dims);
+    wrap_edges(dims);
+  }
   step_validation();
 }
 
