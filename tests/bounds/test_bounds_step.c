@@ -96,14 +96,28 @@ static crowdsteer_output out_to(float (*s)[N], int dims) {
   return o;
 }
 
+/* A behaviour of kind `kind`, zeroed but for it. */
+static crowdsteer_step_behaviour behaviour_of(crowdsteer_behaviour kind) {
+  crowdsteer_step_behaviour d;
+  memset(&d, 0, sizeof d);
+  d.behaviour = kind;
+  return d;
+}
+
+/* Integrator parameters with this top speed (0: the default), dt 1. */
+static crowdsteer_params integrator_of(float max_speed) {
+  crowdsteer_params p;
+  memset(&p, 0, sizeof p);
+  p.max_speed = max_speed;
+  return p;
+}
+
 /* The behaviour's value: crowdsteer_run (the kernels of the active ISA) and
  * crowdsteer_contain, overwrite and accumulate. */
 static void run_equals_named(int dims, const crowdsteer_bounds *b,
                              const crowdsteer_params *p) {
   const crowdsteer_agents a = batch(dims, N);
-  crowdsteer_step_behaviour d;
-  memset(&d, 0, sizeof d);
-  d.behaviour = CROWDSTEER_CONTAIN;
+  crowdsteer_step_behaviour d = behaviour_of(CROWDSTEER_CONTAIN);
   d.params = *p;
   d.bounds = b;
   for (int accumulate = 0; accumulate < 2; accumulate++) {
@@ -195,9 +209,7 @@ static void step_equals_named(int dims, const crowdsteer_bounds *b, int plain,
     bs[1].params.time_to_target = 0.75f;
     bs[1].weight_per_agent = weights;
   }
-  crowdsteer_params integrator;
-  memset(&integrator, 0, sizeof integrator);
-  integrator.max_speed = 3.0f;
+  crowdsteer_params integrator = integrator_of(3.0f);
   integrator.dt = 0.5f;
   static const size_t tiles[] = {0, 64, 300};
   for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++)
@@ -221,14 +233,10 @@ static void step_equals_named(int dims, const crowdsteer_bounds *b, int plain,
 /* Contain alone, no mask: every tile runs in registers where the backend
  * fuses contain (2D of the common shape; 3D on 16 lanes). */
 static void step_alone(int dims, const crowdsteer_bounds *b) {
-  crowdsteer_step_behaviour d;
-  memset(&d, 0, sizeof d);
-  d.behaviour = CROWDSTEER_CONTAIN;
+  crowdsteer_step_behaviour d = behaviour_of(CROWDSTEER_CONTAIN);
   d.bounds = b;
   d.params.max_speed = 2.0f;
-  crowdsteer_params integrator;
-  memset(&integrator, 0, sizeof integrator);
-  integrator.max_speed = 3.0f;
+  crowdsteer_params integrator = integrator_of(3.0f);
   reset_states();
   const crowdsteer_agents want = state_agents(0, dims), got = state_agents(1, dims);
   crowdsteer_output o = out_to(blend, dims);
@@ -253,13 +261,9 @@ static void step_wrap(int dims) {
   }
   crowdsteer_grid *grid = NULL;
   CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
-  crowdsteer_step_behaviour d;
-  memset(&d, 0, sizeof d);
-  d.behaviour = CROWDSTEER_SEEK;
+  crowdsteer_step_behaviour d = behaviour_of(CROWDSTEER_SEEK);
   d.target.point[0] = 30.0f;
-  crowdsteer_params integrator;
-  memset(&integrator, 0, sizeof integrator);
-  integrator.max_speed = 4.0f;
+  crowdsteer_params integrator = integrator_of(4.0f);
   crowdsteer_neighbours nb;
   memset(&nb, 0, sizeof nb);
   nb.radius = 2.0f;
@@ -335,12 +339,9 @@ static void wrap_edges(int dims) {
     vx[i] = vy[i] = vz[i] = 0.0f;
     weights[i] = 0.0f;
   }
-  crowdsteer_step_behaviour d;
-  memset(&d, 0, sizeof d);
-  d.behaviour = CROWDSTEER_SEEK;
+  crowdsteer_step_behaviour d = behaviour_of(CROWDSTEER_SEEK);
   d.weight_per_agent = weights;
-  crowdsteer_params integrator;
-  memset(&integrator, 0, sizeof integrator);
+  crowdsteer_params integrator = integrator_of(0.0f);
   for (int threads = 1; threads <= 2; threads++) {
     reset_states();
     const crowdsteer_agents want = state_agents(0, dims), got = state_agents(1, dims);
@@ -366,8 +367,7 @@ static void step_validation(void) {
   memset(bs, 0, sizeof bs);
   bs[0].behaviour = CROWDSTEER_SEEK;
   bs[1].behaviour = CROWDSTEER_CONTAIN;
-  crowdsteer_params integrator;
-  memset(&integrator, 0, sizeof integrator);
+  crowdsteer_params integrator = integrator_of(0.0f);
   crowdsteer_step_desc step = step_of(bs, 2, 0, &integrator);
   step.behaviour_mask = NULL;
   CHECK_STATUS(crowdsteer_step(&a, &step, 0, N), CROWDSTEER_ERROR_NULL_POINTER);
