@@ -7,8 +7,8 @@
  * And the float limit at tiny distances. */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
-#include <string.h>
 #include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../common/all_kinds.h"
