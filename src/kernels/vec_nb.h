@@ -386,4 +386,30 @@ CS_INLINE vi i_count(vi count, vmask m) {
 }
 #endif
 
+/* The lanes of `a` in `m`, in lane order, stored from p on: W elements are
+ * written (those past the packed ones unspecified), so p needs room for W.
+ * AVX-512 compresses in a register; elsewhere the lanes are copied one by
+ * one (a handful per agent where it is used). */
+#if CS_LANES == 16 && defined(__AVX512F__)
+CS_INLINE void v_pack(float *p, vmask m, vf a) {
+  _mm512_storeu_ps(p, _mm512_maskz_compress_ps(m, a));
+}
+CS_INLINE void i_pack(uint32_t *p, vmask m, vi a) {
+  _mm512_storeu_si512((void *)p, _mm512_maskz_compress_epi32(m, a));
+}
+#else
+CS_INLINE void v_pack(float *p, vmask m, vf a) {
+  float lanes[W];
+  v_store(lanes, a);
+  for (unsigned bits = m_bits(m); bits; bits &= bits - 1)
+    *p++ = lanes[__builtin_ctz(bits)];
+}
+CS_INLINE void i_pack(uint32_t *p, vmask m, vi a) {
+  uint32_t lanes[W];
+  i_store(lanes, a);
+  for (unsigned bits = m_bits(m); bits; bits &= bits - 1)
+    *p++ = lanes[__builtin_ctz(bits)];
+}
+#endif
+
 #endif /* CROWDSTEER_VEC_NB_H */
