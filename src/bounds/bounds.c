@@ -1,7 +1,8 @@
 /* World bounds (crowdsteer_bounds.h): wrap-around of positions in a box and
- * containment in a sphere or a box. One scalar definition serves every ISA:
- * each is a few compares and correctly rounded operations per agent, so
- * there is nothing for an ISA to round differently, and containment's
+ * containment in a sphere or a box. Each is a few compares and correctly
+ * rounded operations per agent, so there is nothing for an ISA to round
+ * differently: the wrap runs on the active backend's lanes (the same
+ * compares and one shift: cs_wrap_positions' bits), containment's
  * steering repeats the reference seek's operations in its order. */
 #include <float.h>
 #include <math.h>
@@ -43,7 +44,11 @@ static crowdsteer_status wrap_here(const crowdsteer_agents *agents,
   }
   if (!box_ok(box, dims, 1)) return CROWDSTEER_ERROR_PARAMETER;
   float *const pos[3] = {agents->px, agents->py, dims == 3 ? agents->pz : NULL};
-  cs_wrap_positions(pos, box, dims, begin, end);
+  const cs_backend *backend = cs_active_backend();
+  if (backend->wrap)
+    backend->wrap(pos, box, dims, begin, end);
+  else
+    cs_wrap_positions(pos, box, dims, begin, end);
   return CROWDSTEER_OK;
 }
 
