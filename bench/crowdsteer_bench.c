@@ -59,8 +59,11 @@ static void make_cases(void) {
     const char *name = crowdsteer_behaviour_name(behaviour);
     if (inputs & CROWDSTEER_INPUT_NEIGHBOURS) continue;
     /* Not benchmarked here: follow_field (its own bench against seek:
-     * crowdsteer-field-bench) and follow_path (it needs pathways). */
-    if (!inputs || (inputs & (CROWDSTEER_INPUT_FIELD | CROWDSTEER_INPUT_PATH))) continue;
+     * crowdsteer-field-bench), follow_path (it needs pathways) and contain
+     * (seek towards a point, for the agents outside its region). */
+    if (!inputs || (inputs & (CROWDSTEER_INPUT_FIELD | CROWDSTEER_INPUT_PATH |
+                              CROWDSTEER_INPUT_BOUNDS)))
+      continue;
     if (!(inputs & CROWDSTEER_INPUT_TARGET)) {
       add_case(name, "", WANDER, behaviour, CROWDSTEER_TARGET_POINT);
       continue;

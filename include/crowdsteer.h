@@ -674,9 +674,11 @@ typedef enum crowdsteer_behaviour {
   CROWDSTEER_FOLLOW_FIELD = 10,
   /** Follow a pathway: reads crowdsteer_step_behaviour.path. */
   CROWDSTEER_FOLLOW_PATH = 11,
+  /** Containment: reads crowdsteer_step_behaviour.bounds (crowdsteer_bounds.h). */
+  CROWDSTEER_CONTAIN = 12,
   /** How many behaviours there are (not a behaviour): loop over
    *  0 .. CROWDSTEER_BEHAVIOUR_COUNT - 1 to visit each one. */
-  CROWDSTEER_BEHAVIOUR_COUNT = 12
+  CROWDSTEER_BEHAVIOUR_COUNT = 13
 } crowdsteer_behaviour;
 
 /** The inputs a behaviour reads besides the agents and its parameters, as
@@ -693,11 +695,13 @@ enum {
   /** crowdsteer_step_behaviour.field */
   CROWDSTEER_INPUT_FIELD = 16,
   /** crowdsteer_step_behaviour.path (crowdsteer_path.h) */
-  CROWDSTEER_INPUT_PATH = 32
+  CROWDSTEER_INPUT_PATH = 32,
+  /** crowdsteer_step_behaviour.bounds (crowdsteer_bounds.h) */
+  CROWDSTEER_INPUT_BOUNDS = 64
 };
 
 /** "seek", "flee", "arrive", "leave", "pursuit", "evade", "wander",
- *  "separation", "cohesion", "alignment", "follow_field" or "follow_path";
+ *  "separation", "cohesion", "alignment", "follow_field", "follow_path" or "contain";
  *  "unknown" otherwise. */
 CROWDSTEER_API const char *crowdsteer_behaviour_name(crowdsteer_behaviour behaviour);
 
@@ -739,6 +743,8 @@ typedef struct crowdsteer_step_behaviour {
   const struct crowdsteer_field_follow *field;
   /** Follow a path: who follows which pathway (crowdsteer_path.h). */
   const struct crowdsteer_path_follow *path;
+  /** Containment: its region (crowdsteer_bounds.h; required, NULL_POINTER). */
+  const struct crowdsteer_bounds *bounds;
 } crowdsteer_step_behaviour;
 
 /** Scratch memory of crowdsteer_step's neighbour behaviours (opaque). One
@@ -855,6 +861,9 @@ typedef struct crowdsteer_step_desc {
    *  stage runs after every tile, over the grid's slots (neighbours in
    *  one cell follow each other in memory). */
   const struct crowdsteer_avoidance *avoidance;
+  /** Non-NULL: the new positions wrap around in this box, last, exactly as
+   *  crowdsteer_wrap then does (crowdsteer_bounds.h; its validation). */
+  const struct crowdsteer_box *wrap;
 } crowdsteer_step_desc;
 
 /** Runs a mixed step on agents [begin, end). It allocates nothing (but a

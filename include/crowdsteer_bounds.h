@@ -13,6 +13,11 @@
 extern "C" {
 #endif
 
+/* In crowdsteer_step: the behaviour CROWDSTEER_CONTAIN, whose region is
+ * crowdsteer_step_behaviour.bounds, gives each agent crowdsteer_contain's
+ * steering (the same bits on every ISA), and crowdsteer_step_desc.wrap
+ * wraps the moved positions of the range as crowdsteer_wrap then would. */
+
 /* ---- Wrap-around (a periodic box) ------------------------------------------
  * crowdsteer_wrap moves the agents that left a box back in through the
  * opposite face. Per axis k < dims, with L = max[k] - min[k] (one float

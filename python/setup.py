@@ -6,7 +6,11 @@ position-independent code), and the extension links it, so a Python user gets
 the same kernels, and the same bits, as a C user on the same CPU.
 
 Environment: CROWDSTEER_CMAKE_ARGS adds CMake options (for example
--DCROWDSTEER_SIMD=OFF); CROWDSTEER_CMAKE_BUILD_DIR moves the library's build.
+-DCROWDSTEER_SIMD=OFF); CROWDSTEER_CMAKE_BUILD_DIR moves the library's build;
+CROWDSTEER_LIBRARY_DIR names a build directory whose static libcrowdsteer.a
+(position-independent, as the project always builds it) and crowdsteer.pc
+are linked as they are, with no CMake run (python/run-tests passes the
+release preset's, so the library is compiled once for C and Python).
 """
 import os
 import re
@@ -49,18 +53,16 @@ class BuildWithCMake(build_ext):
         if not HEADER.is_file():
             raise RuntimeError("crowdsteer's Python package builds from the crowdsteer "
                                "repository: %s is missing" % HEADER)
-        build_dir = Path(os.environ.get("CROWDSTEER_CMAKE_BUILD_DIR",
-                                        HERE / "build" / "libcrowdsteer"))
-        configure = ["cmake", "-S", str(REPO), "-B", str(build_dir),
-                     "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF",
-                     "-DCROWDSTEER_BUILD_TESTS=OFF", "-DCROWDSTEER_BUILD_DEMO=OFF",
-                     "-DCROWDSTEER_BUILD_BENCHMARKS=OFF"]
-        if shutil.which("ninja") and not (build_dir / "CMakeCache.txt").exists():
-            configure += ["-G", "Ninja"]
-        configure += shlex.split(os.environ.get("CROWDSTEER_CMAKE_ARGS", ""))
-        subprocess.check_call(configure)
-        subprocess.check_call(["cmake", "--build", str(build_dir), "--target",
-                               "crowdsteer"])
+        prebuilt = os.environ.get("CROWDSTEER_LIBRARY_DIR")
+        build_dir = Path(prebuilt or os.environ.get("CROWDSTEER_CMAKE_BUILD_DIR",
+                                                    HERE / "build" / "libcrowdsteer"))
+        if prebuilt:
+            for name in ("libcrowdsteer.a", "crowdsteer.pc"):
+                if not (build_dir / name).is_file():
+                    raise RuntimeError("CROWDSTEER_LIBRARY_DIR=%s has no %s: build the "
+                                       "crowdsteer target there first" % (prebuilt, name))
+        else:
+            self.build_library(build_dir)
         library = build_dir / "libcrowdsteer.a"
         for ext in self.extensions:
             ext.extra_objects = [str(library)]
@@ -71,6 +73,19 @@ class BuildWithCMake(build_ext):
         # A few small sources: always rebuild, so changed link flags take effect.
         self.force = True
         super().run()
+
+    @staticmethod
+    def build_library(build_dir):
+        configure = ["cmake", "-S", str(REPO), "-B", str(build_dir),
+                     "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF",
+                     "-DCROWDSTEER_BUILD_TESTS=OFF", "-DCROWDSTEER_BUILD_DEMO=OFF",
+                     "-DCROWDSTEER_BUILD_BENCHMARKS=OFF"]
+        if shutil.which("ninja") and not (build_dir / "CMakeCache.txt").exists():
+            configure += ["-G", "Ninja"]
+        configure += shlex.split(os.environ.get("CROWDSTEER_CMAKE_ARGS", ""))
+        subprocess.check_call(configure)
+        subprocess.check_call(["cmake", "--build", str(build_dir), "--target",
+                               "crowdsteer"])
 
 
 # The extension's C files, one per concern (_crowdsteer.h lists them); they

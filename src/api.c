@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "bounds/bounds.h"
 #include "internal.h"
 #include "path/path.h"
 
@@ -61,6 +62,7 @@ typedef struct call {
   const crowdsteer_params *params;
   const crowdsteer_field_follow *field;
   const crowdsteer_path_follow *path;
+  const crowdsteer_bounds *bounds;
 } call;
 
 /* A behaviour the backends' kernels run: validation, the overlap check,
@@ -80,6 +82,9 @@ static crowdsteer_status run_on_kernels(const cs_backend *backend,
       ((fault = cs_path_resolve(&job.in, c->path, begin, end)) != CROWDSTEER_OK ||
        (fault = cs_path_check_agents(c->path, &(cs_range){begin, end, NULL, 0})) !=
            CROWDSTEER_OK))
+    return fault;
+  if ((cs_behaviour_row_of(c->behaviour)->inputs & CROWDSTEER_INPUT_BOUNDS) &&
+      (fault = cs_resolve_bounds(&job.in, c->bounds)) != CROWDSTEER_OK)
     return fault;
   if ((fault = cs_prepare_output(&job.policy, job.in.dims, out, begin, end)) !=
       CROWDSTEER_OK)
@@ -135,7 +140,7 @@ crowdsteer_status cs_run(const cs_backend *backend, const crowdsteer_agents *age
   if (!behaviour) return CROWDSTEER_ERROR_NULL_POINTER;
   const call c = {behaviour->behaviour,  &behaviour->target, behaviour->wander,
                   behaviour->neighbours, &behaviour->params, behaviour->field,
-                  behaviour->path};
+                  behaviour->path,       behaviour->bounds};
   return run_call(backend, agents, &c, out, begin, end);
 }
 
@@ -189,7 +194,7 @@ static crowdsteer_status
 run_targeted(crowdsteer_behaviour behaviour, const crowdsteer_agents *agents,
              const crowdsteer_target *target, const crowdsteer_params *params,
              const crowdsteer_output *out, size_t begin, size_t end) {
-  const call c = {behaviour, target, NULL, NULL, params, NULL, NULL};
+  const call c = {behaviour, target, NULL, NULL, params, NULL, NULL, NULL};
   return run_call(cs_active_backend(), agents, &c, out, begin, end);
 }
 
@@ -197,7 +202,7 @@ static crowdsteer_status
 run_neighbours(crowdsteer_behaviour behaviour, const crowdsteer_agents *agents,
                const crowdsteer_neighbours *nb, const crowdsteer_params *params,
                const crowdsteer_output *out, size_t begin, size_t end) {
-  const call c = {behaviour, NULL, NULL, nb, params, NULL, NULL};
+  const call c = {behaviour, NULL, NULL, nb, params, NULL, NULL, NULL};
   return run_call(cs_active_backend(), agents, &c, out, begin, end);
 }
 
@@ -254,7 +259,7 @@ crowdsteer_status crowdsteer_wander(const crowdsteer_agents *agents,
                                     const crowdsteer_params *params,
                                     const crowdsteer_output *out, size_t begin,
                                     size_t end) {
-  const call c = {CROWDSTEER_WANDER, NULL, state, NULL, params, NULL, NULL};
+  const call c = {CROWDSTEER_WANDER, NULL, state, NULL, params, NULL, NULL, NULL};
   return run_call(cs_active_backend(), agents, &c, out, begin, end);
 }
 
@@ -287,7 +292,7 @@ crowdsteer_status crowdsteer_follow_field(const crowdsteer_agents *agents,
                                           const crowdsteer_params *params,
                                           const crowdsteer_output *out, size_t begin,
                                           size_t end) {
-  const call c = {CROWDSTEER_FOLLOW_FIELD, NULL, NULL, NULL, params, follow, NULL};
+  const call c = {CROWDSTEER_FOLLOW_FIELD, NULL, NULL, NULL, params, follow, NULL, NULL};
   return run_call(cs_active_backend(), agents, &c, out, begin, end);
 }
 
@@ -296,7 +301,7 @@ crowdsteer_status crowdsteer_follow_path(const crowdsteer_agents *agents,
                                          const crowdsteer_params *params,
                                          const crowdsteer_output *out, size_t begin,
                                          size_t end) {
-  const call c = {CROWDSTEER_FOLLOW_PATH, NULL, NULL, NULL, params, NULL, follow};
+  const call c = {CROWDSTEER_FOLLOW_PATH, NULL, NULL, NULL, params, NULL, follow, NULL};
   return run_call(cs_active_backend(), agents, &c, out, begin, end);
 }
 

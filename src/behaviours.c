@@ -48,6 +48,11 @@ const cs_behaviour_row cs_behaviours[] = {
                                  CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET},
     [CROWDSTEER_FOLLOW_PATH] = {"follow_path", CROWDSTEER_INPUT_PATH,
                                 CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET},
+    /* Seek towards the region's centre, whose fields cs_resolve_bounds
+     * checks (bounds/bounds.c). */
+    [CROWDSTEER_CONTAIN] = {"contain", CROWDSTEER_INPUT_BOUNDS,
+                            CS_USES_MAX_SPEED | CS_USES_TIME_TO_TARGET,
+                            CS_RUNS_ON_KERNELS},
 };
 _Static_assert(sizeof cs_behaviours / sizeof cs_behaviours[0] ==
                    CROWDSTEER_BEHAVIOUR_COUNT,

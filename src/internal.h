@@ -141,6 +141,9 @@ typedef struct cs_inputs {
   float field_origin[2], field_inverse_cell_size, field_width_f, field_height_f;
   /* Follow a path: the call's description, validated (path/follow.c). */
   const crowdsteer_path_follow *path;
+  /* Containment: the region, validated (bounds/bounds.c); its centre is
+   * the POINT target the agents outside seek. */
+  const crowdsteer_bounds *bounds;
 } cs_inputs;
 
 /* How steering is written. A single call overwrites or accumulates (the
@@ -237,6 +240,10 @@ typedef struct cs_backend {
   cs_fused_kernel fused;
   /* Whether every index[begin..end) is below limit (NULL: validation.c's loop). */
   int (*indices_below)(const uint32_t *index, size_t begin, size_t end, uint32_t limit);
+  /* A step's wrap of positions [first, last) into the box, crowdsteer_wrap's
+   * bits (NULL: cs_wrap_positions, bounds/bounds.h, the scalar definition). */
+  void (*wrap)(float *const pos[3], const crowdsteer_box *box, int dims, size_t first,
+               size_t last);
 } cs_backend;
 
 extern const cs_backend cs_backend_scalar;

@@ -14,6 +14,7 @@
 #endif
 
 #include "avoid/step_avoid.h"
+#include "bounds/bounds.h"
 #include "internal.h"
 #include "neighbours/step_neighbours.h"
 #include "parallel.h"
@@ -49,7 +50,8 @@ typedef struct plan {
   const uint32_t *mask;
   cs_integrator integrator;
   size_t tile;
-  cs_step_avoid avoid; /* the last stage, when on */
+  cs_step_avoid avoid;        /* the last stage, when on */
+  const crowdsteer_box *wrap; /* the new positions wrap around in it (or NULL) */
 } plan;
 
 /* A second state buffer (snapshot or output): same shape as the agents and
@@ -196,6 +198,9 @@ static crowdsteer_status resolve_behaviour(cs_job *job, cs_nb_job *nb_job,
   if (st == CROWDSTEER_OK && row && (row->inputs & CROWDSTEER_INPUT_PATH))
     st = cs_path_resolve(&job->in, desc->path, begin,
                          selected(step->behaviour_mask, bit, begin, end) ? end : begin);
+  /* Containment's region is required and checked whoever selects it. */
+  if (st == CROWDSTEER_OK && row && (row->inputs & CROWDSTEER_INPUT_BOUNDS))
+    st = cs_resolve_bounds(&job->in, desc->bounds);
   /* An AGENT target's one index is checked whatever the masks select (the
    * empty range just resolved does not look at it). */
   if (st == CROWDSTEER_OK && begin < end && agent_target &&
@@ -348,6 +353,9 @@ static crowdsteer_status make_plan(plan *out, const crowdsteer_agents *agents,
     memcpy(out->integrator.pos_rw, pos, sizeof pos);
     memcpy(out->integrator.vel_rw, vel, sizeof vel);
   }
+  out->wrap = step->wrap;
+  if (step->wrap && !cs_wrap_box_ok(step->wrap, agents->dims))
+    return CROWDSTEER_ERROR_PARAMETER;
   out->behaviour_count = step->behaviour_count;
   out->all_bits =
       step->behaviour_count == 32 ? 0xFFFFFFFFu : (1u << step->behaviour_count) - 1u;
@@ -503,6 +511,33 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
   if (avoid->on) cs_step_avoid_end(avoid, slot, first, last);
 }
 
+/* The moved agents [first, last) wrapped in the step's box, on the
+ * backend's lanes where it has them. */
+static void wrap_range(const plan *pl, const cs_backend *backend, size_t first,
+                       size_t last) {
+  if (backend->wrap)
+    backend->wrap(pl->integrator.pos_rw, pl->wrap, pl->integrator.dims, first, last);
+  else
+    cs_wrap_positions(pl->integrator.pos_rw, pl->wrap, pl->integrator.dims, first, last);
+}
+
+/* The chunks of tile [first, last) through the accumulator, with the
+ * behaviours each one's agents use. */
+static void run_chunks(const plan *pl, cs_job *jobs, const cs_backend *backend,
+                       size_t first, size_t last, size_t chunks, const uint32_t *used,
+                       const uint32_t *everyone) {
+  const size_t ahead_per_chunk = (last - first + chunks - 1) / chunks;
+  size_t ahead = last;
+  for (size_t c = 0; c < chunks; c++) {
+    const size_t from = first + c * CHUNK;
+    /* The next tile's memory streams in while this tile computes. */
+    prefetch_agents(pl, ahead, ahead + ahead_per_chunk);
+    ahead += ahead_per_chunk;
+    run_chunk(pl, jobs, backend, from, last - from < CHUNK ? last : from + CHUNK, used[c],
+              everyone[c]);
+  }
+}
+
 /* One tile [first, last), chunk by chunk. Chunks give the same bits: every
  * kernel's result for an agent ignores the range it ran in. */
 static void run_tile(const plan *pl, cs_job *jobs, const cs_backend *backend,
@@ -526,18 +561,12 @@ static void run_tile(const plan *pl, cs_job *jobs, const cs_backend *backend,
   if (fused >= 0) {
     prefetch_agents(pl, last, last + (last - first));
     run_fused(pl, jobs, backend, fused, first, last);
-    return;
+  } else {
+    run_chunks(pl, jobs, backend, first, last, chunks, used, everyone);
   }
-  const size_t ahead_per_chunk = (last - first + chunks - 1) / chunks;
-  size_t ahead = last;
-  for (size_t c = 0; c < chunks; c++) {
-    const size_t from = first + c * CHUNK;
-    /* The next tile's memory streams in while this tile computes. */
-    prefetch_agents(pl, ahead, ahead + ahead_per_chunk);
-    ahead += ahead_per_chunk;
-    run_chunk(pl, jobs, backend, from, last - from < CHUNK ? last : from + CHUNK, used[c],
-              everyone[c]);
-  }
+  /* The tile's agents have moved (avoidance after the tiles moves them
+   * later: it wraps them then). */
+  if (pl->wrap && !pl->avoid.after_tiles) wrap_range(pl, backend, first, last);
 }
 
 /* The tiles [t_first, t_last) of the step over [begin, end). */
@@ -582,6 +611,24 @@ static void run_plan(plan *pl, const cs_spread *spread, const cs_backend *backen
   }
   tile_work work = {pl, backend, begin, end};
   cs_spread_run(spread, tiles, 4, worker_tiles, &work);
+}
+
+/* The wrap after avoidance that ran over the grid's slots: tile by tile,
+ * on the tiles' spread. */
+static void wrap_tiles(void *context, size_t first, size_t last) {
+  const tile_work *work = context;
+  const plan *pl = work->pl;
+  for (size_t t = first; t < last; t++) {
+    const size_t from = work->begin + t * pl->tile;
+    const size_t to = work->end - from < pl->tile ? work->end : from + pl->tile;
+    wrap_range(pl, work->backend, from, to);
+  }
+}
+
+static void wrap_after(const plan *pl, const cs_backend *backend, const cs_spread *spread,
+                       size_t begin, size_t end) {
+  tile_work work = {pl, backend, begin, end};
+  cs_spread_run(spread, (end - begin + pl->tile - 1) / pl->tile, 4, wrap_tiles, &work);
 }
 
 static crowdsteer_status step_here(const crowdsteer_agents *agents,
@@ -633,6 +680,8 @@ static crowdsteer_status step_here(const crowdsteer_agents *agents,
                  scratch.floats);
   run_plan(&pl, &spread, cs_backend_for(isa), begin, end);
   cs_step_avoid_run_parts(&pl.avoid, &part_spread);
+  if (pl.wrap && pl.avoid.after_tiles)
+    wrap_after(&pl, cs_backend_for(isa), &spread, begin, end);
   cs_scratch_give_back(&scratch);
   return CROWDSTEER_OK;
 }

@@ -24,8 +24,12 @@ cmake --build --preset aarch64
 # assertion cpu == current_cpu); the pools are the same C on x86, where it
 # runs (and under ThreadSanitizer). test_nav_fuzz compares every ISA with
 # the reference on hostile inputs, 27 s under qemu: test_follow and
-# test_path_equivalence show NEON's bits there.
+# test_path_equivalence show NEON's bits there. test_limits runs as
+# test_limits.quick (4 minutes otherwise: 100,000 one-agent tiles under
+# qemu). test_neighbours_validation (refusals before any kernel runs: one
+# C source on every ISA, 57 s under qemu) and test_pictures (the pictures'
+# own drawing code, 53 s) show no ARM bits; the x86 runs check both.
 ctest --preset aarch64 -j"$(nproc)" \
-  -E '\.(neon|scalar)$|^test_neighbours_physics$|^test_(step_avoid|walls_small|exact|orca_programs|avoid_fuzz|tasks|nav_fuzz)$' \
+  -E '\.(neon|scalar)$|^test_neighbours_physics$|^test_(step_avoid|walls_small|exact|orca_programs|avoid_fuzz|tasks|nav_fuzz|limits)$|^test_(neighbours_validation|pictures)$' \
   -LE isa_repeat
 ctest --preset aarch64 -R '^test_golden\.scalar$'

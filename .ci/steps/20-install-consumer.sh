@@ -4,7 +4,8 @@
 # library-only static build and a shared build installed into
 # temporary prefixes, each used by a C and a C++-only CMake project and by
 # plain pkg-config; the newcomer example (examples/chase) against the static
-# install; and the shared library's SONAME and exported symbols.
+# install; the shared library's SONAME and exported symbols; and the Python
+# package installed as docs/python.md shows.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -97,4 +98,15 @@ for exe in cmake-c-shared/myapp/build/myapp cmake-cxx-shared/myapp/build/myapp c
   readelf -d "$work/$exe" | grep -q "NEEDED.*\[$soname\]" ||
     fail "$exe is not linked to $soname"
 done
-echo "=== install consumer: docs/install.md, static and shared, C and C++ CMake, pkg-config, examples/chase: OK"
+echo "=== Python: docs/python.md's install, setup.py building the library with CMake"
+# tools/test links the release preset's library into the package
+# (CROWDSTEER_LIBRARY_DIR); this is the path a user takes: setup.py
+# configures and builds the library itself. Its options are the static
+# library-only build's above, so pointed at that build it reuses its objects.
+tools/deps python3-dev python3-numpy python3-pip python3-venv python3-setuptools python3-wheel python3-pytest
+/usr/bin/python3 -m venv --system-site-packages "$work/venv"
+CROWDSTEER_CMAKE_BUILD_DIR="$root/build/lib" \
+  "$work/venv/bin/pip" install --quiet --no-build-isolation --no-index ./python
+(cd python && "$work/venv/bin/python" -m pytest -q \
+  -p no:cacheprovider tests/test_readme.py) || fail "the Python package as docs/python.md installs it"
+echo "=== install consumer: docs/install.md, static and shared, C and C++ CMake, pkg-config, examples/chase, docs/python.md: OK"

@@ -25,6 +25,12 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # own code is the same in every copy; the kernels' memory is the
 # equivalence tests'): 1-2.5 minutes of CPU under ASan here. And the
 # scenarios' several-seed quality checks (scenarios_quality): their
-# one-seed copies run.
+# one-seed copies run. And two scenario programs whose
+# calls the unit tests and the other scenarios make on smaller crowds
+# (the 3D sphere of 812 agents to completion, the evacuation on every ISA
+# and thread count): about a minute under ASan here. And the scalar copy
+# of test_step_avoid (50 s under ASan here, 3x a SIMD copy): the scalar
+# avoidance runs under ASan in test_orca_hand.scalar, test_avoid_fuzz (every
+# ISA on hostile inputs) and the fuzz step.
 ctest --preset asan -j2 -LE 'isa_repeat|isa_best|scenarios_quality' \
-  -E '^test_neighbours_equivalence\.scalar$|^test_pictures\.(scalar|sse4|avx2)$'
+  -E '^test_neighbours_equivalence\.scalar$|^test_pictures\.(scalar|sse4|avx2)$|^scenarios\.sphere_812$|^evacuation\.isa_threads$|^test_step_avoid\.scalar$'

@@ -38,7 +38,8 @@ if (!got) {
 }
 console.log(`${got.userAgent}\n${got.agents} agents, ${got.frames} frames on ${got.isa}: ` +
   `state hash ${got.hash} (native ${want.hash}); then ${got.fps.toFixed(1)} fps, ` +
-  `crowdsteer ${got.step.toFixed(2)} ms per step (grid build included)`);
+  `crowdsteer ${got.step.toFixed(2)} ms per step (grid build included), ` +
+  `drawing ${got.drawn.toFixed(2)} ms`);
 const png = Buffer.from(got.png.replace(/^data:image\/png;base64,/, ''), 'base64');
 await writeFile(new URL('../../docs/images/web-demo.png', import.meta.url), png);
 if (got.hash !== want.hash) {

@@ -56,10 +56,11 @@ function show(extra = '') {
   const span = last.length > 1 ? last[last.length - 1].t - last[0].t : 0;
   const fps = span > 0 ? (1000 * (last.length - 1)) / span : 0;
   const step = last.reduce((s, x) => s + x.step, 0) / Math.max(1, last.length);
+  const drawn = last.reduce((s, x) => s + x.draw, 0) / Math.max(1, last.length);
   label = `${count.toLocaleString('en')} agents, ${lib.active_isa()}: ` +
     `${fps.toFixed(1)} fps, crowdsteer ${step.toFixed(2)} ms/step${extra}`;
   stats.textContent = label;
-  return { fps, step };
+  return { fps, step, drawn };
 }
 
 function animate(next, frames, done) {
@@ -69,7 +70,7 @@ function animate(next, frames, done) {
     frame(crowd, next(f));
     const step = performance.now() - s;
     draw();
-    times.push({ t, step });
+    times.push({ t, step, draw: performance.now() - s - step });
     show();
     if (++f === frames) done();
     else requestAnimationFrame(tick);
@@ -84,11 +85,11 @@ if (testFrames > 0) {
   document.title = `crowdsteer ${hash}`;
   pointer = pointerAt(testFrames);
   animate((f) => (pointer = pointerAt(testFrames + f)), 120, () => {
-    const { fps, step } = show();
+    const { fps, step, drawn } = show();
     draw();
     const png = canvas.toDataURL('image/png');
     fetch('/result', { method: 'POST', body: JSON.stringify({
-      hash, frames: testFrames, agents: count, isa: lib.active_isa(), fps, step, png,
+      hash, frames: testFrames, agents: count, isa: lib.active_isa(), fps, step, drawn, png,
       userAgent: navigator.userAgent }) });
   });
 } else {

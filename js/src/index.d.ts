@@ -1,7 +1,8 @@
 // Type declarations of the crowdsteer npm package (src/index.js).
 
 export declare const SEEK: 0, FLEE: 1, ARRIVE: 2, LEAVE: 3, PURSUIT: 4, EVADE: 5, WANDER: 6;
-export declare const SEPARATION: 7, COHESION: 8, ALIGNMENT: 9;
+export declare const SEPARATION: 7, COHESION: 8, ALIGNMENT: 9, CONTAIN: 12;
+export declare const BOUNDS_SPHERE: 0, BOUNDS_BOX: 1;
 export declare const BLEND: 0, PRIORITY: 1;
 export declare const OVERWRITE: 0, ACCUMULATE: 1;
 export declare const REPORT_CROWDED: 1, REPORT_WALL: 2, REPORT_INSIDE: 4;
@@ -25,12 +26,22 @@ export interface OutputOptions {
 
 export interface Neighbours { radius?: number; max_neighbours?: number; }
 
+/** A containing region (crowdsteer_bounds); points are 2 or 3 numbers. */
+export interface Bounds {
+  shape?: typeof BOUNDS_SPHERE | typeof BOUNDS_BOX;
+  centre?: number[]; radius?: number;
+  box_min?: number[]; box_max?: number[];
+  prediction?: number;
+}
+
 export interface StepBehaviour {
   behaviour: number;
   target?: Target;
   params?: Params;
   weight?: number;
   neighbours?: Neighbours;
+  /** CONTAIN: its region (required). */
+  bounds?: Bounds;
 }
 
 /** ORCA as a step's last stage (crowdsteer_avoidance's fields). */
@@ -47,6 +58,8 @@ export interface Avoidance {
 export interface StepOptions {
   integrator?: Params;
   avoidance?: Avoidance;
+  /** [box_min, box_max]: the new positions wrap around in this box, last. */
+  wrap?: [number[], number[]];
   combine?: typeof BLEND | typeof PRIORITY;
   priority_threshold?: number;
   mask?: boolean;
@@ -106,6 +119,8 @@ export interface Crowd {
   pursuit(target: Target, params?: Params, options?: OutputOptions): this;
   evade(target: Target, params?: Params, options?: OutputOptions): this;
   wander(params?: Params, options?: OutputOptions & { seed?: number; tick?: number }): this;
+  contain(bounds: Bounds, params?: Params, options?: OutputOptions): this;
+  wrap(box_min: number[], box_max: number[], options?: { begin?: number; end?: number }): this;
   grid_build(cell_size: number, options?: { positions_only?: boolean }): this;
   separation(neighbours: Neighbours, params?: Params, options?: OutputOptions): this;
   cohesion(neighbours: Neighbours, params?: Params, options?: OutputOptions): this;

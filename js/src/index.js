@@ -7,7 +7,9 @@ import { loadModule, simdSupported } from './load.js';
 export { simdSupported };
 
 export const SEEK = 0, FLEE = 1, ARRIVE = 2, LEAVE = 3, PURSUIT = 4, EVADE = 5, WANDER = 6;
-export const SEPARATION = 7, COHESION = 8, ALIGNMENT = 9;
+export const SEPARATION = 7, COHESION = 8, ALIGNMENT = 9, CONTAIN = 12;
+/** Shapes of a containing region (crowdsteer_bounds.h). */
+export const BOUNDS_SPHERE = 0, BOUNDS_BOX = 1;
 export const BLEND = 0, PRIORITY = 1;
 export const OVERWRITE = 0, ACCUMULATE = 1;
 /** Bits of Crowd.report after a step with avoidance (crowdsteer_avoid.h). */
@@ -206,6 +208,35 @@ export async function init(options = {}) {
       return this._behaviour(WANDER, null, params, options);
     }
 
+    /** Hands a region { shape, centre, radius, box_min, box_max, prediction }
+     *  (crowdsteer_bounds) to the module for the next contain or step. */
+    _bounds(bounds) {
+      if (!bounds || typeof bounds !== 'object') throw new TypeError('bounds must be an object');
+      const { shape = BOUNDS_SPHERE, centre = [0, 0, 0], radius = 0, box_min = [0, 0, 0],
+        box_max = [0, 0, 0], prediction = 0 } = bounds;
+      for (const [name, v] of Object.entries({ shape, radius, prediction }))
+        if (typeof v !== 'number') throw new TypeError(`bounds.${name} must be a number`);
+      m._csjs_bounds_set(this._live(), shape, ...vec3(centre, 'bounds.centre'), radius,
+        ...vec3(box_min, 'bounds.box_min'), ...vec3(box_max, 'bounds.box_max'), prediction);
+    }
+    /** Containment (crowdsteer_contain): seek towards the region's centre for
+     *  the agents outside it (or outside within bounds.prediction), else 0. */
+    contain(bounds, params, options) {
+      this._bounds(bounds);
+      this._params(params);
+      const { mode = OVERWRITE, weight = 0, begin, end } = options || {};
+      const [b, e] = range(this, begin, end);
+      check(m._csjs_contain(this.handle, mode, weight, b, e));
+      return this;
+    }
+    /** Wraps the positions into the box (crowdsteer_wrap). */
+    wrap(box_min, box_max, { begin, end } = {}) {
+      this._bounds({ box_min, box_max });
+      const [b, e] = range(this, begin, end);
+      check(m._csjs_wrap(this.handle, b, e));
+      return this;
+    }
+
     /** Builds the crowd's neighbour grid from its state (crowdsteer_grid_build). */
     grid_build(cell_size, { positions_only = false } = {}) {
       check(m._csjs_grid_build(this._live(), cell_size, positions_only ? 1 : 0));
@@ -246,9 +277,11 @@ export async function init(options = {}) {
      *  obstacle_time_horizon, neighbours: { radius, max_neighbours },
      *  obstacles } (neighbours through a grid the step builds, cells as
      *  wide as their radius; none: obstacles only; obstacles a built
-     *  Obstacles); each agent's REPORT_* bits land in crowd.report. */
+     *  Obstacles); each agent's REPORT_* bits land in crowd.report.
+     *  CONTAIN takes its region as .bounds (as contain's); wrap:
+     *  [box_min, box_max] wraps the new positions last (crowdsteer_wrap). */
     step(behaviours, { integrator, combine = BLEND, priority_threshold = 0, mask = false,
-      tile_size = 0, seed = 0, tick = 0, avoidance, begin, end } = {}) {
+      tile_size = 0, seed = 0, tick = 0, avoidance, wrap, begin, end } = {}) {
       if (!Array.isArray(behaviours)) throw new TypeError('behaviours must be an array');
       m._csjs_step_clear(this._live());
       m._csjs_wander_seed(this.handle, seed >>> 0, tick >>> 0);
@@ -262,7 +295,17 @@ export async function init(options = {}) {
         this._params(s.params);
         check(m._csjs_step_add(this.handle, s.behaviour, t.kind, ...t.point, ...t.velocity,
           t.agent, s.weight || 0, radius, max_neighbours >>> 0));
+        if (s.behaviour === CONTAIN && s.bounds !== undefined && s.bounds !== null) {
+          this._bounds(s.bounds);
+          m._csjs_step_bounds(this.handle);
+        }
       }
+      if (wrap !== undefined && wrap !== null) {
+        if (!Array.isArray(wrap) || wrap.length !== 2)
+          throw new TypeError('wrap must be [box_min, box_max]');
+        this._bounds({ box_min: wrap[0], box_max: wrap[1] });
+      }
+      m._csjs_step_wrap(this.handle, wrap !== undefined && wrap !== null ? 1 : 0);
       this._avoidance(avoidance);
       this._params(integrator);
       const [b, e] = range(this, begin, end);

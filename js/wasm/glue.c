@@ -30,7 +30,11 @@ typedef struct js_crowd {
   crowdsteer_avoidance avoidance;
   crowdsteer_neighbours avoid_neighbours;
   crowdsteer_grid *avoid_grid;
-  uint32_t *report; /* CROWDSTEER_REPORT_* of each agent, last avoiding step */
+  uint32_t *report;         /* CROWDSTEER_REPORT_* of each agent, last avoiding step */
+  crowdsteer_bounds bounds; /* the last csjs_bounds_set: contain's region, wrap's box */
+  crowdsteer_bounds step_bounds[CROWDSTEER_STEP_MAX_BEHAVIOURS];
+  crowdsteer_box wrap; /* the steps' wrap box, when wrapping */
+  int wrapping;
   uint32_t hash[2];
 } js_crowd;
 
@@ -132,6 +136,29 @@ EMSCRIPTEN_KEEPALIVE int csjs_behaviour(js_crowd *c, int behaviour, int kind, fl
   }
 }
 
+/* The region of the next contain or step behaviour (csjs_step_bounds), and
+ * the box of the next wrap (box_min, box_max). */
+EMSCRIPTEN_KEEPALIVE void csjs_bounds_set(js_crowd *c, int shape, float cx, float cy,
+                                          float cz, float radius, float lx, float ly,
+                                          float lz, float hx, float hy, float hz,
+                                          float prediction) {
+  c->bounds = (crowdsteer_bounds){.shape = (crowdsteer_bounds_shape)shape,
+                                  .centre = {cx, cy, cz},
+                                  .radius = radius,
+                                  .box = {{lx, ly, lz}, {hx, hy, hz}},
+                                  .prediction = prediction};
+}
+
+EMSCRIPTEN_KEEPALIVE int csjs_contain(js_crowd *c, int accumulate, float weight,
+                                      uint32_t begin, uint32_t end) {
+  const crowdsteer_output out = output_of(c, accumulate, weight);
+  return crowdsteer_contain(&c->agents, &c->bounds, &c->params, &out, begin, end);
+}
+
+EMSCRIPTEN_KEEPALIVE int csjs_wrap(js_crowd *c, uint32_t begin, uint32_t end) {
+  return crowdsteer_wrap(&c->agents, &c->bounds.box, begin, end);
+}
+
 EMSCRIPTEN_KEEPALIVE int csjs_grid_build(js_crowd *c, float cell_size,
                                          int positions_only) {
   const crowdsteer_grid_desc desc = {
@@ -189,6 +216,20 @@ EMSCRIPTEN_KEEPALIVE int csjs_step_add(js_crowd *c, int behaviour, int kind, flo
   return CROWDSTEER_OK;
 }
 
+/* The region of the last behaviour added (contain's), from csjs_bounds_set. */
+EMSCRIPTEN_KEEPALIVE void csjs_step_bounds(js_crowd *c) {
+  if (!c->step_count) return;
+  const size_t b = c->step_count - 1;
+  c->step_bounds[b] = c->bounds;
+  c->step[b].bounds = &c->step_bounds[b];
+}
+
+/* Whether the next steps wrap their agents in csjs_bounds_set's box. */
+EMSCRIPTEN_KEEPALIVE void csjs_step_wrap(js_crowd *c, int on) {
+  c->wrapping = on;
+  c->wrap = c->bounds.box;
+}
+
 /* ORCA as the last stage of the crowd's next steps (on 0: none): body
  * radius and time horizons, the max_neighbours nearest within
  * neighbour_radius (0: obstacles only) through a grid of the crowd the
@@ -230,7 +271,8 @@ EMSCRIPTEN_KEEPALIVE int csjs_step_run(js_crowd *c, int combine, float priority_
                                      .tile_size = tile_size,
                                      .threads = 1,
                                      .workspace = c->workspace,
-                                     .avoidance = c->avoiding ? &c->avoidance : NULL};
+                                     .avoidance = c->avoiding ? &c->avoidance : NULL,
+                                     .wrap = c->wrapping ? &c->wrap : NULL};
   return crowdsteer_step(&c->agents, &desc, begin, end);
 }
 

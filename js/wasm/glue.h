@@ -15,6 +15,13 @@ void csjs_wander_seed(js_crowd *c, uint32_t seed, uint32_t tick);
 int csjs_behaviour(js_crowd *c, int behaviour, int kind, float x, float y, float z,
                    float vx, float vy, float vz, uint32_t agent, int accumulate,
                    float weight, uint32_t begin, uint32_t end);
+void csjs_bounds_set(js_crowd *c, int shape, float cx, float cy, float cz, float radius,
+                     float lx, float ly, float lz, float hx, float hy, float hz,
+                     float prediction);
+int csjs_contain(js_crowd *c, int accumulate, float weight, uint32_t begin, uint32_t end);
+int csjs_wrap(js_crowd *c, uint32_t begin, uint32_t end);
+void csjs_step_bounds(js_crowd *c);
+void csjs_step_wrap(js_crowd *c, int on);
 int csjs_grid_build(js_crowd *c, float cell_size, int positions_only);
 int csjs_neighbour_behaviour(js_crowd *c, int behaviour, float radius,
                              uint32_t max_neighbours, int accumulate, float weight,

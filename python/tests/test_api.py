@@ -230,7 +230,7 @@ def test_per_agent_timing_parameters():
 def test_behaviour_constants_follow_the_library_table():
     # SEEK .. ALIGNMENT are made from crowdsteer_behaviour_name at import.
     names = ["SEEK", "FLEE", "ARRIVE", "LEAVE", "PURSUIT", "EVADE", "WANDER",
-             "SEPARATION", "COHESION", "ALIGNMENT", "FOLLOW_FIELD", "FOLLOW_PATH"]
+             "SEPARATION", "COHESION", "ALIGNMENT", "FOLLOW_FIELD", "FOLLOW_PATH", "CONTAIN"]
     assert cs.BEHAVIOUR_COUNT == len(names)
     for value, name in enumerate(names):
         assert getattr(cs, name) == value

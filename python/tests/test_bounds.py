@@ -96,3 +96,65 @@ def test_periodic_ghosts_let_agents_see_across_the_seam():
     with pytest.raises(cs.RangeError):  # no room for the ghosts
         cs.periodic_ghosts(cs.Agents(px[:3], py[:3], vx[:3], vy[:3]), 2, (0.0, 0.0),
                            (10.0, 10.0), 1.0, ids[:3])
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+@pytest.mark.parametrize("shape", [cs.BOUNDS_SPHERE, cs.BOUNDS_BOX])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_step_contain_is_contain_then_integrate(dims, shape, threads):
+    """Behaviour(CONTAIN) in a step: contain's steering, weighted, per-agent
+    mask, then integrate, bit for bit."""
+    rng = np.random.default_rng(dims + 4 * shape)
+    n = 700
+    bounds = cs.Bounds(shape=shape, centre=(1.0, -2.0, 3.0), radius=20.0,
+                       box_min=(-20.0, -15.0, -25.0), box_max=(18.0, 25.0, 12.0),
+                       prediction=1.5)
+    params = cs.Params(max_speed=1.5, time_to_target=0.75)
+    integrator = cs.Params(max_speed=3.0)
+    mask = np.where(rng.uniform(size=n) < 0.7, 1, 0).astype(np.uint32)
+    mask[:300] = 1  # whole tiles of contain alone
+    want, want_arrays = random_agents(np.random.default_rng(5), n, dims=dims, spread=30.0)
+    got, got_arrays = random_agents(np.random.default_rng(5), n, dims=dims, spread=30.0)
+    steering = empty_vectors(n, dims)
+    cs.contain(want, bounds, params, steering)
+    weighted = tuple(np.where(mask == 1, np.float32(2.5) * s, np.float32(0)).astype(
+        np.float32) + np.float32(0) for s in steering)
+    cs.integrate(want, weighted, integrator)
+    cs.step(got, [cs.Behaviour(cs.CONTAIN, params=params, weight=2.5, bounds=bounds)],
+            integrator=integrator, mask=mask, threads=threads, tile_size=128)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(want_arrays, got_arrays))
+    assert any((a != b).any() for a, b in zip(want_arrays, random_agents(
+        np.random.default_rng(5), n, dims=dims, spread=30.0)[1]))
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_step_wrap_is_step_then_wrap(dims):
+    n = 500
+    lo, hi = (-10.0, -8.0, -9.0)[:dims], (9.0, 10.0, 11.0)[:dims]
+    want, want_arrays = random_agents(np.random.default_rng(9), n, dims=dims, spread=9.0)
+    got, got_arrays = random_agents(np.random.default_rng(9), n, dims=dims, spread=9.0)
+    seek = [cs.Behaviour(cs.SEEK, target=cs.Target.point((40.0,) * dims))]
+    integrator = cs.Params(max_speed=4.0)
+    cs.step(want, seek, integrator=integrator)
+    moved = [a.copy() for a in want_arrays]
+    cs.wrap(want, lo, hi)
+    assert any((a != b).any() for a, b in zip(moved, want_arrays))  # some wrapped
+    cs.step(got, seek, integrator=integrator, wrap=(lo, hi), threads=2)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(want_arrays, got_arrays))
+
+
+def test_step_refuses_missing_or_bad_bounds_and_wrap_and_writes_nothing():
+    agents, arrays = random_agents(np.random.default_rng(3), 16)
+    before = [a.copy() for a in arrays]
+    with pytest.raises(cs.NullPointerError):
+        cs.step(agents, [cs.Behaviour(cs.CONTAIN)])
+    with pytest.raises(cs.ParameterError):
+        cs.step(agents, [cs.Behaviour(cs.CONTAIN, bounds=cs.Bounds(radius=-1.0))])
+    ok = [cs.Behaviour(cs.CONTAIN, bounds=cs.Bounds(radius=5.0))]
+    with pytest.raises(cs.ParameterError):
+        cs.step(agents, ok, wrap=((0.0, 0.0), (0.0, 1.0)))
+    with pytest.raises(TypeError):
+        cs.step(agents, ok, wrap=(0.0, 1.0, 2.0))
+    with pytest.raises(AttributeError):
+        cs.step(agents, [cs.Behaviour(cs.CONTAIN, bounds=object())])
+    assert all((a == b).all() for a, b in zip(arrays, before))

@@ -1,13 +1,15 @@
 /* World bounds (crowdsteer_bounds.h): wrap-around of positions in a box and
- * containment in a sphere or a box. One scalar definition serves every ISA:
- * each is a few compares and correctly rounded operations per agent, so
- * there is nothing for an ISA to round differently, and containment's
+ * containment in a sphere or a box. Each is a few compares and correctly
+ * rounded operations per agent, so there is nothing for an ISA to round
+ * differently: the wrap runs on the active backend's lanes (the same
+ * compares and one shift: cs_wrap_positions' bits), containment's
  * steering repeats the reference seek's operations in its order. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "bounds/bounds.h"
 #include "internal.h"
 
 static int finite(float x) { return x == x && x <= FLT_MAX && x >= -FLT_MAX; }
@@ -41,15 +43,27 @@ static crowdsteer_status wrap_here(const crowdsteer_agents *agents,
       if (!cs_aligned(position_axis(agents, k))) return CROWDSTEER_ERROR_ALIGNMENT;
   }
   if (!box_ok(box, dims, 1)) return CROWDSTEER_ERROR_PARAMETER;
+  float *const pos[3] = {agents->px, agents->py, dims == 3 ? agents->pz : NULL};
+  const cs_backend *backend = cs_active_backend();
+  if (backend->wrap)
+    backend->wrap(pos, box, dims, begin, end);
+  else
+    cs_wrap_positions(pos, box, dims, begin, end);
+  return CROWDSTEER_OK;
+}
+
+int cs_wrap_box_ok(const crowdsteer_box *box, int dims) { return box_ok(box, dims, 1); }
+
+void cs_wrap_positions(float *const pos[3], const crowdsteer_box *box, int dims,
+                       size_t first, size_t last) {
   for (int k = 0; k < dims; k++) {
-    float *const p = position_axis(agents, k);
+    float *const p = pos[k];
     const float lo = box->min[k], hi = box->max[k], side = hi - lo;
-    for (size_t i = begin; i < end; i++) {
+    for (size_t i = first; i < last; i++) {
       const float x = p[i];
       p[i] = x >= hi ? x - side : x < lo ? x + side : x;
     }
   }
-  return CROWDSTEER_OK;
 }
 
 crowdsteer_status crowdsteer_wrap(const crowdsteer_agents *agents,
@@ -76,22 +90,14 @@ static int bounds_ok(const crowdsteer_bounds *b, int dims, float centre[3]) {
   return 1;
 }
 
-/* Whether q = p + v * prediction is inside the region. */
-static int inside(const crowdsteer_bounds *b, const float centre[3], const float p[3],
-                  const float v[3], int dims) {
-  float q[3];
-  for (int k = 0; k < dims; k++)
-    q[k] = b->prediction == 0.0f ? p[k] : p[k] + v[k] * b->prediction;
-  if (b->shape == CROWDSTEER_BOUNDS_BOX) {
-    int in = 1;
-    for (int k = 0; k < dims; k++)
-      in &= q[k] >= b->box.min[k] && q[k] <= b->box.max[k];
-    return in;
-  }
-  float d2 = (q[0] - centre[0]) * (q[0] - centre[0]);
-  for (int k = 1; k < dims; k++)
-    d2 += (q[k] - centre[k]) * (q[k] - centre[k]);
-  return d2 <= b->radius * b->radius;
+crowdsteer_status cs_resolve_bounds(cs_inputs *in, const crowdsteer_bounds *bounds) {
+  float centre[3];
+  if (!bounds) return CROWDSTEER_ERROR_NULL_POINTER;
+  if (!bounds_ok(bounds, in->dims, centre)) return CROWDSTEER_ERROR_PARAMETER;
+  in->bounds = bounds;
+  in->target_kind = CROWDSTEER_TARGET_POINT;
+  memcpy(in->target_point, centre, sizeof in->target_point);
+  return CROWDSTEER_OK;
 }
 
 static crowdsteer_status contain_here(const crowdsteer_agents *agents,
@@ -134,7 +140,7 @@ static crowdsteer_status contain_here(const crowdsteer_agents *agents,
       p[k] = in.pos[k][i];
       v[k] = in.vel[k][i];
     }
-    if (!inside(bounds, centre, p, v, dims))
+    if (!cs_bounds_inside(bounds, centre, p, v, dims))
       cs_reference_seek(p, v, centre, cs_param_at(in.max_speed, i),
                         cs_param_at(in.time_to_target, i), dims, s);
     for (int k = 0; k < dims; k++) {

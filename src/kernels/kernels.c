@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "kernels/bounds_lanes.h"
 #include "kernels/path_lanes.h"
 #include "kernels/vec.h"
 #include "nav/field.h"
@@ -410,6 +411,21 @@ CS_INLINE v3 follow_path_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n
   return s;
 }
 
+/* Containment (kernels/bounds_lanes.h): seek towards the region's centre
+ * for the lanes outside it, zero inside; the seek only for blocks with a
+ * lane outside (the same bits either way). */
+CS_INLINE v3 contain_steer(const cs_job *job, v3 p, v3 v, size_t i, size_t n, int kind,
+                           int all_lanes, int dims) {
+  (void)kind, (void)all_lanes; /* its target is the centre, a point */
+  const vmask inside =
+      bounds_inside_lanes(job->in.bounds, job->in.target_point, p.c, v.c, dims);
+  if (!m_any(m_not(inside))) return v3_zero(dims);
+  const v3 s =
+      seek_one(p, v, v3_splat(job->in.target_point, dims),
+               param_load(job->in.max_speed, i, n), job->in.time_to_target, i, n, dims);
+  return v3_select(inside, v3_zero(dims), s, dims);
+}
+
 /* cs_random_from_key, lanes-wide. */
 CS_INLINE vf random_lanes(uint32_t key, vi agent_id) {
   vi h = i_xor(i_set1(key), agent_id);
@@ -629,6 +645,12 @@ CS_KERNELS(evade, evade_steer)
 CS_NOINLINE static void follow_field_2d(const cs_job *job, size_t begin, size_t end) {
   run_blocks(follow_field_steer, job, begin, end, CROWDSTEER_TARGET_POINT, 2);
 }
+CS_NOINLINE static void contain_2d(const cs_job *job, size_t begin, size_t end) {
+  run_blocks(contain_steer, job, begin, end, CROWDSTEER_TARGET_POINT, 2);
+}
+CS_NOINLINE static void contain_3d(const cs_job *job, size_t begin, size_t end) {
+  run_blocks(contain_steer, job, begin, end, CROWDSTEER_TARGET_POINT, 3);
+}
 CS_NOINLINE static void wander_2d(const cs_job *job, size_t begin, size_t end) {
   run_wander(job, begin, end, 2);
 }
@@ -820,6 +842,7 @@ CS_FUSED(evade, evade_steer)
 CS_FUSED(wander, wander_steer)
 CS_FUSED_2D(follow_field, follow_field_steer)
 CS_FUSED(follow_path, follow_path_steer)
+CS_FUSED(contain, contain_steer)
 #undef CS_FUSED
 #undef CS_FUSED_2D
 #undef CS_FUSED_3D
@@ -834,6 +857,7 @@ static const cs_fused_kernel fused[][2] = {
     [CROWDSTEER_WANDER] = CS_FUSED_ROW(wander),
     [CROWDSTEER_FOLLOW_FIELD] = {fused_follow_field_2d, NULL},
     [CROWDSTEER_FOLLOW_PATH] = CS_FUSED_ROW(follow_path),
+    [CROWDSTEER_CONTAIN] = CS_FUSED_ROW(contain),
 };
 #undef CS_FUSED_ROW
 
@@ -910,6 +934,7 @@ static const cs_kernel kernels[][2] = {
     /* 2D only: validation refuses 3D agents. */
     [CROWDSTEER_FOLLOW_FIELD] = {follow_field_2d, follow_field_2d},
     [CROWDSTEER_FOLLOW_PATH] = {CS_FOLLOW_PATH_2D, CS_FOLLOW_PATH_3D},
+    [CROWDSTEER_CONTAIN] = {contain_2d, contain_3d},
 };
 _Static_assert(sizeof kernels / sizeof kernels[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");
@@ -934,5 +959,12 @@ static int indices_below(const uint32_t *index, size_t begin, size_t end,
   return largest < limit;
 }
 
-const cs_backend CS_BACKEND = {kernels, integrate_kernel, run_streamed,
-                               fuses,   fused_kernel,     indices_below};
+/* A step's wrap-around (kernels/bounds_lanes.h). */
+static void wrap_kernel(float *const pos[3], const crowdsteer_box *box, int dims,
+                        size_t first, size_t last) {
+  for (int k = 0; k < dims; k++)
+    wrap_lanes(pos[k], box->min[k], box->max[k], first, last);
+}
+
+const cs_backend CS_BACKEND = {kernels,      integrate_kernel, run_streamed, fuses,
+                               fused_kernel, indices_below,    wrap_kernel};

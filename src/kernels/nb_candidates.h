@@ -79,9 +79,9 @@ CS_INLINE void fixed_parts(vf c, vi *high, vi *low) {
 
 /* A contribution component as cs_fixed does it, for lanes that are in. */
 CS_INLINE void add_fixed(lane_sums *acc, int k, vf c, vmask in, int split) {
-  c = v_select(in, c, v_zero());
+  c = v_keep(in, c);
   if (!split) { /* |c| < 1.25: c * 2^24 fits an int32 */
-    acc->low[k] = i_add(acc->low[k], i_round_even(v_mul(c, v_set1(0x1p24f))));
+    acc->low[k] = i_add(acc->low[k], i_round_even_small(v_mul(c, v_set1(0x1p24f))));
     return;
   }
   vi high, low;

@@ -130,13 +130,13 @@ CS_INLINE void add_pair(vi low[3], const vf d[3], vf dd, vmask in, vf radius,
     const vf w =
         v_sub(v_div(v_set1(0x1p24f), v_sqrt(dd)), v_mul(inv_radius, v_set1(0x1p24f)));
     for (int k = 0; k < dims; k++)
-      low[k] = i_add(low[k], i_round_even(v_select(in, v_mul(d[k], w), v_zero())));
+      low[k] = i_add(low[k], i_round_even_small(v_keep(in, v_mul(d[k], w))));
   } else {
     for (int k = 0; k < dims; k++)
-      low[k] = i_add(
-          low[k],
-          i_round_even(v_mul(v_select(in, v_div(v_sub(v_zero(), d[k]), radius), v_zero()),
-                             v_set1(0x1p24f))));
+      low[k] =
+          i_add(low[k],
+                i_round_even_small(v_mul(v_keep(in, v_div(v_sub(v_zero(), d[k]), radius)),
+                                         v_set1(0x1p24f))));
   }
 }
 

@@ -45,8 +45,23 @@ CS_INLINE vmask m_and(vmask a, vmask b) { return simde_mm_and_ps(a, b); }
 CS_INLINE vmask m_not(vmask a) {
   return simde_mm_xor_ps(a, simde_mm_castsi128_ps(simde_mm_set1_epi32(-1)));
 }
-/* mask ? a : b */
+/* mask ? a : b. Masks are whole lanes, so WebAssembly selects by one
+ * bitselect (SIMDe's blendv maps to four instructions that test the sign
+ * bits). */
+#if defined(__wasm_simd128__)
+CS_INLINE vf v_select(vmask m, vf a, vf b) { return wasm_v128_bitselect(a, b, m); }
+CS_INLINE simde__m128i i_select(vmask m, simde__m128i a, simde__m128i b) {
+  return wasm_v128_bitselect(a, b, m);
+}
+#else
 CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm_blendv_ps(b, a, m); }
+CS_INLINE simde__m128i i_select(vmask m, simde__m128i a, simde__m128i b) {
+  return simde_mm_castps_si128(
+      simde_mm_blendv_ps(simde_mm_castsi128_ps(b), simde_mm_castsi128_ps(a), m));
+}
+#endif
+/* mask ? a : +0 */
+CS_INLINE vf v_keep(vmask m, vf a) { return simde_mm_and_ps(m, a); }
 /* The lanes' sign bits (movemask_ps: a loop over the lanes in SIMDe's
  * WebAssembly mapping, one bitmask instruction here). */
 #if defined(__wasm_simd128__)
@@ -55,10 +70,6 @@ CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm_blendv_ps(b, a, m);
 #define CS_MOVEMASK(m) simde_mm_movemask_ps(m)
 #endif
 CS_INLINE int m_any(vmask m) { return CS_MOVEMASK(m) != 0; }
-CS_INLINE simde__m128i i_select(vmask m, simde__m128i a, simde__m128i b) {
-  return simde_mm_castps_si128(
-      simde_mm_blendv_ps(simde_mm_castsi128_ps(b), simde_mm_castsi128_ps(a), m));
-}
 
 CS_INLINE vi i_load(const uint32_t *p) { return simde_mm_loadu_si128((const void *)p); }
 CS_INLINE vi i_set1(uint32_t x) { return simde_mm_set1_epi32((int32_t)x); }
@@ -115,6 +126,7 @@ CS_INLINE vmask m_not(vmask a) {
   return simde_mm256_xor_ps(a, simde_mm256_castsi256_ps(simde_mm256_set1_epi32(-1)));
 }
 CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm256_blendv_ps(b, a, m); }
+CS_INLINE vf v_keep(vmask m, vf a) { return simde_mm256_and_ps(m, a); }
 CS_INLINE int m_any(vmask m) { return simde_mm256_movemask_ps(m) != 0; }
 CS_INLINE simde__m256i i_select(vmask m, simde__m256i a, simde__m256i b) {
   return simde_mm256_castps_si256(
@@ -188,6 +200,7 @@ CS_INLINE vmask v_ne(vf a, vf b) {
 CS_INLINE vmask m_and(vmask a, vmask b) { return (vmask)(a & b); }
 CS_INLINE vmask m_not(vmask a) { return (vmask)~a; }
 CS_INLINE vf v_select(vmask m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a); }
+CS_INLINE vf v_keep(vmask m, vf a) { return simde_mm512_maskz_mov_ps(m, a); }
 CS_INLINE int m_any(vmask m) { return m != 0; }
 CS_INLINE simde__m512i i_select(vmask m, simde__m512i a, simde__m512i b) {
   return simde_mm512_mask_blend_epi32(m, b, a);
@@ -273,8 +286,9 @@ CS_INLINE vi v_to_index(vf a) {
 
 /* a < b ? a : b and a > b ? a : b per lane, NaN and signed zeros included
  * (b unless the comparison holds): what x86's min and max compute, one
- * instruction with no mask on a select's latency; compare and select
- * elsewhere. */
+ * instruction with no mask on a select's latency (WebAssembly's
+ * pseudo-minimum and maximum are the same rule with the operands
+ * swapped); compare and select elsewhere. */
 CS_INLINE vf v_min_lt(vf a, vf b) {
 #if CS_LANES == 4 && defined(__SSE__)
   return _mm_min_ps(a, b);
@@ -282,6 +296,8 @@ CS_INLINE vf v_min_lt(vf a, vf b) {
   return _mm256_min_ps(a, b);
 #elif CS_LANES == 16 && defined(__AVX512F__)
   return _mm512_min_ps(a, b);
+#elif CS_LANES == 4 && defined(__wasm_simd128__)
+  return wasm_f32x4_pmin(b, a); /* a < b ? a : b */
 #else
   return v_select(v_lt(a, b), a, b);
 #endif
@@ -293,6 +309,8 @@ CS_INLINE vf v_max_gt(vf a, vf b) {
   return _mm256_max_ps(a, b);
 #elif CS_LANES == 16 && defined(__AVX512F__)
   return _mm512_max_ps(a, b);
+#elif CS_LANES == 4 && defined(__wasm_simd128__)
+  return wasm_f32x4_pmax(b, a); /* b < a ? a : b */
 #else
   return v_select(v_gt(a, b), a, b);
 #endif

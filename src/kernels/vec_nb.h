@@ -133,6 +133,18 @@ CS_INLINE vi i_round_even(vf a) {
 #endif
 #endif
 
+/* i_round_even of lanes known finite and below 2^31 in magnitude (the
+ * neighbours' scaled contributions; lanes left out are +0): there
+ * WebAssembly's saturating conversion gives x86's bits with no select for
+ * x86's overflow lanes. */
+#if defined(__wasm_simd128__)
+CS_INLINE vi i_round_even_small(vf a) {
+  return wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(a));
+}
+#else
+CS_INLINE vi i_round_even_small(vf a) { return i_round_even(a); }
+#endif
+
 /* The first n lanes (n >= 0); the first n but lane k (k < n <= W). */
 #if CS_LANES == 16
 CS_INLINE vmask m_first(size_t n) { return (vmask)(n >= 16 ? 0xFFFFu : (1u << n) - 1u); }

@@ -12,7 +12,7 @@
 /* Bits of a cell's flags. */
 enum { CS_CELL_BLOCKED = 1, CS_CELL_GOAL = 2 };
 
-/* A heap entry of the march: ordered by (time, cell). */
+/* A heap entry of the march: ordered by time (march.c). */
 typedef struct cs_march_entry {
   double time;
   uint32_t cell;

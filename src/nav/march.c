@@ -1,8 +1,9 @@
-/* The travel-time march of a navigation field (fast marching: cells
- * accepted in order of (T, cell index) from a binary heap, each trial cell
- * updated by the first-order upwind solution from its accepted neighbours,
- * in double) and the per-cell directions agents follow. One thread, one
- * fixed order: the same inputs give the same bits. */
+/* The travel-time march of a navigation field and the per-cell
+ * directions agents follow. Fast marching: cells accepted in order of T
+ * from a 4-ary heap (ties in the order its fixed operations give), each
+ * trial cell updated by the first-order upwind solution from its accepted
+ * neighbours, in double. One thread, one fixed order: the same inputs give
+ * the same bits. */
 #include <math.h>
 #include <stddef.h>
 

@@ -5,6 +5,7 @@
 #include <float.h>
 #include <math.h>
 
+#include "bounds/bounds.h"
 #include "internal.h"
 #include "nav/field.h"
 #include "path/path.h"
@@ -406,6 +407,17 @@ REF vec follow_path_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
 static void follow_path(const cs_job *job, size_t begin, size_t end) {
   steer_all(follow_path_agent, job, begin, end);
 }
+/* contain: zero while q = p + v * prediction is inside the region
+ * (cs_bounds_inside, bounds/bounds.c), otherwise seek towards its centre
+ * (the POINT target). */
+REF vec contain_agent(const cs_job *job, size_t i, vec p, vec v, int dims) {
+  if (cs_bounds_inside(job->in.bounds, job->in.target_point, p.c, v.c, dims))
+    return zero_vec;
+  return seek_agent(job, i, p, v, dims);
+}
+static void contain(const cs_job *job, size_t begin, size_t end) {
+  steer_all(contain_agent, job, begin, end);
+}
 /* A neighbour behaviour in a step: its steering, computed before the tiles
  * (neighbours/step_neighbours.c), written like any behaviour's. */
 static void precomputed(const cs_job *job, size_t begin, size_t end) {
@@ -444,8 +456,10 @@ static const cs_kernel references[][2] = {
     [CROWDSTEER_ALIGNMENT] = {precomputed, precomputed},
     [CROWDSTEER_FOLLOW_FIELD] = {follow_field, follow_field},
     [CROWDSTEER_FOLLOW_PATH] = {follow_path, follow_path},
+    [CROWDSTEER_CONTAIN] = {contain, contain},
 };
 _Static_assert(sizeof references / sizeof references[0] == CROWDSTEER_BEHAVIOUR_COUNT,
                "a row per behaviour of crowdsteer_behaviour");
 
-const cs_backend cs_backend_scalar = {references, integrate, run_plain, NULL, NULL, NULL};
+const cs_backend cs_backend_scalar = {references, integrate, run_plain, NULL,
+                                      NULL,       NULL,      NULL};

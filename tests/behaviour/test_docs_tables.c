@@ -164,7 +164,8 @@ static unsigned input_bits(const char *cell, const char *where, int *ok) {
                 {"wander state", CROWDSTEER_INPUT_WANDER},
                 {"neighbours", CROWDSTEER_INPUT_NEIGHBOURS},
                 {"fields", CROWDSTEER_INPUT_FIELD},
-                {"path follow", CROWDSTEER_INPUT_PATH}};
+                {"path follow", CROWDSTEER_INPUT_PATH},
+                {"bounds", CROWDSTEER_INPUT_BOUNDS}};
   unsigned bits = 0;
   char copy[256];
   snprintf(copy, sizeof copy, "%s", cell);
@@ -278,9 +279,10 @@ static void check_parser(void) {
   CHECK(!ok);
   CHECK(fields_in("`wander_radius`, `wander_distance`, `jitter` (default 0)") ==
         (1ul << 8 | 1ul << 9 | 1ul << 10));
-  CHECK(readers_of(0) == (seek_to_evade | 1ul << CROWDSTEER_SEPARATION |
-                          1ul << CROWDSTEER_COHESION | 1ul << CROWDSTEER_FOLLOW_FIELD |
-                          1ul << CROWDSTEER_FOLLOW_PATH | 1ul << INTEGRATOR));
+  CHECK(readers_of(0) ==
+        (seek_to_evade | 1ul << CROWDSTEER_SEPARATION | 1ul << CROWDSTEER_COHESION |
+         1ul << CROWDSTEER_FOLLOW_FIELD | 1ul << CROWDSTEER_FOLLOW_PATH |
+         1ul << CROWDSTEER_CONTAIN | 1ul << INTEGRATOR));
 }
 
 int main(void) {

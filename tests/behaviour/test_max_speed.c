@@ -21,6 +21,7 @@ typedef struct world {
   crowdsteer_pathway *path; /* follow_path: three points */
   const crowdsteer_pathway *paths[1];
   crowdsteer_path_follow path_follow;
+  crowdsteer_bounds bounds; /* contain: a circle some agents are outside */
 } world;
 
 static void world_init(world *w) {
@@ -56,10 +57,15 @@ static void world_init(world *w) {
   w->path_follow.paths = w->paths;
   w->path_follow.path_count = 1;
   w->path_follow.prediction_time = 2.0f;
+  memset(&w->bounds, 0, sizeof w->bounds);
+  w->bounds.centre[0] = 0.5f;
+  w->bounds.centre[1] = -1.0f;
+  w->bounds.radius = 3.0f;
+  w->bounds.prediction = 1.0f;
 }
 
 /* Behaviour b with its inputs (a moving point target, the wander state,
- * the grid's neighbours, a field, a pathway) and max_speed `speed`. */
+ * the grid's neighbours, a field, a pathway, a circle) and max_speed `speed`. */
 static crowdsteer_step_behaviour describe(world *w, int b, float speed) {
   crowdsteer_step_behaviour d;
   memset(&d, 0, sizeof d);
@@ -78,6 +84,7 @@ static crowdsteer_step_behaviour describe(world *w, int b, float speed) {
   d.neighbours = &w->nb;
   d.field = &w->field_follow;
   d.path = &w->path_follow;
+  d.bounds = &w->bounds;
   return d;
 }
 

@@ -29,6 +29,7 @@ static crowdsteer_status run_named(const crowdsteer_agents *a,
     return crowdsteer_follow_field(a, d->field, p, o, begin, end);
   case CROWDSTEER_FOLLOW_PATH:
     return crowdsteer_follow_path(a, d->path, p, o, begin, end);
+  case CROWDSTEER_CONTAIN: return crowdsteer_contain(a, d->bounds, p, o, begin, end);
   default: break; /* a behaviour without a named entry point */
   }
   return crowdsteer_run(a, d, o, begin, end);
@@ -85,6 +86,11 @@ static void check_run(crowdsteer_behaviour b, int dims, int kind) {
   path_follow.path_count = 1;
   path_follow.prediction_time = 2.0f;
   path_follow.lead_distance = 1.0f;
+  crowdsteer_bounds bounds; /* contain: a sphere some agents are outside */
+  memset(&bounds, 0, sizeof bounds);
+  bounds.centre[0] = 1.0f;
+  bounds.radius = 4.0f;
+  bounds.prediction = 0.5f;
   for (int c = 0; c < 2; c++) {
     scenario_make(&s[c], N, dims, 0xC0FFEEu + (uint64_t)b, 1);
     crowdsteer_agents agents = scenario_agents(&s[c]);
@@ -106,6 +112,7 @@ static void check_run(crowdsteer_behaviour b, int dims, int kind) {
     d.neighbours = &nb;
     d.field = &follow;
     d.path = &path_follow;
+    d.bounds = &bounds;
     crowdsteer_output out = {scenario_vectors(s[c].out), CROWDSTEER_ACCUMULATE, 0.5f,
                              NULL};
     status[c] = c ? crowdsteer_run(&agents, &d, &out, 2, N - 1)

@@ -1,5 +1,6 @@
 /* World bounds (crowdsteer_bounds.h): wrap-around and containment on
- * hand-worked cases, containment against crowdsteer_seek towards the
+ * hand-worked cases, the wrap against its written rule on every lane,
+ * containment against crowdsteer_seek towards the
  * centre (outside) and zero (inside) bit for bit on every ISA, the inside
  * rule against a double-precision test, a hostile host rounding mode, and
  * validation of every field (nothing written on error). */
@@ -59,6 +60,53 @@ static void wrap_hand(void) {
 }
 
 /* Every failure leaves the positions as they were. */
+/* The written rule on every lane position: random positions in and
+ * around the box, its corners and one ulp about them, infinities and NaN,
+ * over ranges that start and end mid-vector; nothing outside the range is
+ * written. */
+static void wrap_sweep(void) {
+  const crowdsteer_box box = {{-3.5f, 0.25f, 1.0f}, {2.0f, 7.75f, 1.5f}};
+  float want[3][N];
+  float *const p[3] = {px, py, pz};
+  const size_t ranges[][2] = {{0, N}, {3, N - 5}, {17, 18}, {1, 40}, {N - 1, N}};
+  for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
+    for (int dims = 2; dims <= 3; dims++) {
+      const size_t begin = ranges[r][0], end = ranges[r][1];
+      for (int k = 0; k < 3; k++) {
+        const float lo = box.min[k], hi = box.max[k], side = hi - lo;
+        const float special[] = {lo,
+                                 hi,
+                                 nextafterf(lo, -INFINITY),
+                                 nextafterf(lo, INFINITY),
+                                 nextafterf(hi, -INFINITY),
+                                 nextafterf(hi, INFINITY),
+                                 INFINITY,
+                                 -INFINITY,
+                                 NAN,
+                                 0.0f,
+                                 -0.0f};
+        for (size_t i = 0; i < N; i++) {
+          const size_t s = i % 23;
+          const float x = s < sizeof special / sizeof special[0]
+                              ? special[s]
+                              : uniform(lo - 2.0f * side, hi + 2.0f * side);
+          p[k][i] = x;
+          const int moved = i >= begin && i < end && (k < dims);
+          want[k][i] = !moved ? x : x >= hi ? x - side : x < lo ? x + side : x;
+        }
+      }
+      CHECK_STATUS(
+          crowdsteer_wrap(&(crowdsteer_agents){N, dims, px, py, pz, vx, vy, vz, NULL},
+                          &box, begin, end),
+          CROWDSTEER_OK);
+      for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < N; i++)
+          CHECK_MSG(same_bits(p[k][i], want[k][i]),
+                    "%dD [%zu, %zu): axis %d, agent %zu: %g, want %g", dims, begin, end,
+                    k, i, p[k][i], want[k][i]);
+    }
+}
+
 static void wrap_validation(void) {
   for (size_t i = 0; i < 8; i++)
     px[i] = py[i] = pz[i] = 100.0f + (float)i;
@@ -346,6 +394,7 @@ static void contain_validation(void) {
 
 static void every_case(void) {
   wrap_hand();
+  wrap_sweep();
   wrap_validation();
   contain_hand();
   contain_every_isa();

@@ -66,7 +66,8 @@ class PathFollow:
 
 
 class Bounds:
-    """A containing region for contain (crowdsteer_bounds): `shape`
+    """A containing region for contain, and for step's
+    Behaviour(CONTAIN, bounds=...) (crowdsteer_bounds): `shape`
     BOUNDS_SPHERE (`centre`, `radius`; a circle in 2D) or BOUNDS_BOX
     (`box_min`, `box_max`); `prediction` (>= 0): agents whose position
     `prediction` time units ahead is outside are steered back too. Points

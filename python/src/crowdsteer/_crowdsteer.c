@@ -364,7 +364,7 @@ static PyMethodDef module_methods[] = {
      "step(agents, behaviours, *, integrator=None, combine=BLEND, "
      "priority_threshold=0.0, mask=None, output=None, snapshot=None, tile_size=0, "
      "threads=0, begin=0, end=None, avoidance=None, smoothing=0.0, turn_limit=0.0, "
-     "acceleration=None)\n--\n\n"
+     "acceleration=None, wrap=None)\n--\n\n"
      "crowdsteer_step: each agent's behaviours (bit b of mask[i] selects "
      "behaviours[b]; no mask: all), blended or by priority, then integrated, in one "
      "pass. output: a second Agents buffer for the new state (else in place, with "
@@ -375,7 +375,9 @@ static PyMethodDef module_methods[] = {
      "neighbours need a Grid built from the state before the step): the integrated "
      "velocity is the preferred one, ORCA picks the velocity, the agent moves by it "
      "from where it was, and with obstacles the walls hold (REPORT_WALL, "
-     "REPORT_INSIDE in avoidance.report)."},
+     "REPORT_INSIDE in avoidance.report). wrap: (box_min, box_max), the new "
+     "positions wrap around in that box last, as wrap() then would. "
+     "Behaviour(CONTAIN, bounds=Bounds(...)) steers as contain() does."},
     {"avoid", KW(py_avoid),
      "avoid(agents, avoidance, params, preferred, velocity, *, begin=0, end=None)\n--\n\n"
      "crowdsteer_avoid (ORCA): writes velocity (a tuple of float32 arrays) for agents "

@@ -186,6 +186,11 @@ PyObject *py_cohesion(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_alignment(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_contain(PyObject *self, PyObject *args, PyObject *kwargs);
+/* A point of 2 or 3 numbers (z 0 when 2), and a crowdsteer.Bounds (shape,
+ * centre, radius, box_min, box_max, prediction) into the C struct, one
+ * field at a time: contain's and a step's Behaviour(CONTAIN, bounds=...). */
+int bounds_point_from(PyObject *obj, const arg_name *name, float out[3]);
+int bounds_to_c(PyObject *obj, crowdsteer_bounds *out);
 PyObject *py_wrap(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_periodic_ghosts(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_neighbour_count(PyObject *self, PyObject *args, PyObject *kwargs);

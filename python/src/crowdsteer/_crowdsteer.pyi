@@ -30,6 +30,7 @@ COHESION: int
 ALIGNMENT: int
 FOLLOW_FIELD: int
 FOLLOW_PATH: int
+CONTAIN: int
 BEHAVIOUR_COUNT: int
 TARGET_POINT: int
 TARGET_ARRAYS: int
@@ -183,12 +184,14 @@ class Behaviour:
     neighbours: Optional["Neighbours"]
     field: Optional["FieldFollow"]
     path: Optional[object]  # a crowdsteer.PathFollow (as follow_path's follow)
+    bounds: Optional[object]  # a crowdsteer.Bounds (as contain's bounds)
     def __init__(self, kind: Int, target: Optional[Target] = ...,
                  params: Optional[Params] = ..., wander: Optional[WanderState] = ...,
                  weight: Float = ..., weight_per_agent: Optional[FloatArray] = ...,
                  neighbours: Optional["Neighbours"] = ...,
                  field: Optional["FieldFollow"] = ...,
-                 path: Optional[object] = ...) -> None: ...
+                 path: Optional[object] = ...,
+                 bounds: Optional[object] = ...) -> None: ...
 
 class Grid:
     """A reusable neighbour index (crowdsteer_grid)."""
@@ -344,7 +347,8 @@ def step(agents: Agents, behaviours: Sequence[Behaviour], *,
          tile_size: Int = ..., threads: Int = ..., begin: Int = ...,
          end: Optional[Int] = ..., avoidance: Optional[Avoidance] = ...,
          smoothing: Float = ..., turn_limit: Float = ...,
-         acceleration: Optional[Vectors] = ...) -> None: ...
+         acceleration: Optional[Vectors] = ...,
+         wrap: Optional[Tuple[Sequence[Float], Sequence[Float]]] = ...) -> None: ...
 def active_isa() -> str: ...
 def force_isa(isa: Isa) -> None: ...
 def isa_supported(isa: Isa) -> bool: ...

@@ -320,7 +320,7 @@ PyObject *py_integrate(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 /* Up to 3 numbers of a sequence (a point or a corner) into out[0..2]; the
  * library reads the first dims. */
-static int point_from(PyObject *obj, const arg_name *name, float out[3]) {
+int bounds_point_from(PyObject *obj, const arg_name *name, float out[3]) {
   PyObject *seq = PySequence_Fast(obj, "must be a sequence of 2 or 3 numbers");
   if (!seq) return -1;
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -334,9 +334,7 @@ static int point_from(PyObject *obj, const arg_name *name, float out[3]) {
   return failed ? -1 : 0;
 }
 
-/* A crowdsteer.Bounds (shape, centre, radius, box_min, box_max,
- * prediction) into the C struct, one field at a time. */
-static int bounds_to_c(PyObject *obj, crowdsteer_bounds *out) {
+int bounds_to_c(PyObject *obj, crowdsteer_bounds *out) {
   memset(out, 0, sizeof *out);
   static const char *const fields[] = {"shape",   "centre",  "radius",
                                        "box_min", "box_max", "prediction"};
@@ -350,10 +348,10 @@ static int bounds_to_c(PyObject *obj, crowdsteer_bounds *out) {
       failed = int_from(v, name, &shape) < 0;
       out->shape = (crowdsteer_bounds_shape)shape;
       break;
-    case 1: failed = point_from(v, name, out->centre) < 0; break;
+    case 1: failed = bounds_point_from(v, name, out->centre) < 0; break;
     case 2: failed = float32_from(v, name, &out->radius) < 0; break;
-    case 3: failed = point_from(v, name, out->box.min) < 0; break;
-    case 4: failed = point_from(v, name, out->box.max) < 0; break;
+    case 3: failed = bounds_point_from(v, name, out->box.min) < 0; break;
+    case 4: failed = bounds_point_from(v, name, out->box.max) < 0; break;
     default: failed = float32_from(v, name, &out->prediction) < 0; break;
     }
     Py_DECREF(v);
@@ -390,8 +388,8 @@ PyObject *py_wrap(PyObject *self, PyObject *args, PyObject *kwargs) {
   crowdsteer_box box;
   crowdsteer_agents agents;
   if (!a || range_from(begin_obj, end_obj, a->count, &b, &e) < 0 ||
-      point_from(lo, NAME(NULL, "box_min"), box.min) < 0 ||
-      point_from(hi, NAME(NULL, "box_max"), box.max) < 0 ||
+      bounds_point_from(lo, NAME(NULL, "box_min"), box.min) < 0 ||
+      bounds_point_from(hi, NAME(NULL, "box_max"), box.max) < 0 ||
       agents_to_c(a, "agents", WRITES, &agents) < 0)
     return NULL;
   remember_written(agents.px, agents.py, agents.pz);
@@ -428,8 +426,8 @@ PyObject *py_periodic_ghosts(PyObject *self, PyObject *args, PyObject *kwargs) {
   size_t count;
   uint32_t *id, *origin, *group;
   if (!a || size_from(count_obj, NAME(NULL, "count"), &count) < 0 ||
-      point_from(lo, NAME(NULL, "box_min"), box.min) < 0 ||
-      point_from(hi, NAME(NULL, "box_max"), box.max) < 0 ||
+      bounds_point_from(lo, NAME(NULL, "box_min"), box.min) < 0 ||
+      bounds_point_from(hi, NAME(NULL, "box_max"), box.max) < 0 ||
       float32_from(reach_obj, NAME(NULL, "reach"), &reach) < 0 ||
       agents_to_c(a, "agents", WRITES, &agents) < 0)
     return NULL;

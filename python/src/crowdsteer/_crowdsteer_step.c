@@ -13,23 +13,24 @@ typedef struct {
   PyObject_HEAD int kind;
   PyObject *target, *params, *wander, *weight_per_agent; /* None when unset */
   PyObject *neighbours;
-  PyObject *field; /* a FieldFollow, or None */
-  PyObject *path;  /* a PathFollow, or None */
+  PyObject *field;  /* a FieldFollow, or None */
+  PyObject *path;   /* a PathFollow, or None */
+  PyObject *bounds; /* a Bounds, or None */
   float weight;
 } BehaviourObject;
 
 static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {
-      "kind",       "target", "params", "wander", "weight", "weight_per_agent",
-      "neighbours", "field",  "path",   NULL};
+  static char *kwlist[] = {"kind",   "target",           "params",     "wander",
+                           "weight", "weight_per_agent", "neighbours", "field",
+                           "path",   "bounds",           NULL};
   int kind;
   PyObject *kind_obj, *target = Py_None, *params = Py_None, *wander = Py_None,
                       *weight_obj = NULL, *weights = Py_None, *neighbours = Py_None,
-                      *field = Py_None, *path = Py_None;
+                      *field = Py_None, *path = Py_None, *bounds = Py_None;
   float weight = 1.0f;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOOOOOOO:Behaviour", kwlist,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOOOOOOOO:Behaviour", kwlist,
                                    &kind_obj, &target, &params, &wander, &weight_obj,
-                                   &weights, &neighbours, &field, &path) ||
+                                   &weights, &neighbours, &field, &path, &bounds) ||
       int_from(kind_obj, NAME(NULL, "kind"), &kind) < 0 ||
       (weight_obj && float32_from(weight_obj, NAME(NULL, "weight"), &weight) < 0))
     return NULL;
@@ -43,6 +44,7 @@ static PyObject *Behaviour_new(PyTypeObject *type, PyObject *args, PyObject *kwa
   self->neighbours = Py_NewRef(neighbours);
   self->field = Py_NewRef(field);
   self->path = Py_NewRef(path);
+  self->bounds = Py_NewRef(bounds);
   self->weight = weight;
   return (PyObject *)self;
 }
@@ -55,6 +57,7 @@ static void Behaviour_dealloc(BehaviourObject *self) {
   Py_XDECREF(self->neighbours);
   Py_XDECREF(self->field);
   Py_XDECREF(self->path);
+  Py_XDECREF(self->bounds);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -74,6 +77,8 @@ static PyMemberDef Behaviour_members[] = {
      "its FieldFollow (follow_field)"},
     {"path", T_OBJECT, offsetof(BehaviourObject, path), READONLY,
      "its PathFollow (follow_path), read at each step"},
+    {"bounds", T_OBJECT, offsetof(BehaviourObject, bounds), READONLY,
+     "its Bounds (contain), read at each step"},
     {NULL}};
 
 PyTypeObject Behaviour_Type = {
@@ -81,7 +86,8 @@ PyTypeObject Behaviour_Type = {
     .tp_basicsize = sizeof(BehaviourObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Behaviour(kind, target=None, params=None, wander=None, weight=1.0, "
-              "weight_per_agent=None, neighbours=None, field=None, path=None)\n--\n\n"
+              "weight_per_agent=None, neighbours=None, field=None, path=None, "
+              "bounds=None)\n--\n\n"
               "One behaviour of a mixed step (crowdsteer_step_behaviour). Immutable.",
     .tp_new = Behaviour_new,
     .tp_dealloc = (destructor)Behaviour_dealloc,
@@ -100,6 +106,7 @@ typedef struct step_entry {
   FieldFollowObject *fields; /* claimed with the grids */
   path_follow_c path;        /* its pathways held until the step returns (read-only,
                                 so nothing to claim) */
+  crowdsteer_bounds bounds;  /* contain's region, a copy */
 } step_entry;
 
 /* An entry's Grid and Fields, claimed for reading while the step runs (all
@@ -184,6 +191,11 @@ static int behaviour_to_c(PyObject *obj, Py_ssize_t i, int dims, size_t count,
                ? -1
                : 0;
   }
+  if (b->kind == CROWDSTEER_CONTAIN) { /* None: the library's NULL_POINTER */
+    if (b->bounds == Py_None) return 0;
+    out->bounds = &entry->bounds;
+    return bounds_to_c(b->bounds, &entry->bounds);
+  }
   if (b->target == Py_None) return 0; /* the zeroed target: the origin */
   return target_to_c(b->target, NAME(name, "target"), dims, (Py_ssize_t)count,
                      b->kind == CROWDSTEER_PURSUIT || b->kind == CROWDSTEER_EVADE,
@@ -210,15 +222,33 @@ static int second_buffer(PyObject *obj, const char *name, const AgentsObject *ag
 typedef struct step_args {
   PyObject *agents, *behaviours, *integrator, *mask, *output, *snapshot;
   PyObject *combine, *priority_threshold, *tile_size, *threads, *begin, *end;
-  PyObject *avoidance;                             /* an Avoidance, or None */
+  PyObject *avoidance; /* an Avoidance, or None */
+  PyObject *wrap;      /* (box_min, box_max), or None */
+  crowdsteer_box box;
   PyObject *smoothing, *turn_limit, *acceleration; /* the integrator's options */
   crowdsteer_motion motion;
   PyObject *keep_motion[3];
 } step_args;
 
+/* The step's wrap box, a pair of points (box_min, box_max), or None. */
+static int wrap_from(step_args *in, crowdsteer_step_desc *d) {
+  if (!in->wrap || in->wrap == Py_None) return 0;
+  if (!PyTuple_Check(in->wrap) || PyTuple_GET_SIZE(in->wrap) != 2) {
+    PyErr_SetString(PyExc_TypeError, "wrap must be a tuple (box_min, box_max) or None");
+    return -1;
+  }
+  if (bounds_point_from(PyTuple_GET_ITEM(in->wrap, 0), ITEM(NAME(NULL, "wrap"), 0),
+                        in->box.min) < 0 ||
+      bounds_point_from(PyTuple_GET_ITEM(in->wrap, 1), ITEM(NAME(NULL, "wrap"), 1),
+                        in->box.max) < 0)
+    return -1;
+  d->wrap = &in->box;
+  return 0;
+}
+
 /* The step's numbers, converted before any array is read. */
-static int step_numbers(const step_args *in, size_t count, crowdsteer_step_desc *d,
-                        size_t *b, size_t *e) {
+static int step_numbers(step_args *in, size_t count, crowdsteer_step_desc *d, size_t *b,
+                        size_t *e) {
   int combine = CROWDSTEER_BLEND;
   memset(d, 0, sizeof *d);
   if ((in->combine && int_from(in->combine, NAME(NULL, "combine"), &combine) < 0) ||
@@ -228,7 +258,7 @@ static int step_numbers(const step_args *in, size_t count, crowdsteer_step_desc 
       (in->tile_size &&
        size_from(in->tile_size, NAME(NULL, "tile_size"), &d->tile_size) < 0) ||
       (in->threads && int_from(in->threads, NAME(NULL, "threads"), &d->threads) < 0) ||
-      range_from(in->begin, in->end, count, b, e) < 0)
+      wrap_from(in, d) < 0 || range_from(in->begin, in->end, count, b, e) < 0)
     return -1;
   d->combine = (crowdsteer_combine)combine;
   return 0;
@@ -308,7 +338,7 @@ PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
       "agents",       "behaviours", "integrator", "combine",   "priority_threshold",
       "mask",         "output",     "snapshot",   "tile_size", "threads",
       "begin",        "end",        "avoidance",  "smoothing", "turn_limit",
-      "acceleration", NULL};
+      "acceleration", "wrap",       NULL};
   step_args in = {.integrator = Py_None,
                   .mask = Py_None,
                   .output = Py_None,
@@ -317,10 +347,10 @@ PyObject *py_step(PyObject *self, PyObject *args, PyObject *kwargs) {
                   .avoidance = Py_None};
   (void)self;
   if (!PyArg_ParseTupleAndKeywords(
-          args, kwargs, "OO|$OOOOOOOOOOOOOO:step", kwlist, &in.agents, &in.behaviours,
+          args, kwargs, "OO|$OOOOOOOOOOOOOOO:step", kwlist, &in.agents, &in.behaviours,
           &in.integrator, &in.combine, &in.priority_threshold, &in.mask, &in.output,
           &in.snapshot, &in.tile_size, &in.threads, &in.begin, &in.end, &in.avoidance,
-          &in.smoothing, &in.turn_limit, &in.acceleration))
+          &in.smoothing, &in.turn_limit, &in.acceleration, &in.wrap))
     return NULL;
   AgentsObject *a = as_agents(in.agents, "agents");
   if (!a) return NULL;
