@@ -14,14 +14,15 @@
 
 static int finite(float x) { return x == x && x <= FLT_MAX && x >= -FLT_MAX; }
 
-/* The box's corners on the axes in use: finite, min < max (strictly, for a
- * wrap: its side must be a positive shift) or min <= max, and a side that
- * does not overflow. */
+/* The box's corners on the axes in use: finite and min <= max; for a
+ * wrap (`strict`) min < max and a side that does not overflow, since the
+ * side is its shift. Containment reads only the corners and their
+ * midpoint, min / 2 + max / 2, which cannot overflow. */
 static int box_ok(const crowdsteer_box *box, int dims, int strict) {
   for (int k = 0; k < dims; k++) {
     const float lo = box->min[k], hi = box->max[k];
-    if (!finite(lo) || !finite(hi) || !finite(hi - lo)) return 0;
-    if (strict ? !(lo < hi) : !(lo <= hi)) return 0;
+    if (!finite(lo) || !finite(hi)) return 0;
+    if (strict ? !(lo < hi) || !finite(hi - lo) : !(lo <= hi)) return 0;
   }
   return 1;
 }

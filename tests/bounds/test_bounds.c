@@ -390,6 +390,23 @@ static void contain_validation(void) {
   b.centre[2] = NAN;
   const crowdsteer_agents a2 = batch(2, 8);
   CHECK_STATUS(crowdsteer_contain(&a2, &b, &params, &o, 0, 8), CROWDSTEER_OK);
+  /* A box whose side overflows a float is a region like any other (only
+   * the wrap shifts by its side): the agents at 50 are inside it, steering
+   * 0; one above it at y = 5 seeks its centre, the origin. */
+  const float huge_lo[3] = {-3e38f, -1.0f, -1.0f}, huge_hi[3] = {3e38f, 1.0f, 1.0f};
+  const float wide_lo[3] = {-3e38f, -3e38f, -3e38f}, wide_hi[3] = {3e38f, 3e38f, 3e38f};
+  b = box_bounds(wide_lo, wide_hi, 0);
+  CHECK_STATUS(crowdsteer_contain(&a, &b, &params, &o, 0, 8), CROWDSTEER_OK);
+  for (size_t i = 0; i < 8; i++)
+    CHECK(sx[i] == 0.0f && sy[i] == 0.0f && sz[i] == 0.0f);
+  b = box_bounds(huge_lo, huge_hi, 0);
+  px[0] = 0.0f, py[0] = 5.0f, pz[0] = 0.0f;
+  params.max_speed = 1.0f;
+  CHECK_STATUS(crowdsteer_contain(&a, &b, &params, &o, 0, 1), CROWDSTEER_OK);
+  CHECK_MSG(sx[0] == 0.0f && sy[0] == -1.0f && sz[0] == 0.0f, "%g %g %g", sx[0], sy[0],
+            sz[0]);
+  params.max_speed = 0.0f;
+  px[0] = py[0] = pz[0] = 50.0f;
 }
 
 static void every_case(void) {
