@@ -404,6 +404,7 @@ CS_INLINE vi i_count(vi count, vmask m) {
  * with 8 the lanes are copied one by one (a handful per agent where it is
  * used: still 2.2x faster boids than without packing). */
 #if CS_LANES == 16 && defined(__AVX512F__)
+#define CS_PACK_IN_REGISTERS 1 /* no branch on the lanes: packing none is cheap */
 CS_INLINE void v_pack(float *p, vmask m, vf a) {
   _mm512_storeu_ps(p, _mm512_maskz_compress_ps(m, a));
 }
@@ -435,12 +436,14 @@ CS_INLINE void i_pack(uint32_t *p, vmask m, vi a) {
   const vi order = simde_mm_loadu_si128((const void *)cs_pack_bytes[m_bits(m)]);
   simde_mm_storeu_si128((void *)p, simde_mm_shuffle_epi8(a, order));
 }
+#define CS_PACK_IN_REGISTERS 1
 CS_INLINE void v_pack(float *p, vmask m, vf a) {
   const vi order = simde_mm_loadu_si128((const void *)cs_pack_bytes[m_bits(m)]);
   simde_mm_storeu_si128((void *)p,
                         simde_mm_shuffle_epi8(simde_mm_castps_si128(a), order));
 }
 #else
+#define CS_PACK_IN_REGISTERS 0
 CS_INLINE void v_pack(float *p, vmask m, vf a) {
   float lanes[W];
   v_store(lanes, a);

@@ -33,8 +33,10 @@ static crowdsteer_status resolve_radius(cs_nb_job *job, const crowdsteer_neighbo
   }
   job->radius.value = nb->radius;
   if (nb->radius == 0.0f && job->grid) job->radius.value = job->grid->cell_size;
-  if (radius_ok(job->radius.value, limit, 0))
+  if (radius_ok(job->radius.value, limit, 0)) {
     job->within = cs_within_limit(job->radius.value);
+    job->inv_radius = 1.0f / job->radius.value;
+  }
   return radius_ok(job->radius.value, limit, 0) ? CROWDSTEER_OK
                                                 : CROWDSTEER_ERROR_PARAMETER;
 }

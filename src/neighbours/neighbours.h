@@ -134,6 +134,7 @@ typedef struct cs_nb_job {
   const uint32_t *id;    /* the agents' ids for tie-breaks, NULL: indices */
   cs_param radius;       /* after the default */
   float within;          /* cs_within_limit(radius) when the radius is uniform */
+  float inv_radius;      /* 1 / radius when the radius is uniform */
   int use_fov;
   cs_param cos_fov;
   uint32_t cap; /* 1 .. CROWDSTEER_MAX_NEIGHBOURS */
@@ -243,7 +244,7 @@ static inline float cs_within_limit(float radius) {
 /* The job's parameters of agent i (radius, view, form, group filter). */
 static inline void cs_nb_agent_params(cs_nb_agent *a, const cs_nb_job *job, size_t i) {
   a->radius = cs_param_at(job->radius, i);
-  a->inv_radius = 1.0f / a->radius;
+  a->inv_radius = job->radius.array ? 1.0f / a->radius : job->inv_radius;
   a->within = job->radius.array ? cs_within_limit(a->radius) : job->within;
   a->cos_fov = job->use_fov ? cs_param_at(job->cos_fov, i) : -1.0f;
   a->form = job->form;
@@ -451,6 +452,10 @@ enum { CS_NB_SCAN_ALL = 256 };
 /* Fills `rows` with the candidate runs of agent a (every agent that can be
  * within its radius); see query.c. */
 void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows);
+/* The runs of a grid's cells lo .. hi (cs_cell of the query's p - radius
+ * and p + radius on each axis), as cs_nb_rows_for finds them. */
+void cs_nb_rows_in_cells(const crowdsteer_grid *g, const uint32_t lo[3],
+                         const uint32_t hi[3], int dims, cs_nb_rows *rows);
 
 /* Neighbours kept for the nearest-k selection: each one's ordering key
  * (cs_nb_nearness) and contribution, in the order the candidates were

@@ -54,14 +54,20 @@ void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows
     add_row(rows, 0, job->count);
     return;
   }
-  grid_source(g, rows);
   uint32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  int wide = g->scan_all || g->count <= CS_NB_SCAN_ALL;
   for (int k = 0; k < dims; k++) {
     lo[k] = cs_cell(a->p[k] - a->radius, g->inv_cell);
     hi[k] = cs_cell(a->p[k] + a->radius, g->inv_cell);
-    wide |= hi[k] - lo[k] > 3u;
   }
+  cs_nb_rows_in_cells(g, lo, hi, dims, rows);
+}
+
+void cs_nb_rows_in_cells(const crowdsteer_grid *g, const uint32_t lo[3],
+                         const uint32_t hi[3], int dims, cs_nb_rows *rows) {
+  grid_source(g, rows);
+  int wide = g->scan_all || g->count <= CS_NB_SCAN_ALL;
+  for (int k = 0; k < dims; k++)
+    wide |= hi[k] - lo[k] > 3u;
   if (wide) { /* never for a table of 4^dims buckets or more */
     add_row(rows, 0, g->count);
     return;
@@ -73,7 +79,8 @@ void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows
   const uint32_t x_low = CS_BLOCK_X(dims) - 1u;
   const uint32_t yz_high = ~((1u << CS_BLOCK_YZ_BITS(dims)) - 1u);
   uint32_t cell[3] = {0, 0, 0}, block[3] = {UINT32_MAX, 0, 0}, hash = 0;
-  for (cell[2] = lo[2]; cell[2] <= hi[2]; cell[2]++)
+  const uint32_t z_lo = dims == 3 ? lo[2] : 0, z_hi = dims == 3 ? hi[2] : 0;
+  for (cell[2] = z_lo; cell[2] <= z_hi; cell[2]++)
     for (cell[1] = lo[1]; cell[1] <= hi[1]; cell[1]++)
       for (cell[0] = lo[0]; cell[0] <= hi[0];) {
         /* Compared field by field: memcmp of the array just stored read it
