@@ -37,6 +37,7 @@ CS_INLINE void lane_sums_clear(lane_sums *acc, int dims) {
 }
 
 CS_INLINE void lane_sums_flush(lane_sums *acc, cs_nb_sum *sum, int dims, int split) {
+  if (!acc->vectors) return; /* every lane 0: each add counts its vector */
   for (int k = 0; k < dims; k++) {
     sum->s[k] += i_sum64(acc->low[k]);
     if (split) sum->s[k] += i_sum64(acc->high[k]) * ((int64_t)1 << 24);
