@@ -268,8 +268,8 @@ CS_INLINE void flock_walk(const cs_nb_flock *f, size_t begin, size_t end, const 
   const cs_nb_job *wide = f->job[f->widest];
   const crowdsteer_grid *g = wide->grid;
   const vf within = v_set1(wide->within);
-  const int skip_empty =
-      !CS_PACK_IN_REGISTERS || g->scan_all || g->count <= CS_NB_SCAN_ALL;
+  const int whole_grid = g->scan_all || g->count <= CS_NB_SCAN_ALL;
+  const int skip_empty = !CS_PACK_IN_REGISTERS || whole_grid;
   cs_nb_rows rows;
   flock_pack pk; /* every lane defined: lanes past the packed ones are read */
   memset(&pk, 0, sizeof pk);
@@ -285,7 +285,9 @@ CS_INLINE void flock_walk(const cs_nb_flock *f, size_t begin, size_t end, const 
     const size_t chunk_size =
         f->slot_last - chunk < FLOCK_CHUNK ? f->slot_last - chunk : FLOCK_CHUNK;
     uint32_t by_box[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (size_t t = 0; t < chunk_size; t++) {
+    if (whole_grid) /* one run for every agent: slot order */
+      by_box[0] = (uint32_t)(((uint64_t)1 << chunk_size) - 1u);
+    for (size_t t = 0; !whole_grid && t < chunk_size; t++) {
       unsigned box = 0;
       for (int k = 0; k < dims; k++)
         box |= (cs_cell(g->pos[k][chunk + t] - wide->radius.value, g->inv_cell) & 1u)
