@@ -511,16 +511,6 @@ static void run_chunk(const plan *pl, cs_job *jobs, const cs_backend *backend,
   if (avoid->on) cs_step_avoid_end(avoid, slot, first, last);
 }
 
-/* The moved agents [first, last) wrapped in the step's box, on the
- * backend's lanes where it has them. */
-static void wrap_range(const plan *pl, const cs_backend *backend, size_t first,
-                       size_t last) {
-  if (backend->wrap)
-    backend->wrap(pl->integrator.pos_rw, pl->wrap, pl->integrator.dims, first, last);
-  else
-    cs_wrap_positions(pl->integrator.pos_rw, pl->wrap, pl->integrator.dims, first, last);
-}
-
 /* The chunks of tile [first, last) through the accumulator, with the
  * behaviours each one's agents use. */
 static void run_chunks(const plan *pl, cs_job *jobs, const cs_backend *backend,
@@ -566,7 +556,9 @@ static void run_tile(const plan *pl, cs_job *jobs, const cs_backend *backend,
   }
   /* The tile's agents have moved (avoidance after the tiles moves them
    * later: it wraps them then). */
-  if (pl->wrap && !pl->avoid.after_tiles) wrap_range(pl, backend, first, last);
+  if (pl->wrap && !pl->avoid.after_tiles)
+    cs_wrap_on(backend, pl->integrator.pos_rw, pl->wrap, pl->integrator.dims, first,
+               last);
 }
 
 /* The tiles [t_first, t_last) of the step over [begin, end). */
@@ -621,7 +613,8 @@ static void wrap_tiles(void *context, size_t first, size_t last) {
   for (size_t t = first; t < last; t++) {
     const size_t from = work->begin + t * pl->tile;
     const size_t to = work->end - from < pl->tile ? work->end : from + pl->tile;
-    wrap_range(pl, work->backend, from, to);
+    cs_wrap_on(work->backend, pl->integrator.pos_rw, pl->wrap, pl->integrator.dims, from,
+               to);
   }
 }
 

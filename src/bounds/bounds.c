@@ -45,11 +45,7 @@ static crowdsteer_status wrap_here(const crowdsteer_agents *agents,
   }
   if (!box_ok(box, dims, 1)) return CROWDSTEER_ERROR_PARAMETER;
   float *const pos[3] = {agents->px, agents->py, dims == 3 ? agents->pz : NULL};
-  const cs_backend *backend = cs_active_backend();
-  if (backend->wrap)
-    backend->wrap(pos, box, dims, begin, end);
-  else
-    cs_wrap_positions(pos, box, dims, begin, end);
+  cs_wrap_on(cs_active_backend(), pos, box, dims, begin, end);
   return CROWDSTEER_OK;
 }
 

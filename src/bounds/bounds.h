@@ -24,4 +24,15 @@ int cs_wrap_box_ok(const crowdsteer_box *box, int dims);
 void cs_wrap_positions(float *const pos[3], const crowdsteer_box *box, int dims,
                        size_t first, size_t last);
 
+/* The same on `backend`'s lanes where it has them (crowdsteer_wrap and the
+ * step's wrap: the same bits either way). */
+static inline void cs_wrap_on(const cs_backend *backend, float *const pos[3],
+                              const crowdsteer_box *box, int dims, size_t first,
+                              size_t last) {
+  if (backend->wrap)
+    backend->wrap(pos, box, dims, first, last);
+  else
+    cs_wrap_positions(pos, box, dims, first, last);
+}
+
 #endif /* CROWDSTEER_BOUNDS_BOUNDS_H */
