@@ -41,11 +41,13 @@ CS_INLINE void member_of(flock_member *m, const cs_nb_agent *lead, const cs_nb_j
 }
 
 /* Whether behaviour b's lane sums split each contribution in two parts:
- * the default alignment's velocities, Reynolds' separation (d / dd) and
- * alignment (a heading of a velocity that may not be finite); the others
- * are within 1.25 in length, as in span_sum. */
+ * the default alignment's velocities and Reynolds' separation (d / dd)
+ * may reach 2^24. Reynolds' alignment adds headings, within 1.25 in length
+ * or NaN (a velocity with an infinite component), which flock_add adds as
+ * 0 the way cs_fixed does: one part is exact, and half the lane sums to add
+ * up (1,000 boids 1.04x faster). The others are within 1.25, as in span_sum. */
 CS_INLINE int flock_split(const cs_nb_behaviour b, const int reynolds) {
-  return b == CS_NB_ALIGNMENT || (reynolds && b == CS_NB_SEPARATION);
+  return (!reynolds && b == CS_NB_ALIGNMENT) || (reynolds && b == CS_NB_SEPARATION);
 }
 
 /* Member b's neighbours among the lanes `in` (within the widest radius,
@@ -74,6 +76,9 @@ CS_INLINE void flock_add(flock_member *m, const cs_nb_agent *lead, const source 
   l.inv_radius = m->inv_radius;
   vf c[3];
   contributions(lead, &l, src, j, d, dist, c, dims, b);
+  if (reynolds && b == CS_NB_ALIGNMENT)
+    for (int k = 0; k < dims; k++) /* NaN as 0, as cs_fixed */
+      c[k] = v_keep(m_not(v_ne(c[k], c[k])), c[k]);
   for (int k = 0; k < dims; k++)
     add_fixed(&m->acc, k, c[k], in, split);
   if (++m->acc.vectors == FLUSH_EVERY) lane_sums_flush(&m->acc, &m->sum, dims, split);
