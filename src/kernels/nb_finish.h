@@ -36,7 +36,7 @@ CS_INLINE void slot_agent(const cs_nb_job *job, size_t slot, cs_nb_agent *a,
     p[k] = g->pos[k][slot];
     v[k] = cs_velocity_at(g->vel[k], slot);
   }
-  cs_nb_agent_init(a, job, g->index[slot], p, v);
+  cs_nb_agent_init_dims(a, job, g->index[slot], p, v, dims);
 }
 
 /* Agent a's neighbours among candidates [first, last) of `src`, appended

@@ -253,10 +253,13 @@ static inline void cs_nb_agent_params(cs_nb_agent *a, const cs_nb_job *job, size
   a->mask = job->mask_array ? job->mask_array[i] : job->mask;
 }
 
-/* One rule for every backend: which per-agent inputs a query uses. */
-static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t i,
-                                    const float p[3], const float v[3]) {
-  const int dims = job->dims;
+/* One rule for every backend: which per-agent inputs a query uses (dims
+ * is job->dims; a kernel's constant lets the compiler keep p and v in
+ * registers: with job->dims read at run time it reloaded the fields just
+ * stored, a store-forwarding stall at the head of every agent). */
+static inline void cs_nb_agent_init_dims(cs_nb_agent *a, const cs_nb_job *job, size_t i,
+                                         const float p[3], const float v[3],
+                                         const int dims) {
   a->index = (uint32_t)i;
   a->ids = job->id;
   a->id = cs_agent_id(job->id, i);
@@ -277,6 +280,11 @@ static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t
     a->fov = speed > 0.0f;
   }
   cs_nb_agent_params(a, job, i);
+}
+
+static inline void cs_nb_agent_init(cs_nb_agent *a, const cs_nb_job *job, size_t i,
+                                    const float p[3], const float v[3]) {
+  cs_nb_agent_init_dims(a, job, i, p, v, job->dims);
 }
 
 /* Separation's push from a coincident neighbour of id `id`, along x:
