@@ -180,6 +180,61 @@ CS_INLINE void flock_span(flock_member m[CS_NB_COUNT], flock_pack *pk,
   }
 }
 
+/* With AVX-512, where the grid's slots fit int32 lanes: the slots of the
+ * lanes inside are packed in a register (compress, then rotated into place
+ * after those already held) and a full vector's positions, velocities and
+ * indices gathered from the grid. Packing the seven arrays through memory
+ * cost seven compresses a candidate vector, and each full vector's loads
+ * waited on stores of other widths (store forwarding). d = p - p_q is the
+ * scan's own operation on the same values: the same bits. */
+#if CS_LANES == 16 && defined(__AVX512F__)
+#define CS_FLOCK_GATHER 1
+CS_INLINE void flock_gather(flock_pack *pk, vi slots, const vf p[3], const source *src,
+                            unsigned n, int velocities, const int dims) {
+  const vmask in = m_first(n);
+  for (int k = 0; k < dims; k++) {
+    v_store(pk->d[k],
+            v_sub(p[k], _mm512_mask_i32gather_ps(v_zero(), in, slots, src->pos[k], 4)));
+    if (velocities)
+      v_store(pk->vel[k], _mm512_mask_i32gather_ps(v_zero(), in, slots, src->vel[k], 4));
+  }
+  i_store(pk->index, _mm512_mask_i32gather_epi32(i_zero(), in, slots, src->index, 4));
+}
+
+CS_INLINE void flock_span_gather(flock_member m[CS_NB_COUNT], flock_pack *pk, vi *slots,
+                                 const cs_nb_agent *lead, unsigned want, int view,
+                                 const vf p[3], const vf heading[3], vf within,
+                                 const source *src, size_t first, size_t last,
+                                 const int dims, const int reynolds) {
+  const vi self = i_set1(lead->index), mask = i_set1(lead->mask), iota = i_iota();
+  const int velocities = (want >> CS_NB_ALIGNMENT) & 1u;
+  for (size_t j = first; j < last; j += W) {
+    vf dd = v_zero();
+    for (int k = 0; k < dims; k++) {
+      const vf d = v_sub(p[k], v_load(src->pos[k] + j));
+      dd = k ? v_add(dd, v_mul(d, d)) : v_mul(d, d);
+    }
+    vmask in = v_lt(dd, within); /* dist < the widest radius */
+    if (last - j < W) in = m_and(in, m_first(last - j));
+    in = m_andnot(in, i_eq(i_load(src->index + j), self));
+    if (lead->use_mask) in = m_and(in, i_any_common(i_load(src->group + j), mask));
+    const vi packed = _mm512_maskz_compress_epi32(in, i_add(i_set1((uint32_t)j), iota));
+    const unsigned at = pk->count;
+    const vi shifted = _mm512_permutexvar_epi32(
+        _mm512_and_si512(_mm512_sub_epi32(iota, i_set1(at)), i_set1(W - 1)), packed);
+    *slots = _mm512_mask_blend_epi32((__mmask16)(0xFFFFu << at), *slots, shifted);
+    pk->count = at + (unsigned)m_count(in);
+    if (pk->count < W) continue;
+    flock_gather(pk, *slots, p, src, W, velocities, dims);
+    flock_vector(m, lead, want, view, heading, pk, W, dims, reynolds);
+    pk->count -= W;
+    *slots = shifted; /* the rest (fewer than W) from lane 0 */
+  }
+}
+#else
+#define CS_FLOCK_GATHER 0
+#endif
+
 /* Lanes where m is set from a, the others from b. */
 CS_INLINE simde__m128 u4_select(simde__m128 m, simde__m128 a, simde__m128 b) {
   return simde_mm_or_ps(simde_mm_and_ps(m, a), simde_mm_andnot_ps(m, b));
@@ -275,6 +330,9 @@ CS_INLINE void flock_walk(const cs_nb_flock *f, size_t begin, size_t end, const 
   const vf within = v_set1(wide->within);
   const int whole_grid = g->scan_all || g->count <= CS_NB_SCAN_ALL;
   const int skip_empty = !CS_PACK_IN_REGISTERS || whole_grid;
+#if CS_FLOCK_GATHER
+  const int by_gather = !skip_empty && g->count <= (size_t)INT32_MAX - W;
+#endif
   cs_nb_rows rows;
   flock_pack pk; /* every lane defined: lanes past the packed ones are read */
   memset(&pk, 0, sizeof pk);
@@ -334,13 +392,24 @@ CS_INLINE void flock_walk(const cs_nb_flock *f, size_t begin, size_t end, const 
           heading[k] = v_set1(lead.heading[k]);
         }
         pk.count = 0;
-        for (int r = 0; r < rows.count; r++)
-          if (skip_empty) /* a copy each: a flag tested in the loop cost 12 % */
-            flock_span(m, &pk, &lead, want, view, p, heading, within, &src, rows.first[r],
-                       rows.last[r], 1, dims, reynolds);
-          else
-            flock_span(m, &pk, &lead, want, view, p, heading, within, &src, rows.first[r],
-                       rows.last[r], 0, dims, reynolds);
+#if CS_FLOCK_GATHER
+        vi slots = i_zero();
+        if (by_gather) {
+          for (int r = 0; r < rows.count; r++)
+            flock_span_gather(m, &pk, &slots, &lead, want, view, p, heading, within, &src,
+                              rows.first[r], rows.last[r], dims, reynolds);
+          if (pk.count)
+            flock_gather(&pk, slots, p, &src, pk.count, (want >> CS_NB_ALIGNMENT) & 1u,
+                         dims);
+        } else
+#endif
+          for (int r = 0; r < rows.count; r++)
+            if (skip_empty) /* a copy each: a flag tested in the loop cost 12 % */
+              flock_span(m, &pk, &lead, want, view, p, heading, within, &src,
+                         rows.first[r], rows.last[r], 1, dims, reynolds);
+            else
+              flock_span(m, &pk, &lead, want, view, p, heading, within, &src,
+                         rows.first[r], rows.last[r], 0, dims, reynolds);
         if (pk.count)
           flock_vector(m, &lead, want, view, heading, &pk, pk.count, dims, reynolds);
         unsigned capped = 0;
