@@ -25,7 +25,7 @@ enum { ARITY = 4 };
  * branches). Equal times leave the heap in the order its fixed sequence of
  * operations gives, the same on every run. Its times and cells are two
  * arrays: a node's four children's times share half a cache line (one
- * array of 16-byte entries took a whole line and was 1.x slower). */
+ * array of 16-byte entries took a whole line: 1.06x slower). */
 static void sift_up(cs_field_store *s, uint32_t at) {
   const double t = s->heap_time[at];
   const uint32_t cell = s->heap_cell[at];
@@ -42,9 +42,16 @@ static void sift_up(cs_field_store *s, uint32_t at) {
   s->heap_position[cell] = at;
 }
 
-static void sift_down(cs_field_store *s, uint32_t at, uint32_t size) {
-  const double t = s->heap_time[at];
-  const uint32_t cell = s->heap_cell[at];
+/* Sift-down of the root's entry by Floyd's method: the hole goes down to
+ * a leaf along the smallest children (one comparison less per level), then
+ * the entry climbs back while its parent is not smaller. The path's times
+ * rise downwards, so the entry stops below exactly the times smaller than
+ * it, where the usual sift-down (stop at the first child not smaller)
+ * puts it: the same heap, ties included. */
+static void sift_down(cs_field_store *s, uint32_t size) {
+  const double t = s->heap_time[0];
+  const uint32_t cell = s->heap_cell[0];
+  uint32_t at = 0;
   for (;;) {
     const uint32_t first = ARITY * at + 1;
     if (first >= size) break;
@@ -57,11 +64,18 @@ static void sift_down(cs_field_store *s, uint32_t at, uint32_t size) {
       child = better ? k : child;
       best = better ? u : best;
     }
-    if (!(best < t)) break;
     s->heap_time[at] = best;
     s->heap_cell[at] = s->heap_cell[child];
     s->heap_position[s->heap_cell[at]] = at;
     at = child;
+  }
+  while (at > 0) {
+    const uint32_t parent = (at - 1) / ARITY;
+    if (s->heap_time[parent] < t) break;
+    s->heap_time[at] = s->heap_time[parent];
+    s->heap_cell[at] = s->heap_cell[parent];
+    s->heap_position[s->heap_cell[at]] = at;
+    at = parent;
   }
   s->heap_time[at] = t;
   s->heap_cell[at] = cell;
@@ -137,7 +151,7 @@ static void march(crowdsteer_field *f) {
     --size;
     s->heap_time[0] = s->heap_time[size];
     s->heap_cell[0] = s->heap_cell[size];
-    if (size > 0) sift_down(s, 0, size);
+    if (size > 0) sift_down(s, size);
     const uint32_t cx = (uint32_t)c % f->width, cy = (uint32_t)c / f->width;
     if (cx > 0) consider(f, c - 1, cx - 1, cy, &size);
     if (cx + 1 < f->width) consider(f, c + 1, cx + 1, cy, &size);
