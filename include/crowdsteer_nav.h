@@ -78,7 +78,7 @@ CROWDSTEER_API void crowdsteer_field_destroy(crowdsteer_field *field);
  * point NaN or outside the grid), GRID (an obstacle set not built),
  * OUT_OF_MEMORY (the field as it was; also a grid too big for the address
  * space), GOAL (a goal point in a blocked cell, or no goal cell at all). The
- * field holds 39 bytes per cell (crowdsteer_field_bytes),
+ * field holds 35 bytes per cell (crowdsteer_field_bytes),
  * allocated when it grows (a new store, the old one freed only once the
  * build has passed its checks) and kept for later builds. Time: the
  * obstacles' edges and the cells they cover, then O(cells log band) for the

@@ -13,10 +13,10 @@ enum { MAX_SIDE = 1 << 24 };
 #define MAX_CELLS ((size_t)1 << 28)
 
 /* Bytes per cell of the store: time, direction, cost, flags, work, heap
- * entry and position. */
+ * time, cell and position. */
 #define CELL_BYTES                                                                       \
-  (sizeof(double) + sizeof(uint32_t) + sizeof(float) + 2 + sizeof(cs_march_entry) +      \
-   sizeof(uint32_t))
+  (sizeof(double) + sizeof(uint32_t) + sizeof(float) + 2 + sizeof(double) +              \
+   2 * sizeof(uint32_t))
 
 crowdsteer_status crowdsteer_field_create(crowdsteer_field **field) {
   if (!field) return CROWDSTEER_ERROR_NULL_POINTER;
@@ -31,7 +31,8 @@ static void store_free(cs_field_store *s) {
   free(s->flags);
   free(s->work);
   free(s->row);
-  free(s->heap);
+  free(s->heap_time);
+  free(s->heap_cell);
   free(s->heap_position);
   memset(s, 0, sizeof *s);
 }
@@ -53,8 +54,9 @@ size_t crowdsteer_field_bytes(const crowdsteer_field *field) {
 /* A store of `cells` cells whose rows are at most `width` long. */
 static int store_make(cs_field_store *s, size_t cells) {
   memset(s, 0, sizeof *s);
-  /* 2^28 heap entries are 4 GiB: beyond a 32-bit size_t (WebAssembly). */
-  if (cells > (SIZE_MAX - 1) / sizeof *s->heap) return 0;
+  /* 2^28 heap times are 2 GiB, all arrays more: beyond a 32-bit size_t
+   * (WebAssembly). */
+  if (cells > (SIZE_MAX - 1) / 16) return 0;
   s->capacity = cells;
   s->time = malloc(cells * sizeof *s->time);
   s->direction = malloc((cells + 1) * sizeof *s->direction);
@@ -62,10 +64,11 @@ static int store_make(cs_field_store *s, size_t cells) {
   s->flags = malloc(cells);
   s->work = malloc(cells);
   s->row = calloc(cells + 1, 1);
-  s->heap = malloc(cells * sizeof *s->heap);
+  s->heap_time = malloc(cells * sizeof *s->heap_time);
+  s->heap_cell = malloc(cells * sizeof *s->heap_cell);
   s->heap_position = malloc(cells * sizeof *s->heap_position);
-  if (s->time && s->direction && s->cost && s->flags && s->work && s->row && s->heap &&
-      s->heap_position)
+  if (s->time && s->direction && s->cost && s->flags && s->work && s->row &&
+      s->heap_time && s->heap_cell && s->heap_position)
     return 1;
   store_free(s);
   return 0;

@@ -12,12 +12,6 @@
 /* Bits of a cell's flags. */
 enum { CS_CELL_BLOCKED = 1, CS_CELL_GOAL = 2 };
 
-/* A heap entry of the march: ordered by time (march.c). */
-typedef struct cs_march_entry {
-  double time;
-  uint32_t cell;
-} cs_march_entry;
-
 /* A cell's direction, one 32-bit word: x in the low 16 bits, y in the
  * high, each component g a multiple of 2^-14 stored as g * 2^14 + 2^14
  * (0 .. 32768), read back as (float)bits * 2^-14 - 1 (exact). One gather
@@ -37,10 +31,11 @@ typedef struct cs_field_store {
   double *time;
   uint32_t *direction;
   float *cost;
-  uint8_t *flags; /* CS_CELL_* of the build */
-  uint8_t *work;  /* the next build's flags, then the march's states */
-  uint8_t *row;   /* width + 1: the rasteriser's parity toggles */
-  cs_march_entry *heap;
+  uint8_t *flags;      /* CS_CELL_* of the build */
+  uint8_t *work;       /* the next build's flags, then the march's states */
+  uint8_t *row;        /* width + 1: the rasteriser's parity toggles */
+  double *heap_time;   /* the march's heap (march.c): times, */
+  uint32_t *heap_cell; /* and their cells */
   uint32_t *heap_position;
 } cs_field_store;
 
