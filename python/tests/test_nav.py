@@ -32,7 +32,7 @@ def test_times_and_directions():
     assert np.isinf(t[10, 9]) and np.isinf(t[10, 10])  # the wall's cells
     assert t[10, 8] > 7 + 8  # around the wall
     assert d[0, 10, 8] == 0.0 and d[1, 10, 8] != 0.0  # along it, not into it
-    assert f.bytes >= 20 * 20 * 38
+    assert f.bytes >= 20 * 20 * 34
 
 
 def test_rebuild_gives_a_full_build():
