@@ -25,14 +25,18 @@ enum { ARITY = 4 };
  * branches). Equal times leave the heap in the order its fixed sequence of
  * operations gives, the same on every run. Its times and cells are two
  * arrays: a node's four children's times share half a cache line (one
- * array of 16-byte entries took a whole line: 1.06x slower). */
-static void sift_up(cs_field_store *s, uint32_t at) {
-  const double t = s->heap_time[at];
-  const uint32_t cell = s->heap_cell[at];
+ * array of 16-byte entries took a whole line: 1.06x slower).
+ *
+ * climb places the entry (t, cell) at `at` or above it: it climbs while its
+ * parent's time is greater (or, `past_equal`, not smaller): sift_up and the
+ * end of sift_down. */
+static inline void climb(cs_field_store *s, uint32_t at, double t, uint32_t cell,
+                         int past_equal) {
   while (at > 0) {
     const uint32_t parent = (at - 1) / ARITY;
-    if (!(t < s->heap_time[parent])) break;
-    s->heap_time[at] = s->heap_time[parent];
+    const double above = s->heap_time[parent];
+    if (past_equal ? above < t : !(t < above)) break;
+    s->heap_time[at] = above;
     s->heap_cell[at] = s->heap_cell[parent];
     s->heap_position[s->heap_cell[at]] = at;
     at = parent;
@@ -40,6 +44,10 @@ static void sift_up(cs_field_store *s, uint32_t at) {
   s->heap_time[at] = t;
   s->heap_cell[at] = cell;
   s->heap_position[cell] = at;
+}
+
+static void sift_up(cs_field_store *s, uint32_t at) {
+  climb(s, at, s->heap_time[at], s->heap_cell[at], 0);
 }
 
 /* Sift-down of the root's entry by Floyd's method: the hole goes down to
@@ -69,17 +77,7 @@ static void sift_down(cs_field_store *s, uint32_t size) {
     s->heap_position[s->heap_cell[at]] = at;
     at = child;
   }
-  while (at > 0) {
-    const uint32_t parent = (at - 1) / ARITY;
-    if (s->heap_time[parent] < t) break;
-    s->heap_time[at] = s->heap_time[parent];
-    s->heap_cell[at] = s->heap_cell[parent];
-    s->heap_position[s->heap_cell[at]] = at;
-    at = parent;
-  }
-  s->heap_time[at] = t;
-  s->heap_cell[at] = cell;
-  s->heap_position[cell] = at;
+  climb(s, at, t, cell, 1);
 }
 
 /* The smaller T of a cell's accepted neighbours along one axis (+inf if
