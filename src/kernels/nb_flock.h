@@ -132,10 +132,31 @@ CS_INLINE void flock_vector(flock_member m[CS_NB_COUNT], const cs_nb_agent *lead
               CS_NB_ALIGNMENT, reynolds);
 }
 
+/* The lanes of candidates [j, j + W) of `src` (before `last`) within the
+ * widest radius (cs_within_limit: the same test as the distance against
+ * the radius), not the agent, past the group filter; d = p - p_q. With
+ * `skip_empty` (the caller skips a vector with no lane inside) the filters
+ * are not read when the radius leaves none (200 boids 1.03x). */
+CS_INLINE vmask flock_lanes(const cs_nb_agent *lead, const vf p[3], vf within, vi self,
+                            vi mask, const source *src, size_t j, size_t last, vf d[3],
+                            vi *index, const int skip_empty, const int dims) {
+  for (int k = 0; k < dims; k++)
+    d[k] = v_sub(p[k], v_load(src->pos[k] + j));
+  vf dd = v_mul(d[0], d[0]);
+  for (int k = 1; k < dims; k++)
+    dd = v_add(dd, v_mul(d[k], d[k]));
+  vmask in = v_lt(dd, within);
+  if (last - j < W) in = m_and(in, m_first(last - j));
+  if (skip_empty && !m_any(in)) return in; /* index unread: the caller skips */
+  *index = i_load(src->index + j);
+  in = m_andnot(in, i_eq(*index, self));
+  if (lead->use_mask) in = m_and(in, i_any_common(i_load(src->group + j), mask));
+  return in;
+}
+
 /* The agent `lead` (at p) against candidates [first, last) of `src`: the
- * lanes within the widest radius (cs_within_limit: the same test as the
- * distance against the radius), not the agent, past the group filter, are
- * packed; each full vector is evaluated for the members of `want`. */
+ * lanes inside (flock_lanes) are packed; each full vector is evaluated for
+ * the members of `want`. */
 CS_INLINE void flock_span(flock_member m[CS_NB_COUNT], flock_pack *pk,
                           const cs_nb_agent *lead, unsigned want, int view, const vf p[3],
                           const vf heading[3], vf within, const source *src, size_t first,
@@ -145,21 +166,13 @@ CS_INLINE void flock_span(flock_member m[CS_NB_COUNT], flock_pack *pk,
   const int velocities = (want >> CS_NB_ALIGNMENT) & 1u;
   for (size_t j = first; j < last; j += W) {
     vf d[3];
-    for (int k = 0; k < dims; k++)
-      d[k] = v_sub(p[k], v_load(src->pos[k] + j));
-    vf dd = v_mul(d[0], d[0]);
-    for (int k = 1; k < dims; k++)
-      dd = v_add(dd, v_mul(d[k], d[k]));
-    vmask in = v_lt(dd, within); /* dist < the widest radius */
-    if (last - j < W) in = m_and(in, m_first(last - j));
+    vi index;
+    const vmask in = flock_lanes(lead, p, within, self, mask, src, j, last, d, &index,
+                                 skip_empty, dims);
     /* In cells about half the vectors have a neighbour, at random: where
      * packing is a few register operations, packing none costs less than
      * the branch mispredicted (1,000 boids 4.6 % faster with AVX-512). A
      * whole small grid has few, and skips them (200 boids 1.2x faster). */
-    if (skip_empty && !m_any(in)) continue;
-    const vi index = i_load(src->index + j);
-    in = m_andnot(in, i_eq(index, self));
-    if (lead->use_mask) in = m_and(in, i_any_common(i_load(src->group + j), mask));
     if (skip_empty && !m_any(in)) continue;
     const unsigned at = pk->count;
     for (int k = 0; k < dims; k++)
@@ -209,15 +222,10 @@ CS_INLINE void flock_span_gather(flock_member m[CS_NB_COUNT], flock_pack *pk, vi
   const vi self = i_set1(lead->index), mask = i_set1(lead->mask), iota = i_iota();
   const int velocities = (want >> CS_NB_ALIGNMENT) & 1u;
   for (size_t j = first; j < last; j += W) {
-    vf dd = v_zero();
-    for (int k = 0; k < dims; k++) {
-      const vf d = v_sub(p[k], v_load(src->pos[k] + j));
-      dd = k ? v_add(dd, v_mul(d, d)) : v_mul(d, d);
-    }
-    vmask in = v_lt(dd, within); /* dist < the widest radius */
-    if (last - j < W) in = m_and(in, m_first(last - j));
-    in = m_andnot(in, i_eq(i_load(src->index + j), self));
-    if (lead->use_mask) in = m_and(in, i_any_common(i_load(src->group + j), mask));
+    vf d[3];
+    vi index;
+    const vmask in =
+        flock_lanes(lead, p, within, self, mask, src, j, last, d, &index, 0, dims);
     const vi packed = _mm512_maskz_compress_epi32(in, i_add(i_set1((uint32_t)j), iota));
     const unsigned at = pk->count;
     const vi shifted = _mm512_permutexvar_epi32(
