@@ -336,7 +336,7 @@ CS_INLINE void flock_walk(const cs_nb_flock *f, size_t begin, size_t end, const 
   const cs_nb_job *wide = f->job[f->widest];
   const crowdsteer_grid *g = wide->grid;
   const vf within = v_set1(wide->within);
-  const int whole_grid = g->scan_all || g->count <= CS_NB_SCAN_ALL;
+  const int whole_grid = cs_nb_whole_grid(g);
   const int skip_empty = !CS_PACK_IN_REGISTERS || whole_grid;
 #if CS_FLOCK_GATHER
   const int by_gather = !skip_empty && g->count <= (size_t)INT32_MAX - W;

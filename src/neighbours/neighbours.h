@@ -457,6 +457,12 @@ typedef struct cs_nb_rows {
  * are the same bits either way. */
 enum { CS_NB_SCAN_ALL = 256 };
 
+/* Whether every query of grid g is one run of the whole grid (a small grid,
+ * or a table too small to tell cells apart). */
+static inline int cs_nb_whole_grid(const crowdsteer_grid *g) {
+  return g->scan_all || g->count <= CS_NB_SCAN_ALL;
+}
+
 /* Fills `rows` with the candidate runs of agent a (every agent that can be
  * within its radius); see query.c. */
 void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows);

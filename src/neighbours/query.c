@@ -65,7 +65,7 @@ void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows
 void cs_nb_rows_in_cells(const crowdsteer_grid *g, const uint32_t lo[3],
                          const uint32_t hi[3], int dims, cs_nb_rows *rows) {
   grid_source(g, rows);
-  int wide = g->scan_all || g->count <= CS_NB_SCAN_ALL;
+  int wide = cs_nb_whole_grid(g);
   for (int k = 0; k < dims; k++)
     wide |= hi[k] - lo[k] > 3u;
   if (wide) { /* never for a table of 4^dims buckets or more */
