@@ -450,7 +450,17 @@ static void walk_part(void *context, size_t first, size_t last) {
   const int dims = job->dims;
   float *const pref_axis[3] = {w->preferred->x, w->preferred->y, w->preferred->z};
   float *const out_axis[3] = {w->velocity->x, w->velocity->y, w->velocity->z};
+  enum { AHEAD = 8 };
   for (size_t slot = first; slot < last; slot++) {
+    if (g && slot + AHEAD < last) {
+      const size_t later = g->index[slot + AHEAD];
+      cs_avoid_prefetch_agent(job, later);
+      for (int k = 0; k < dims; k++) {
+        __builtin_prefetch(pref_axis[k] + later);
+        __builtin_prefetch(out_axis[k] + later, 1);
+      }
+      if (w->avoidance->report) __builtin_prefetch(w->avoidance->report + later, 1);
+    }
     const size_t i = g ? g->index[slot] : slot;
     if (i < w->begin || i >= w->end) continue;
     float p[3] = {0.0f, 0.0f, 0.0f}, v[3] = {0.0f, 0.0f, 0.0f};
