@@ -46,6 +46,7 @@ CS_INLINE void run_at(const cs_avoid_scan *sc, int narrowed, int r, size_t *firs
  * a group filter, or with fewer than cap + 1 slots under it, the radius's
  * limit (which the search would give then too). */
 enum { LOW_BIT = 19 };
+_Static_assert((31 - LOW_BIT) % 2 == 0, "the search takes the bits two at a time");
 
 static float first_limit(const cs_avoid_scan *sc, int runs, int narrowed, vf px, vf py,
                          vf pz) {
@@ -76,13 +77,24 @@ static float first_limit(const cs_avoid_scan *sc, int runs, int narrowed, vf px,
   for (size_t b = 0; b < padded; b += CS_LANES)
     under += (uint32_t)m_count(v_lt(v_load(dd + b), within));
   if (under < k) return sc->within;
+  /* Two bits a pass: the three trials a binary search could ask for those
+   * two bits counted at once (each pass's counts wait on the one before,
+   * so half the passes is about half the time); the bits are how many of
+   * them leave fewer than k at or under (the counts grow with the trial). */
   uint32_t bound = 0;
-  for (int bit = 30; bit >= LOW_BIT; bit--) {
-    const vf trial = v_set1(float_of(bound | ((1u << bit) - 1u)));
-    uint32_t at_most = 0;
-    for (size_t b = 0; b < padded; b += CS_LANES)
-      at_most += (uint32_t)m_count(v_le(v_load(dd + b), trial));
-    if (at_most < k) bound |= 1u << bit;
+  for (int bit = 30; bit > LOW_BIT; bit -= 2) {
+    const uint32_t low = (1u << (bit - 1)) - 1u;
+    const vf trial0 = v_set1(float_of(bound | low));
+    const vf trial1 = v_set1(float_of(bound | 1u << (bit - 1) | low));
+    const vf trial2 = v_set1(float_of(bound | 2u << (bit - 1) | low));
+    uint32_t at_most0 = 0, at_most1 = 0, at_most2 = 0;
+    for (size_t b = 0; b < padded; b += CS_LANES) {
+      const vf d = v_load(dd + b);
+      at_most0 += (uint32_t)m_count(v_le(d, trial0));
+      at_most1 += (uint32_t)m_count(v_le(d, trial1));
+      at_most2 += (uint32_t)m_count(v_le(d, trial2));
+    }
+    bound |= (uint32_t)((at_most0 < k) + (at_most1 < k) + (at_most2 < k)) << (bit - 1);
   }
   const float worst = float_of(bound | ((1u << LOW_BIT) - 1u));
   return worst < sc->within ? cs_avoid_bound(sqrtf(worst), sc->within) : sc->within;
