@@ -100,52 +100,120 @@ static float first_limit(const cs_avoid_scan *sc, int runs, int narrowed, vf px,
   return worst < sc->within ? cs_avoid_bound(sqrtf(worst), sc->within) : sc->within;
 }
 
-/* Up to this many collected candidates are ranked on lanes; up to SORTED
- * of them by insertion (cheaper than a block's set-up). */
+/* Up to this many candidates are ranked on lanes; up to SORTED of them by
+ * insertion. */
 enum { LANE_RANKED = 64, SORTED = 8 };
 
-/* The n (<= LANE_RANKED) collected candidates ranked on lanes: each one's
- * place is the number of candidates before it by (distance, id, order),
- * counted without a branch; the cap first go to `near` in order. The
+/* Up to LANE_RANKED candidates in scan order, as the lanes rank them:
+ * squared distances (then distances), ids and places with the sign bit
+ * flipped (the lanes compare signed), slots; the agent itself and the
+ * padding hold the key that is never before anything (INFINITY, then the
+ * largest id and place). */
+enum { RANK_ROOM = (LANE_RANKED + CS_LANES - 1) / CS_LANES * CS_LANES };
+typedef struct lane_ranked {
+  float dist[RANK_ROOM];
+  uint32_t id[RANK_ROOM], order[RANK_ROOM], slot[RANK_ROOM];
+} lane_ranked;
+
+static void set_never_before(lane_ranked *r, uint32_t k) {
+  r->dist[k] = INFINITY, r->id[k] = 0x7fffffffu, r->order[k] = 0x7fffffffu;
+}
+
+/* The `count` entries of r, `n` of them candidates, ranked: each one's
+ * place is the number of entries before it by (distance, id, order),
+ * counted without a branch; the cap first go to `near` in order. A few
+ * are sorted one by one instead (cheaper than a block's set-up). The
  * distances are sqrtf of the squared ones, as the keys take them. */
-static uint32_t rank_on_lanes(const cs_avoid_scan *sc, uint32_t n, cs_avoid_near *near) {
-  enum { ROOM = (LANE_RANKED + CS_LANES - 1) / CS_LANES * CS_LANES };
-  float dist[ROOM];
-  uint32_t id[ROOM], order[ROOM];
-  const cs_avoid_cand *c = sc->cands;
-  uint32_t k = 0;
-  if (n <= SORTED && sc->cap > 0) { /* a few: sorted one by one, the same order */
-    for (uint32_t i = 0; i < n; i++) {
-      const cs_avoid_near e = {cs_nb_nearness(sqrtf(c[i].dd), c[i].id), c[i].order,
-                               c[i].slot};
-      cs_avoid_keep_sorted(near, &k, sc->cap, e);
-    }
-    return k;
+static uint32_t rank_lanes(const cs_avoid_scan *sc, lane_ranked *r, uint32_t count,
+                           uint32_t n, cs_avoid_near *near) {
+  if (n <= SORTED && sc->cap > 0) {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < count; i++)
+      if (r->dist[i] != INFINITY) {
+        const cs_avoid_near e = {
+            cs_nb_nearness(sqrtf(r->dist[i]), r->id[i] ^ 0x80000000u),
+            r->order[i] ^ 0x80000000u, r->slot[i]};
+        cs_avoid_keep_sorted(near, &kept, sc->cap, e);
+      }
+    return kept;
   }
-  for (; k < n; k++)
-    dist[k] = c[k].dd, id[k] = c[k].id ^ 0x80000000u, order[k] = c[k].order ^ 0x80000000u;
-  for (; k % CS_LANES; k++) /* never before anything */
-    dist[k] = INFINITY, id[k] = 0x7fffffffu, order[k] = 0x7fffffffu;
+  uint32_t k = count;
+  for (; k % CS_LANES; k++)
+    set_never_before(r, k);
   for (uint32_t b = 0; b < k; b += CS_LANES)
-    v_store(dist + b, v_sqrt(v_load(dist + b)));
-  for (uint32_t i = 0; i < n; i++) {
-    const vf di = v_set1(dist[i]);
-    const vi ii = i_set1(id[i]), oi = i_set1(order[i]);
+    v_store(r->dist + b, v_sqrt(v_load(r->dist + b)));
+  for (uint32_t i = 0; i < count; i++) {
+    if (r->dist[i] == INFINITY) continue; /* the agent itself */
+    const vf di = v_set1(r->dist[i]);
+    const vi ii = i_set1(r->id[i]), oi = i_set1(r->order[i]);
     uint32_t place = 0;
     for (uint32_t b = 0; b < k; b += CS_LANES) {
-      const vf dj = v_load(dist + b);
-      const vi ij = i_load(id + b), oj = i_load(order + b);
+      const vf dj = v_load(r->dist + b);
+      const vi ij = i_load(r->id + b), oj = i_load(r->order + b);
       const vmask same = i_eq(v_bits(dj), v_bits(di));
       const vmask tie = m_or(i_gt(ii, ij), m_and(i_eq(ij, ii), i_gt(oi, oj)));
       place += (uint32_t)m_count(m_or(v_lt(dj, di), m_and(same, tie)));
     }
     if (place < sc->cap) {
-      near[place].key = cs_nb_nearness(dist[i], c[i].id);
-      near[place].order = c[i].order;
-      near[place].slot = c[i].slot;
+      near[place].key = cs_nb_nearness(r->dist[i], r->id[i] ^ 0x80000000u);
+      near[place].order = r->order[i] ^ 0x80000000u;
+      near[place].slot = r->slot[i];
     }
   }
   return n < sc->cap ? n : sc->cap;
+}
+
+/* The n (<= LANE_RANKED) collected candidates ranked on lanes. */
+static uint32_t rank_collected(const cs_avoid_scan *sc, uint32_t n, cs_avoid_near *near) {
+  lane_ranked r;
+  const cs_avoid_cand *c = sc->cands;
+  for (uint32_t k = 0; k < n; k++) {
+    r.dist[k] = c[k].dd, r.id[k] = c[k].id ^ 0x80000000u;
+    r.order[k] = c[k].order ^ 0x80000000u, r.slot[k] = c[k].slot;
+  }
+  return rank_lanes(sc, &r, n, n, near);
+}
+
+/* Where the lanes pack in registers (CS_PACK_IN_REGISTERS), the scan packs
+ * its candidates' squared distances, slots and places in the scan into
+ * `row_dd` (its first limit done with it) while at most LANE_RANKED are
+ * found, the agent itself among them (in its own cell, at distance 0):
+ * no branch a lane, as collecting them one by one takes. */
+typedef struct packed_cands {
+  float *dd;
+  uint32_t *slot, *order;
+  uint32_t count;
+} packed_cands;
+
+enum { PACK_ROOM = LANE_RANKED + CS_LANES };
+_Static_assert(3 * PACK_ROOM <= CS_AVOID_SPARE, "row_dd holds the packed candidates");
+
+/* The packed candidates ranked, the agent itself left out. */
+static uint32_t rank_packed(const cs_avoid_scan *sc, const packed_cands *pk,
+                            cs_avoid_near *near) {
+  lane_ranked r;
+  const uint32_t *index = sc->rows->index;
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < pk->count; k++) {
+    const uint32_t slot = pk->slot[k], qi = index ? index[slot] : slot;
+    r.slot[k] = slot;
+    if (qi == sc->self) {
+      set_never_before(&r, k);
+      continue;
+    }
+    n++;
+    r.dist[k] = pk->dd[k], r.id[k] = cs_agent_id(sc->ids, qi) ^ 0x80000000u;
+    r.order[k] = pk->order[k] ^ 0x80000000u;
+  }
+  return rank_lanes(sc, &r, pk->count, n, near);
+}
+
+/* Past LANE_RANKED packed: the packed ones collected as the scalar scan
+ * collects them (its test, in scan order), and packing stops. */
+static void unpack(const cs_avoid_scan *sc, packed_cands *pk, uint32_t *n, float *limit) {
+  for (uint32_t k = 0; k < pk->count; k++)
+    cs_avoid_collect(sc, n, pk->slot[k], pk->order[k], pk->dd[k], limit);
+  pk->count = 0;
 }
 
 static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
@@ -163,6 +231,9 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
   float limit = first_limit(sc, runs, narrowed, px, py, pz);
   float dd_lanes[CS_LANES];
   uint32_t n = 0, order = 0;
+  packed_cands pk = {sc->row_dd, (uint32_t *)(sc->row_dd + PACK_ROOM),
+                     (uint32_t *)(sc->row_dd + 2 * PACK_ROOM), 0};
+  int packing = CS_PACK_IN_REGISTERS && !sc->use_mask && sc->cap > 0;
   for (int r = 0; r < runs; r++) {
     size_t slot, last;
     run_at(sc, narrowed, r, &slot, &last);
@@ -178,6 +249,8 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
       if (slot + CS_LANES > last) {
         if (slot + CS_LANES > sc->slots) {
           if (last < CS_LANES) {
+            if (packing) unpack(sc, &pk, &n, &limit);
+            packing = 0;
             cs_avoid_scan_range(sc, &n, slot, last, order, &limit);
             break;
           }
@@ -186,6 +259,21 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
         lanes = ((1u << (last - base)) - 1u) & ~((1u << (slot - base)) - 1u);
       }
       const vf dd = block_dd(rows, base, dims, px, py, pz);
+      if (packing) {
+        vmask under = v_lt(dd, v_set1(limit));
+        if (lanes != (1u << CS_LANES) - 1u) under = m_and(under, m_from_bits(lanes));
+        const vi lane = i_iota();
+        v_pack(pk.dd + pk.count, under, dd);
+        i_pack(pk.slot + pk.count, under, i_add(i_set1((uint32_t)base), lane));
+        i_pack(pk.order + pk.count, under,
+               i_add(i_set1(order + (uint32_t)(base - slot)), lane));
+        pk.count += (uint32_t)m_count(under);
+        if (pk.count > LANE_RANKED) {
+          unpack(sc, &pk, &n, &limit);
+          packing = 0;
+        }
+        continue;
+      }
       unsigned bits = m_bits(v_lt(dd, v_set1(limit))) & lanes;
       if (!bits) continue;
       v_store(dd_lanes, dd);
@@ -201,7 +289,8 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
     }
     order = row_order + (uint32_t)(last - run_first);
   }
-  return n <= LANE_RANKED ? rank_on_lanes(sc, n, near) : cs_avoid_rank(sc, n, near);
+  if (packing) return rank_packed(sc, &pk, near);
+  return n <= LANE_RANKED ? rank_collected(sc, n, near) : cs_avoid_rank(sc, n, near);
 }
 
 const cs_avoid_scan_fn CS_AVOID_SCAN = scan;

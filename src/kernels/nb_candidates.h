@@ -58,14 +58,6 @@ CS_NOINLINE static void add_coincident(const cs_nb_agent *a, vi index, vmask lan
   }
 }
 
-/* The lanes whose bit is set in `bits`. */
-CS_INLINE vmask m_from_bits(uint32_t bits) {
-  static const uint32_t lane_bit[16] = {
-      1u << 0, 1u << 1, 1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
-      1u << 8, 1u << 9, 1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15};
-  return i_any_common(i_set1(bits), i_load(lane_bit));
-}
-
 /* cs_fixed(c) as high * 2^24 + low, both int32 and each below 2^24 in
  * magnitude: c clamped (NaN as 0), high = trunc(c), low the rest times
  * 2^24 (exact), rounded to nearest even as cs_fixed rounds. */

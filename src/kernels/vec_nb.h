@@ -398,6 +398,14 @@ CS_INLINE vi i_count(vi count, vmask m) {
 }
 #endif
 
+/* The lanes whose bit is set in `bits`. */
+CS_INLINE vmask m_from_bits(uint32_t bits) {
+  static const uint32_t lane_bit[16] = {
+      1u << 0, 1u << 1, 1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
+      1u << 8, 1u << 9, 1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15};
+  return i_any_common(i_set1(bits), i_load(lane_bit));
+}
+
 /* The lanes of `a` in `m`, in lane order, stored from p on: W elements are
  * written (those past the packed ones unspecified), so p needs room for W.
  * AVX-512 compresses in a register, 4 lanes shuffle bytes by a table;
