@@ -106,44 +106,41 @@ enum { LANE_RANKED = 64, SORTED = 8 };
 
 /* Up to LANE_RANKED candidates in scan order, as the lanes rank them:
  * squared distances (then distances), ids and places with the sign bit
- * flipped (the lanes compare signed), slots; the agent itself and the
- * padding hold the key that is never before anything (INFINITY, then the
- * largest id and place). */
+ * flipped (the lanes compare signed), slots. */
 enum { RANK_ROOM = (LANE_RANKED + CS_LANES - 1) / CS_LANES * CS_LANES };
 typedef struct lane_ranked {
   float dist[RANK_ROOM];
   uint32_t id[RANK_ROOM], order[RANK_ROOM], slot[RANK_ROOM];
 } lane_ranked;
 
-static void set_never_before(lane_ranked *r, uint32_t k) {
-  r->dist[k] = INFINITY, r->id[k] = 0x7fffffffu, r->order[k] = 0x7fffffffu;
-}
-
-/* The `count` entries of r, `n` of them candidates, ranked: each one's
- * place is the number of entries before it by (distance, id, order),
- * counted without a branch; the cap first go to `near` in order. A few
+/* The n entries of r ranked: each one's place is the number of entries
+ * before it by (distance, id, order), counted without a branch (the last
+ * block's spare lanes hold the key never before anything: INFINITY, then
+ * the largest id and place); the cap first go to `near` in order. A few
  * are sorted one by one instead (cheaper than a block's set-up). The
  * distances are sqrtf of the squared ones, as the keys take them. */
-static uint32_t rank_lanes(const cs_avoid_scan *sc, lane_ranked *r, uint32_t count,
-                           uint32_t n, cs_avoid_near *near) {
+static uint32_t rank_lanes(const cs_avoid_scan *sc, lane_ranked *r, uint32_t n,
+                           cs_avoid_near *near) {
   if (n <= SORTED && sc->cap > 0) {
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < count; i++)
-      if (r->dist[i] != INFINITY) {
-        const cs_avoid_near e = {
-            cs_nb_nearness(sqrtf(r->dist[i]), r->id[i] ^ 0x80000000u),
-            r->order[i] ^ 0x80000000u, r->slot[i]};
-        cs_avoid_keep_sorted(near, &kept, sc->cap, e);
-      }
+    for (uint32_t i = 0; i < n; i++) {
+      const cs_avoid_near e = {cs_nb_nearness(sqrtf(r->dist[i]), r->id[i] ^ 0x80000000u),
+                               r->order[i] ^ 0x80000000u, r->slot[i]};
+      cs_avoid_keep_sorted(near, &kept, sc->cap, e);
+    }
     return kept;
   }
-  uint32_t k = count;
-  for (; k % CS_LANES; k++)
-    set_never_before(r, k);
+  const uint32_t k = (n + CS_LANES - 1) / CS_LANES * CS_LANES;
+  if (k > n) {
+    const uint32_t b = k - CS_LANES;
+    const vmask real = m_first(n - b);
+    v_store(r->dist + b, v_select(real, v_load(r->dist + b), v_set1(INFINITY)));
+    i_store(r->id + b, i_select(real, i_load(r->id + b), i_set1(0x7fffffffu)));
+    i_store(r->order + b, i_select(real, i_load(r->order + b), i_set1(0x7fffffffu)));
+  }
   for (uint32_t b = 0; b < k; b += CS_LANES)
     v_store(r->dist + b, v_sqrt(v_load(r->dist + b)));
-  for (uint32_t i = 0; i < count; i++) {
-    if (r->dist[i] == INFINITY) continue; /* the agent itself */
+  for (uint32_t i = 0; i < n; i++) {
     const vf di = v_set1(r->dist[i]);
     const vi ii = i_set1(r->id[i]), oi = i_set1(r->order[i]);
     uint32_t place = 0;
@@ -171,14 +168,13 @@ static uint32_t rank_collected(const cs_avoid_scan *sc, uint32_t n, cs_avoid_nea
     r.dist[k] = c[k].dd, r.id[k] = c[k].id ^ 0x80000000u;
     r.order[k] = c[k].order ^ 0x80000000u, r.slot[k] = c[k].slot;
   }
-  return rank_lanes(sc, &r, n, n, near);
+  return rank_lanes(sc, &r, n, near);
 }
 
 /* Where the lanes pack in registers (CS_PACK_IN_REGISTERS), the scan packs
  * its candidates' squared distances, slots and places in the scan into
  * `row_dd` (its first limit done with it) while at most LANE_RANKED are
- * found, the agent itself among them (in its own cell, at distance 0):
- * no branch a lane, as collecting them one by one takes. */
+ * found: no branch a lane, as collecting them one by one takes. */
 typedef struct packed_cands {
   float *dd;
   uint32_t *slot, *order;
@@ -188,24 +184,24 @@ typedef struct packed_cands {
 enum { PACK_ROOM = LANE_RANKED + CS_LANES };
 _Static_assert(3 * PACK_ROOM <= CS_AVOID_SPARE, "row_dd holds the packed candidates");
 
-/* The packed candidates ranked, the agent itself left out. */
+/* The packed candidates ranked (copied a block at a time: the blocks the
+ * ranking loads then come from whole stores, not from lanes stored one by
+ * one, which a load waits on). */
 static uint32_t rank_packed(const cs_avoid_scan *sc, const packed_cands *pk,
                             cs_avoid_near *near) {
   lane_ranked r;
-  const uint32_t *index = sc->rows->index;
-  uint32_t n = 0;
-  for (uint32_t k = 0; k < pk->count; k++) {
-    const uint32_t slot = pk->slot[k], qi = index ? index[slot] : slot;
-    r.slot[k] = slot;
-    if (qi == sc->self) {
-      set_never_before(&r, k);
-      continue;
-    }
-    n++;
-    r.dist[k] = pk->dd[k], r.id[k] = cs_agent_id(sc->ids, qi) ^ 0x80000000u;
-    r.order[k] = pk->order[k] ^ 0x80000000u;
+  const vi sign = i_set1(0x80000000u);
+  for (uint32_t b = 0; b < pk->count; b += CS_LANES) {
+    v_store(r.dist + b, v_load(pk->dd + b));
+    i_store(r.slot + b, i_load(pk->slot + b));
+    i_store(r.order + b, i_xor(i_load(pk->order + b), sign));
   }
-  return rank_lanes(sc, &r, pk->count, n, near);
+  const uint32_t *index = sc->rows->index;
+  for (uint32_t k = 0; k < pk->count; k++) {
+    const uint32_t slot = r.slot[k];
+    r.id[k] = cs_agent_id(sc->ids, index ? index[slot] : slot) ^ 0x80000000u;
+  }
+  return rank_lanes(sc, &r, pk->count, near);
 }
 
 /* Past LANE_RANKED packed: the packed ones collected as the scalar scan
@@ -262,9 +258,12 @@ static uint32_t scan(const cs_avoid_scan *sc, cs_avoid_near *near) {
       if (packing) {
         vmask under = v_lt(dd, v_set1(limit));
         if (lanes != (1u << CS_LANES) - 1u) under = m_and(under, m_from_bits(lanes));
-        const vi lane = i_iota();
+        const vi lane = i_iota(), slots = i_add(i_set1((uint32_t)base), lane);
+        /* Not the agent itself (in its own cell, at distance 0). */
+        under = m_andnot(under, i_eq(rows->index ? i_load(rows->index + base) : slots,
+                                     i_set1(sc->self)));
         v_pack(pk.dd + pk.count, under, dd);
-        i_pack(pk.slot + pk.count, under, i_add(i_set1((uint32_t)base), lane));
+        i_pack(pk.slot + pk.count, under, slots);
         i_pack(pk.order + pk.count, under,
                i_add(i_set1(order + (uint32_t)(base - slot)), lane));
         pk.count += (uint32_t)m_count(under);
