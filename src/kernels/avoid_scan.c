@@ -113,6 +113,46 @@ typedef struct lane_ranked {
   uint32_t id[RANK_ROOM], order[RANK_ROOM], slot[RANK_ROOM];
 } lane_ranked;
 
+#if CS_LANES == 16 && defined(__AVX512F__)
+/* rank_lanes' places for one block, all lanes at once: each lane against
+ * the other 15 rotated past it (the same comparisons, so the same places),
+ * then the cap nearest picked by place. No broadcast of a candidate and
+ * no branch on whether it is kept. */
+static uint32_t rank_block(const cs_avoid_scan *sc, const lane_ranked *r, uint32_t n,
+                           cs_avoid_near *near) {
+  const __m512 dist = _mm512_loadu_ps(r->dist);
+  const __m512i id = _mm512_loadu_si512((const void *)r->id);
+  const __m512i order = _mm512_loadu_si512((const void *)r->order);
+  const __m512i lane = _mm512_loadu_si512((const void *)(const uint32_t[16]){
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  const __m512i one = _mm512_set1_epi32(1), fifteen = _mm512_set1_epi32(15);
+  __m512i place = _mm512_setzero_si512();
+  for (int t = 1; t < 16; t++) {
+    const __m512i from =
+        _mm512_and_si512(_mm512_add_epi32(lane, _mm512_set1_epi32(t)), fifteen);
+    const __m512 dj = _mm512_permutexvar_ps(from, dist);
+    const __m512i ij = _mm512_permutexvar_epi32(from, id);
+    const __m512i oj = _mm512_permutexvar_epi32(from, order);
+    const __mmask16 same =
+        _mm512_cmpeq_epi32_mask(_mm512_castps_si512(dj), _mm512_castps_si512(dist));
+    const __mmask16 tie =
+        _mm512_cmpgt_epi32_mask(id, ij) |
+        (_mm512_cmpeq_epi32_mask(ij, id) & _mm512_cmpgt_epi32_mask(order, oj));
+    const __mmask16 before = _mm512_cmp_ps_mask(dj, dist, _CMP_LT_OQ) | (same & tie);
+    place = _mm512_mask_add_epi32(place, before, place, one);
+  }
+  const uint32_t kept = n < sc->cap ? n : sc->cap;
+  for (uint32_t p = 0; p < kept; p++) { /* the entries' places are 0 to n - 1 */
+    const uint32_t i = (uint32_t)__builtin_ctz(
+        _mm512_cmpeq_epi32_mask(place, _mm512_set1_epi32((int)p)));
+    near[p].key = cs_nb_nearness(r->dist[i], r->id[i] ^ 0x80000000u);
+    near[p].order = r->order[i] ^ 0x80000000u;
+    near[p].slot = r->slot[i];
+  }
+  return kept;
+}
+#endif
+
 /* The n entries of r ranked: each one's place is the number of entries
  * before it by (distance, id, order), counted without a branch (the last
  * block's spare lanes hold the key never before anything: INFINITY, then
@@ -140,6 +180,9 @@ static uint32_t rank_lanes(const cs_avoid_scan *sc, lane_ranked *r, uint32_t n,
   }
   for (uint32_t b = 0; b < k; b += CS_LANES)
     v_store(r->dist + b, v_sqrt(v_load(r->dist + b)));
+#if CS_LANES == 16 && defined(__AVX512F__)
+  if (k == CS_LANES) return rank_block(sc, r, n, near);
+#endif
   for (uint32_t i = 0; i < n; i++) {
     const vf di = v_set1(r->dist[i]);
     const vi ii = i_set1(r->id[i]), oi = i_set1(r->order[i]);
