@@ -67,8 +67,9 @@ CS_INLINE vf nearest(const crowdsteer_pathway *path, const vf q[3], vf *dist_sq,
 CS_INLINE void point_at(const crowdsteer_pathway *path, vf d, vf point[3], int dims) {
   const vf length = v_set1(path->length);
   if (path->cyclic) d = v_sub(d, v_mul(floor_lanes(v_div(d, length)), length));
-  d = v_select(v_lt(d, v_zero()), v_zero(), d);
-  d = v_select(v_gt(d, length), length, d);
+  /* The reference's clamps are max/min in its compare order (NaN and -0
+   * pass through alike): no mask on the chain to the segment search. */
+  d = v_min_lt(length, v_max_gt(v_zero(), d));
   vf a[3], u[3], len = v_set1(path->seg_len[0]), at = v_set1(path->at[0]);
   for (int k = 0; k < dims; k++) {
     a[k] = v_set1(path->start[k][0]);
@@ -85,7 +86,7 @@ CS_INLINE void point_at(const crowdsteer_pathway *path, vf d, vf point[3], int d
     at = v_select(later, at_s, at);
   }
   vf t = v_sub(d, at);
-  t = v_select(v_gt(t, len), len, t);
+  t = v_min_lt(len, t);
   for (int k = 0; k < dims; k++)
     point[k] = v_add(a[k], v_mul(u[k], t));
 }
