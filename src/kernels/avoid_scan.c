@@ -151,6 +151,57 @@ static uint32_t rank_block(const cs_avoid_scan *sc, const lane_ranked *r, uint32
   }
   return kept;
 }
+/* rank_lanes' places, every lane of a block at once: each lane against
+ * every lane of each block rotated past it (the same comparisons, so the
+ * same places), then the cap nearest picked by place. No broadcast of a
+ * candidate and no branch on whether it is kept. */
+static uint32_t rank_blocks(const cs_avoid_scan *sc, const lane_ranked *r, uint32_t n,
+                            uint32_t blocks, cs_avoid_near *near) {
+  enum { MOST = RANK_ROOM / 16 };
+  __m512 dist[MOST];
+  __m512i id[MOST], order[MOST], place[MOST];
+  for (uint32_t b = 0; b < blocks; b++) {
+    dist[b] = _mm512_loadu_ps(r->dist + 16 * b);
+    id[b] = _mm512_loadu_si512((const void *)(r->id + 16 * b));
+    order[b] = _mm512_loadu_si512((const void *)(r->order + 16 * b));
+    place[b] = _mm512_setzero_si512();
+  }
+  const __m512i lane = _mm512_loadu_si512((const void *)(const uint32_t[16]){
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  const __m512i one = _mm512_set1_epi32(1), fifteen = _mm512_set1_epi32(15);
+  for (int t = 0; t < 16; t++) {
+    const __m512i from =
+        _mm512_and_si512(_mm512_add_epi32(lane, _mm512_set1_epi32(t)), fifteen);
+    for (uint32_t jb = 0; jb < blocks; jb++) {
+      const __m512 dj = _mm512_permutexvar_ps(from, dist[jb]);
+      const __m512i ij = _mm512_permutexvar_epi32(from, id[jb]);
+      const __m512i oj = _mm512_permutexvar_epi32(from, order[jb]);
+      for (uint32_t ib = 0; ib < blocks; ib++) {
+        if (t == 0 && ib == jb) continue; /* each lane itself */
+        const __mmask16 same = _mm512_cmpeq_epi32_mask(_mm512_castps_si512(dj),
+                                                       _mm512_castps_si512(dist[ib]));
+        const __mmask16 tie = _mm512_cmpgt_epi32_mask(id[ib], ij) |
+                              (_mm512_cmpeq_epi32_mask(ij, id[ib]) &
+                               _mm512_cmpgt_epi32_mask(order[ib], oj));
+        const __mmask16 before =
+            _mm512_cmp_ps_mask(dj, dist[ib], _CMP_LT_OQ) | (same & tie);
+        place[ib] = _mm512_mask_add_epi32(place[ib], before, place[ib], one);
+      }
+    }
+  }
+  const uint32_t kept = n < sc->cap ? n : sc->cap;
+  for (uint32_t p = 0; p < kept; p++) { /* the entries' places are 0 to n - 1 */
+    const __m512i want = _mm512_set1_epi32((int)p);
+    uint64_t at = 0;
+    for (uint32_t b = 0; b < blocks; b++)
+      at |= (uint64_t)_mm512_cmpeq_epi32_mask(place[b], want) << (16 * b);
+    const uint32_t i = (uint32_t)__builtin_ctzll(at);
+    near[p].key = cs_nb_nearness(r->dist[i], r->id[i] ^ 0x80000000u);
+    near[p].order = r->order[i] ^ 0x80000000u;
+    near[p].slot = r->slot[i];
+  }
+  return kept;
+}
 #endif
 
 /* The n entries of r ranked: each one's place is the number of entries
@@ -182,7 +233,8 @@ static uint32_t rank_lanes(const cs_avoid_scan *sc, lane_ranked *r, uint32_t n,
     v_store(r->dist + b, v_sqrt(v_load(r->dist + b)));
 #if CS_LANES == 16 && defined(__AVX512F__)
   if (k == CS_LANES) return rank_block(sc, r, n, near);
-#endif
+  return rank_blocks(sc, r, n, k / CS_LANES, near);
+#else
   for (uint32_t i = 0; i < n; i++) {
     const vf di = v_set1(r->dist[i]);
     const vi ii = i_set1(r->id[i]), oi = i_set1(r->order[i]);
@@ -201,6 +253,7 @@ static uint32_t rank_lanes(const cs_avoid_scan *sc, lane_ranked *r, uint32_t n,
     }
   }
   return n < sc->cap ? n : sc->cap;
+#endif
 }
 
 /* The n (<= LANE_RANKED) collected candidates ranked on lanes. */
