@@ -454,12 +454,11 @@ static void walk_part(void *context, size_t first, size_t last) {
   for (size_t slot = first; slot < last; slot++) {
     if (g && slot + AHEAD < last) {
       const size_t later = g->index[slot + AHEAD];
-      cs_avoid_prefetch_agent(job, later);
+      cs_avoid_prefetch_agent(job, w->avoidance->report, later);
       for (int k = 0; k < dims; k++) {
         __builtin_prefetch(pref_axis[k] + later);
         __builtin_prefetch(out_axis[k] + later, 1);
       }
-      if (w->avoidance->report) __builtin_prefetch(w->avoidance->report + later, 1);
     }
     const size_t i = g ? g->index[slot] : slot;
     if (i < w->begin || i >= w->end) continue;

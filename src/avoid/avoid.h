@@ -26,13 +26,14 @@ typedef struct cs_avoid_job {
   const crowdsteer_obstacles *obstacles;
 } cs_avoid_job;
 
-/* Agent i's parameters and id, asked for ahead of a walk in grid order,
+/* Agent i's parameters, id and report, asked for ahead of a walk in grid order,
  * where agent indices are far apart: a cache miss each otherwise (perf:
  * 8 % of the demo's step with ORCA on the first one read). Inlined
  * always: gcc counts a function of prefetches alone as free of side
  * effects and drops its calls before it would inline them. */
 static inline __attribute__((always_inline)) void
-cs_avoid_prefetch_agent(const cs_avoid_job *job, size_t i) {
+cs_avoid_prefetch_agent(const cs_avoid_job *job, const uint32_t *report, size_t i) {
+  if (report) __builtin_prefetch(report + i, 1);
   if (job->radius.array) __builtin_prefetch(job->radius.array + i);
   if (job->max_speed.array) __builtin_prefetch(job->max_speed.array + i);
   if (job->responsibility.array) __builtin_prefetch(job->responsibility.array + i);

@@ -209,8 +209,7 @@ static void run_parts(void *context, size_t first, size_t last) {
         __builtin_prefetch(sa->out_vel[k] + later, 1);
         __builtin_prefetch(sa->out_pos[k] + later, 1);
       }
-      cs_avoid_prefetch_agent(&sa->job, later);
-      if (sa->desc->report) __builtin_prefetch(sa->desc->report + later, 1);
+      cs_avoid_prefetch_agent(&sa->job, sa->desc->report, later);
     }
     const size_t i = g->index[at];
     if (i < sa->begin || i >= sa->end) continue;
