@@ -153,6 +153,7 @@ void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *m
   if (job->avoid_agents) at += round_up((CS_AVOID_SPARE + CS_AVOID_PAD) * sizeof(float));
   s->runs = (uint32_t *)at;
   if (job->avoid_agents) at += round_up(3 * CS_AVOID_RUNS * sizeof(uint32_t));
+  s->narrowed.count = -1;
   const size_t padded = round_up((neighbour_cap(job) + CS_AVOID_PAD) * sizeof(float));
   s->nb_floats = (float *)at;
   s->nb_stride = padded / sizeof(float);
@@ -240,7 +241,7 @@ static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s,
         a.within, a.index,   a.use_mask,
         a.mask,   job->id,   cap,
         s->cands, s->row_dd, nb->grid ? nb->grid->count : job->count,
-        nb->grid, s->runs};
+        nb->grid, s->runs,   &s->narrowed};
     count = job->scan(&scan, s->near);
   } else {
     uint32_t order = 0;
@@ -366,14 +367,19 @@ uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
     /* Past the last neighbour, copies of it fill the kernels' last block. */
     const uint32_t filled =
         near ? (near + CS_AVOID_PAD - 1u) / CS_AVOID_PAD * CS_AVOID_PAD : 0;
-    for (uint32_t k = 0; k < filled; k++) {
-      const uint32_t slot = s->near[k < near ? k : near - 1u].slot;
+    for (uint32_t k = 0; k < near; k++) {
+      const uint32_t slot = s->near[k].slot;
       const uint32_t q = rows.index ? rows.index[slot] : slot;
       at[0][k] = rows.pos[0][slot], at[1][k] = rows.pos[1][slot];
       at[2][k] = rows.vel[0][slot], at[3][k] = rows.vel[1][slot];
       at[4][k] = cs_param_at(job->radius, q);
       at[5][k] = cs_param_at(job->responsibility, q);
       s->nb_ids[k] = cs_agent_id(job->id, q);
+    }
+    for (uint32_t k = near; k < filled; k++) {
+      for (int j = 0; j < 6; j++)
+        at[j][k] = at[j][near - 1u];
+      s->nb_ids[k] = s->nb_ids[near - 1u];
     }
     const cs_orca_neighbours nb = {at[0], at[1], at[2],     at[3],
                                    at[4], at[5], s->nb_ids, near};

@@ -49,6 +49,7 @@ typedef struct cs_avoid_scratch {
   cs_avoid_cand *cands; /* cap + CS_AVOID_SPARE entries */
   float *row_dd;        /* CS_AVOID_SPARE floats */
   uint32_t *runs;       /* 3 * CS_AVOID_RUNS: a narrowed scan's runs */
+  cs_avoid_narrowed narrowed;
   /* The neighbours' state and parameters for the lines, padded */
   float *nb_floats; /* 6 arrays of nb_stride >= cap + CS_AVOID_PAD floats */
   size_t nb_stride;

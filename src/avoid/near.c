@@ -176,6 +176,10 @@ int cs_avoid_narrow(const cs_avoid_scan *scan, float limit) {
     span[k] = cs_cell(scan->p[k] + reach, g->inv_cell) - lo[k] + 1u;
     if (span[k] > 4u) return -1; /* buckets no longer distinct */
   }
+  cs_avoid_narrowed *memo = scan->narrowed;
+  if (memo && memo->count >= 0 && memcmp(memo->lo, lo, sizeof lo) == 0 &&
+      memcmp(memo->span, span, sizeof span) == 0)
+    return memo->count;
   /* The cells x fastest, then y, then z; a bucket following the last run
    * in the slots extends it. */
   uint32_t *runs = scan->runs;
@@ -203,5 +207,10 @@ int cs_avoid_narrow(const cs_avoid_scan *scan, float limit) {
         n++;
       }
     }
+  if (memo) {
+    memcpy(memo->lo, lo, sizeof lo);
+    memcpy(memo->span, span, sizeof span);
+    memo->count = n;
+  }
   return n;
 }

@@ -35,6 +35,14 @@ typedef struct cs_avoid_cand {
  * cap: a typical crowd's candidates fit, so most agents rank once. */
 enum { CS_AVOID_SPARE = 256 };
 
+/* The cells of the last narrowed scan (cs_avoid_narrow) and its runs'
+ * count (-1: none yet): an agent after it in the same cells, as a walk in
+ * grid order often takes, reuses its runs. */
+typedef struct cs_avoid_narrowed {
+  uint32_t lo[3], span[3];
+  int count;
+} cs_avoid_narrowed;
+
 /* One agent's scan: its candidates and the test they must pass, and the
  * room (cap + CS_AVOID_SPARE entries) its candidates are collected in. */
 typedef struct cs_avoid_scan {
@@ -51,9 +59,11 @@ typedef struct cs_avoid_scan {
   float *row_dd; /* CS_AVOID_SPARE + 16 floats for a SIMD scan's first limit */
   size_t slots;  /* the rows' arrays' length */
   /* The grid the rows come from (NULL: the rows are scanned as given) and
-   * room for CS_AVOID_RUNS narrowed runs (cs_avoid_narrow). */
+   * room for CS_AVOID_RUNS narrowed runs (cs_avoid_narrow), and what they
+   * hold (NULL: work them out each time). */
   const crowdsteer_grid *grid;
   uint32_t *runs;
+  cs_avoid_narrowed *narrowed;
 } cs_avoid_scan;
 
 /* A narrowed scan's runs: at most one a cell (4^3), 3 numbers each. A

@@ -71,6 +71,7 @@ static void check_agent(const cs_avoid_job *job, const crowd *c, size_t self,
                               row_dd,
                               c->n,
                               NULL,
+                              NULL,
                               NULL};
   const uint32_t got = job->scan(&scan, near);
   size_t m = 0;
