@@ -22,16 +22,29 @@ const profile = await mkdtemp(join(tmpdir(), 'crowdsteer-chromium-'));
 const chromium = spawn(browser, ['--headless', '--no-sandbox', '--disable-gpu',
   '--no-first-run', '--disable-extensions', '--disable-background-networking',
   '--remote-debugging-port=0', `--user-data-dir=${profile}`, '--window-size=820,840', url],
-{ stdio: ['ignore', 'ignore', 'pipe'] });
+{ stdio: ['ignore', 'ignore', 'pipe'], detached: true });
 let log = '';
 chromium.stderr.on('data', (d) => (log += d));
 const timeout = setTimeout(() => finish(null), 120_000);
 const got = await result;
 clearTimeout(timeout);
-chromium.kill();
+// The whole process group: Chromium's helpers outlive its main process
+// and may still be writing the profile (a CI run failed on rmdir's
+// ENOTEMPTY), so the removal retries, and a leftover directory is only a
+// warning.
+const exited = new Promise((r) => chromium.once('exit', r));
+try {
+  process.kill(-chromium.pid, 'SIGTERM');
+} catch {
+  chromium.kill();
+}
 server.close();
-await new Promise((r) => chromium.once('exit', r));
-await rm(profile, { recursive: true, force: true });
+await exited;
+try {
+  await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+} catch (e) {
+  console.warn(`check.mjs: ${profile} left behind (${e.code})`);
+}
 if (!got) {
   console.error(`check.mjs: no result from the page in 120 s\n${log.slice(-2000)}`);
   process.exit(1);
