@@ -9,6 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
+# Under .ci/run, whose release build filled ccache: the library builds
+# below compile what it compiled (the same flags), from the cache.
+if [ -n "${CCACHE_DIR:-}" ] && command -v ccache >/dev/null; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+fi
 tools/deps build-essential cmake libsimde-dev pkg-config binutils
 
 work=$(mktemp -d)
