@@ -280,6 +280,67 @@ static void special_cases_every_isa(void) {
   CHECK_STATUS(crowdsteer_force_isa(active), CROWDSTEER_OK);
 }
 
+/* A crowd read by cells (beyond the small grids), ids shared in threes
+ * and a lattice's many equal distances, so ties between agents sharing an
+ * id are decided by their place in the scan: every ISA, whose scans read
+ * only the cells within their first limit's reach, against the scalar
+ * scan of the query's whole rows. */
+static void shared_ids(int dims, float out[3][N]) {
+  static float p[3][N], v[3][N], pref[3][N];
+  static uint32_t ids[N];
+  const size_t n = 1500;
+  for (size_t i = 0; i < n; i++) {
+    for (int k = 0; k < 3; k++) {
+      const size_t side = dims == 2 ? 40 : 12;
+      const size_t step = k == 0 ? 1 : (k == 1 ? side : side * side);
+      p[k][i] = 0.5f * (float)((i / step) % side) - 3.0f;
+      v[k][i] = 0.1f * (float)((i * (size_t)(k + 3)) % 7) - 0.3f;
+      pref[k][i] = 0.3f - 0.1f * (float)((i + (size_t)k) % 5);
+    }
+    ids[i] = (uint32_t)(i / 3);
+  }
+  crowdsteer_agents agents = {
+      n,  dims, p[0], p[1], dims == 3 ? p[2] : NULL, v[0], v[1], dims == 3 ? v[2] : NULL,
+      ids};
+  crowdsteer_grid *grid;
+  CHECK_STATUS(crowdsteer_grid_create(&grid), CROWDSTEER_OK);
+  crowdsteer_grid_desc desc = {0};
+  desc.cell_size = 2.5f;
+  CHECK_STATUS(crowdsteer_grid_build(grid, &agents, &desc), CROWDSTEER_OK);
+  crowdsteer_neighbours nb = {0};
+  nb.grid = grid;
+  nb.radius = 2.5f;
+  nb.max_neighbours = 5;
+  crowdsteer_avoidance av = {0};
+  av.radius = 0.2f;
+  av.neighbours = &nb;
+  crowdsteer_params params = {0};
+  params.max_speed = 1.0f;
+  const crowdsteer_vectors pv = {pref[0], pref[1], dims == 3 ? pref[2] : NULL};
+  const crowdsteer_vectors ov = {out[0], out[1], dims == 3 ? out[2] : NULL};
+  CHECK_STATUS(crowdsteer_avoid(&agents, &av, &params, &pv, &ov, 0, n), CROWDSTEER_OK);
+  crowdsteer_grid_destroy(grid);
+}
+
+static void shared_ids_every_isa(void) {
+  static float want[3][N], got[3][N];
+  const crowdsteer_isa active = crowdsteer_active_isa();
+  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
+  const int count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
+  for (int dims = 2; dims <= 3; dims++) {
+    CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR), CROWDSTEER_OK);
+    shared_ids(dims, want);
+    for (int k = 0; k < count; k++) {
+      CHECK_STATUS(crowdsteer_force_isa(isas[k]), CROWDSTEER_OK);
+      shared_ids(dims, got);
+      CHECK_MSG(!memcmp(want, got, sizeof want),
+                "%dD shared ids by cells: isa %s differs", dims,
+                crowdsteer_isa_name(isas[k]));
+    }
+  }
+  CHECK_STATUS(crowdsteer_force_isa(active), CROWDSTEER_OK);
+}
+
 static void every_check(void) {
   every_path();
   grid_against_all();
@@ -287,6 +348,7 @@ static void every_check(void) {
 
 int main(void) {
   special_cases_every_isa();
+  shared_ids_every_isa();
   if (!on_every_isa(every_check)) return 77;
   return check_report("test_avoid_nearest");
 }
