@@ -4,8 +4,9 @@
 # compiled once for both) runs for a bounded time on a copy of the seed
 # corpus, two workers (libFuzzer's fork mode, one a core: 35 s of wall
 # time fuzz about as many inputs as 70 s of one worker). Any crash,
-# sanitizer report or broken property fails the step; the input that did it is kept in build/asan/fuzz-findings/ to
-# become a test in tests/reliability/inputs. The asan preset streams every
+# sanitizer report or broken property fails the step; the input that did
+# it is kept in build/asan/fuzz-findings/ to become a test in
+# tests/reliability/inputs. The asan preset streams every
 # output (a 1-byte threshold), so every OVERWRITE call the fuzzer makes also
 # goes through the non-temporal store split (src/kernels/kernels.c).
 set -euo pipefail

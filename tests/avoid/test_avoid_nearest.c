@@ -225,7 +225,7 @@ static void grid_against_all(void) {
  * the cone's axis: the fixed perpendicular, ties in which axis it leans on
  * least), coincident agents at rest and moving together (apart by id),
  * overlapping pairs, in 2D and 3D. */
-static void special_cases(int dims, float out[3][64]) {
+static void special_cases(int dims, float out[3][N]) {
   static float p[3][64], v[3][64], pref[3][64];
   static uint32_t ids[64];
   const size_t n = 64;
@@ -262,19 +262,22 @@ static void special_cases(int dims, float out[3][64]) {
   CHECK_STATUS(crowdsteer_avoid(&agents, &av, &params, &pv, &ov, 0, n), CROWDSTEER_OK);
 }
 
-static void special_cases_every_isa(void) {
-  static float want[3][64], got[3][64];
+/* `run`'s outputs on every ISA against the scalar ISA's bits, 2D and 3D. */
+static void against_scalar(void (*run)(int dims, float out[3][N]), const char *what) {
+  static float want[3][N], got[3][N];
   const crowdsteer_isa active = crowdsteer_active_isa();
   crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
   const int count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
   for (int dims = 2; dims <= 3; dims++) {
     CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR), CROWDSTEER_OK);
-    special_cases(dims, want);
+    memset(want, 0, sizeof want);
+    run(dims, want);
     for (int k = 0; k < count; k++) {
       CHECK_STATUS(crowdsteer_force_isa(isas[k]), CROWDSTEER_OK);
-      special_cases(dims, got);
-      CHECK_MSG(!memcmp(want, got, sizeof want), "%dD special cases: isa %s differs",
-                dims, crowdsteer_isa_name(isas[k]));
+      memset(got, 0, sizeof got);
+      run(dims, got);
+      CHECK_MSG(!memcmp(want, got, sizeof want), "%dD %s: isa %s differs", dims, what,
+                crowdsteer_isa_name(isas[k]));
     }
   }
   CHECK_STATUS(crowdsteer_force_isa(active), CROWDSTEER_OK);
@@ -282,9 +285,8 @@ static void special_cases_every_isa(void) {
 
 /* A crowd read by cells (beyond the small grids), ids shared in threes
  * and a lattice's many equal distances, so ties between agents sharing an
- * id are decided by their place in the scan: every ISA, whose scans read
- * only the cells within their first limit's reach, against the scalar
- * scan of the query's whole rows. */
+ * id are decided by their place in the rows' scan, which every ISA's scan
+ * must give each candidate as the scalar scan does. */
 static void shared_ids(int dims, float out[3][N]) {
   static float p[3][N], v[3][N], pref[3][N];
   static uint32_t ids[N];
@@ -322,33 +324,14 @@ static void shared_ids(int dims, float out[3][N]) {
   crowdsteer_grid_destroy(grid);
 }
 
-static void shared_ids_every_isa(void) {
-  static float want[3][N], got[3][N];
-  const crowdsteer_isa active = crowdsteer_active_isa();
-  crowdsteer_isa isas[CROWDSTEER_ISA_COUNT];
-  const int count = isas_to_test(CROWDSTEER_ISA_SCALAR, isas);
-  for (int dims = 2; dims <= 3; dims++) {
-    CHECK_STATUS(crowdsteer_force_isa(CROWDSTEER_ISA_SCALAR), CROWDSTEER_OK);
-    shared_ids(dims, want);
-    for (int k = 0; k < count; k++) {
-      CHECK_STATUS(crowdsteer_force_isa(isas[k]), CROWDSTEER_OK);
-      shared_ids(dims, got);
-      CHECK_MSG(!memcmp(want, got, sizeof want),
-                "%dD shared ids by cells: isa %s differs", dims,
-                crowdsteer_isa_name(isas[k]));
-    }
-  }
-  CHECK_STATUS(crowdsteer_force_isa(active), CROWDSTEER_OK);
-}
-
 static void every_check(void) {
   every_path();
   grid_against_all();
 }
 
 int main(void) {
-  special_cases_every_isa();
-  shared_ids_every_isa();
+  against_scalar(special_cases, "special cases");
+  against_scalar(shared_ids, "shared ids by cells");
   if (!on_every_isa(every_check)) return 77;
   return check_report("test_avoid_nearest");
 }
