@@ -747,9 +747,10 @@ typedef struct crowdsteer_step_behaviour {
   const struct crowdsteer_bounds *bounds;
 } crowdsteer_step_behaviour;
 
-/** Scratch memory of crowdsteer_step's neighbour behaviours (opaque). One
- *  per thread that steps: it belongs to one step at a time (a step finding
- *  it busy allocates for itself instead, see crowdsteer_step_desc). */
+/** Scratch memory of crowdsteer_step's neighbour behaviours and avoidance,
+ *  and of crowdsteer_avoid (opaque). One per thread that steps: it belongs
+ *  to one call at a time (a call finding it busy allocates for itself
+ *  instead, see crowdsteer_step_desc). */
 typedef struct crowdsteer_workspace crowdsteer_workspace;
 
 /** Makes an empty workspace (no memory beyond the handle until a step

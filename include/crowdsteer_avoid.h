@@ -119,6 +119,13 @@ typedef struct crowdsteer_avoidance {
   /** Optional per-agent output: CROWDSTEER_REPORT_* bits of each agent
    *  of the range (written, 0 when nothing happened). */
   uint32_t *report;
+  /** crowdsteer_avoid's working memory (below), or NULL: taken from this
+   *  workspace when no other call holds it (grown the first time a call
+   *  needs more, then reused, so warm calls allocate nothing), else
+   *  allocated for the call. One workspace serves one call or step at a
+   *  time, as for crowdsteer_step. A step's avoidance stage takes its
+   *  memory from the step's workspace and does not read this one. */
+  crowdsteer_workspace *workspace;
 } crowdsteer_avoidance;
 
 /**
@@ -135,12 +142,14 @@ typedef struct crowdsteer_avoidance {
  * agents (with ids). `preferred` and `velocity` may be the same arrays; the
  * output must not overlap anything else the call reads (OVERLAP). With a
  * grid and the neighbours' `tasks`, the call spreads over that task system
- * in parts of 256 grid slots; otherwise it runs on the caller's thread. It
- * allocates its working memory for the call (per worker, with neighbours:
- * about 8.3 KiB plus 100 bytes per max_neighbours in 2D, 112 in 3D, for
- * the candidates, the nearest and their constraints; with obstacles, 44
- * bytes per edge for their constraints and 12 per edge and 5 per polygon
- * for the obstacle queries).
+ * in parts of 256 grid slots; otherwise it runs on the caller's thread. Its
+ * working memory (per worker, with neighbours: about 8.3 KiB plus 100 bytes
+ * per max_neighbours in 2D, 112 in 3D, for the candidates, the nearest and
+ * their constraints; with obstacles, 44 bytes per edge for their
+ * constraints and 12 per edge and 5 per polygon for the obstacle queries)
+ * comes from avoidance->workspace when it is given and free, otherwise it
+ * is allocated for the call and freed before it returns (OUT_OF_MEMORY if
+ * that fails, nothing written, the workspace as it was).
  */
 CROWDSTEER_API crowdsteer_status crowdsteer_avoid(const crowdsteer_agents *agents,
                                                   const crowdsteer_avoidance *avoidance,

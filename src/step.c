@@ -19,6 +19,7 @@
 #include "neighbours/step_neighbours.h"
 #include "parallel.h"
 #include "path/path.h"
+#include "workspace.h"
 
 enum { DEFAULT_TILE = 1024, MAX_TILE = 4096 };
 

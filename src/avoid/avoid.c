@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "parallel.h"
+#include "workspace.h"
 
 static cs_avoid_scan_fn scan_for(crowdsteer_isa isa);
 static cs_orca_lines_fn lines_for(crowdsteer_isa isa);
@@ -523,8 +524,13 @@ crowdsteer_avoid(const crowdsteer_agents *agents, const crowdsteer_avoidance *av
   const size_t parts = tasks ? (last - first + 255) / 256 : 1;
   const size_t slots = tasks ? cs_spread_width(&spread, parts) + 1 : 1;
   const size_t slot_bytes = (cs_avoid_scratch_bytes(&job) + 63u) & ~(size_t)63u;
-  char *memory = malloc(slots * slot_bytes + slots * sizeof(atomic_int));
-  if (!memory) return cs_fpenv_return(host, CROWDSTEER_ERROR_OUT_OF_MEMORY);
+  const size_t bytes = slots * slot_bytes + slots * sizeof(atomic_int);
+  cs_scratch scratch;
+  if ((fault = cs_scratch_take(&scratch, avoidance->workspace,
+                               (bytes + sizeof(float) - 1) / sizeof(float))) !=
+      CROWDSTEER_OK)
+    return cs_fpenv_return(host, fault);
+  char *memory = (char *)scratch.floats;
   avoid_walk walk = {
       &job, avoidance, preferred,  velocity, begin,
       end,  memory,    slot_bytes, slots,    (atomic_int *)(memory + slots * slot_bytes)};
@@ -534,6 +540,6 @@ crowdsteer_avoid(const crowdsteer_agents *agents, const crowdsteer_avoidance *av
     cs_spread_run(&spread, parts, 1, avoid_parts, &walk);
   else
     walk_part(&walk, first, last);
-  free(memory);
+  cs_scratch_give_back(&scratch);
   return cs_fpenv_return(host, CROWDSTEER_OK);
 }

@@ -27,20 +27,4 @@ void cs_nb_step_run(const crowdsteer_agents *agents, const crowdsteer_step_desc 
                     size_t begin, size_t end, crowdsteer_isa isa, cs_job *jobs,
                     cs_nb_job *nb_jobs, float *scratch);
 
-/* A step's scratch: its workspace's memory while the step holds it, or the
- * call's own allocation. */
-typedef struct cs_scratch {
-  float *floats;
-  crowdsteer_workspace *held; /* NULL: floats is the call's own */
-} cs_scratch;
-
-/* Takes `floats` of scratch from `workspace` (growing it) when it is given
- * and free, else from the heap; nothing is allocated for 0 floats.
- * OUT_OF_MEMORY leaves the workspace as it was. */
-crowdsteer_status cs_scratch_take(cs_scratch *scratch, crowdsteer_workspace *workspace,
-                                  size_t floats);
-
-/* Gives the workspace back, or frees the call's own memory. */
-void cs_scratch_give_back(cs_scratch *scratch);
-
 #endif

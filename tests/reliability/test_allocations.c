@@ -6,11 +6,14 @@
  * to promise.) Once warm, grid builds (the
  * partitioned passes and the direct sort, on one thread and on teams, 2D
  * and 3D, full and positions-only), neighbour queries, steps with and
- * without neighbour behaviours (with a workspace), every other entry point, reorders and
- * id index builds allocate nothing, also for a smaller batch after a bigger one; a grid,
- * a workspace or an id index that needs more memory than it holds does allocate, and so
- * does every neighbour step without a workspace. Needs glibc (and a dynamically linked
- * program); skipped (77) under the sanitizers, which replace the allocator themselves. */
+ * without neighbour behaviours or avoidance (with a workspace), avoidance's
+ * own call with a workspace, a field's rebuild and steps following it,
+ * every other entry point, reorders and id index builds allocate nothing,
+ * also for a smaller batch after a bigger one; a grid, a workspace or an id
+ * index that needs more memory than it holds does allocate, and so does
+ * every neighbour step and avoidance call without a workspace. Needs glibc (and a
+ * dynamically linked program); skipped (77) under the sanitizers, which replace the
+ * allocator themselves. */
 #define _GNU_SOURCE /* dladdr, and glibc's allocation functions */
 #include <stdatomic.h>
 
@@ -107,6 +110,9 @@ typedef struct world {
   crowdsteer_grid *grid, *positions_grid;
   crowdsteer_workspace *workspace; /* every step's, but the growth checks' */
   crowdsteer_id_index *ids;
+  crowdsteer_obstacles *obstacles; /* avoidance's and the field's walls (2D) */
+  crowdsteer_field *field;
+  crowdsteer_field_desc field_desc;
   uint32_t *lookup;
   float *radius, *cos_view;
   uint32_t *mask;
@@ -124,6 +130,50 @@ static crowdsteer_grid_desc grid_desc(const crowd *c, int threads, int positions
   d.threads = threads;
   d.positions_only = positions_only;
   return d;
+}
+
+/* Avoidance over crowd c's grid (and the obstacles in 2D) from its
+ * velocities: crowdsteer_avoid, then a step seeking a point with it (in 2D
+ * following the field instead, after the field's rebuild), both taking
+ * their memory from the workspace; output into `spare`. */
+static void avoid_calls(crowd *c, const crowdsteer_neighbours *plain,
+                        const crowdsteer_params *params, crowdsteer_agents *spare,
+                        int threads) {
+  crowdsteer_neighbours nearest = *plain;
+  nearest.max_neighbours = 8;
+  crowdsteer_avoidance avoid;
+  memset(&avoid, 0, sizeof avoid);
+  avoid.radius = 0.2f;
+  avoid.time_horizon = 2.0f;
+  avoid.neighbours = &nearest;
+  avoid.obstacles = c->dims == 2 ? w.obstacles : NULL;
+  avoid.workspace = w.workspace;
+  const crowdsteer_vectors preferred = {c->a[3], c->a[4], c->dims == 3 ? c->a[5] : NULL};
+  const crowdsteer_vectors velocity = {spare->vx, spare->vy, spare->vz};
+  CHECK_STATUS(
+      crowdsteer_avoid(&c->agents, &avoid, params, &preferred, &velocity, 0, QUERIED),
+      CROWDSTEER_OK);
+
+  const crowdsteer_field *fields[1] = {w.field};
+  const crowdsteer_field_follow follow = {fields, 1, NULL, 0};
+  crowdsteer_step_behaviour b;
+  memset(&b, 0, sizeof b);
+  b.behaviour = c->dims == 2 ? CROWDSTEER_FOLLOW_FIELD : CROWDSTEER_SEEK;
+  b.params = *params;
+  b.field = &follow;
+  if (c->dims == 2)
+    CHECK_STATUS(crowdsteer_field_rebuild(w.field, &w.field_desc, 40, 40, 80, 80),
+                 CROWDSTEER_OK);
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = &b;
+  step.behaviour_count = 1;
+  step.integrator = *params;
+  step.output = spare;
+  step.threads = threads;
+  step.workspace = w.workspace;
+  step.avoidance = &avoid;
+  CHECK_STATUS(crowdsteer_step(&c->agents, &step, 0, QUERIED), CROWDSTEER_OK);
 }
 
 /* Every neighbour call on crowd c with its grids built on `threads`. */
@@ -188,6 +238,7 @@ static void neighbour_calls(crowd *c, int threads) {
   step.threads = threads;
   step.workspace = w.workspace;
   CHECK_STATUS(crowdsteer_step(&c->agents, &step, 0, QUERIED), CROWDSTEER_OK);
+  avoid_calls(c, &plain, &params, &spare, threads);
 
   /* The crowd in cell order (the step's spare state reused): a large one
    * takes the direct sort (on a team when asked) instead of the
@@ -251,6 +302,26 @@ static void world_make(void) {
     w.cos_view[i] = rng_range(&r, -1.0f, 0.5f);
     w.mask[i] = (uint32_t)rng_below(&r, 16);
   }
+  /* A square block and a wall in the big crowd (some agents inside: a
+   * step reports them), and a field over it to a point in its corner. */
+  static const float block_x[4] = {0.0f, 10.0f, 10.0f, 0.0f},
+                     block_y[4] = {0.0f, 0.0f, 10.0f, 10.0f};
+  static const float wall_x[2] = {-30.0f, -30.0f}, wall_y[2] = {-30.0f, 30.0f};
+  static const float goal_x[1] = {100.0f}, goal_y[1] = {100.0f};
+  CHECK(crowdsteer_obstacles_create(&w.obstacles) == CROWDSTEER_OK);
+  CHECK(crowdsteer_obstacles_add(w.obstacles, block_x, block_y, 4) == CROWDSTEER_OK);
+  CHECK(crowdsteer_obstacles_add(w.obstacles, wall_x, wall_y, 2) == CROWDSTEER_OK);
+  CHECK(crowdsteer_obstacles_build(w.obstacles, 0.0f) == CROWDSTEER_OK);
+  crowdsteer_field_desc *f = &w.field_desc;
+  f->origin[0] = f->origin[1] = -128.0f;
+  f->cell_size = 2.0f;
+  f->width = f->height = 128;
+  f->obstacles = w.obstacles;
+  f->goal_x = goal_x;
+  f->goal_y = goal_y;
+  f->goal_point_count = 1;
+  CHECK(crowdsteer_field_create(&w.field) == CROWDSTEER_OK);
+  CHECK(crowdsteer_field_build(w.field, f) == CROWDSTEER_OK);
   scenario_make(&w.plain, QUERIED, 3, 99, 0);
   scenario_make(&w.plain_out, QUERIED, 3, 100, 0);
   all_kinds_make(&w.mixed, &w.plain, &w.plain_out, CROWDSTEER_BLEND);
@@ -272,6 +343,8 @@ static void world_free(void) {
   crowdsteer_grid_destroy(w.positions_grid);
   crowdsteer_workspace_destroy(w.workspace);
   crowdsteer_id_index_destroy(w.ids);
+  crowdsteer_field_destroy(w.field);
+  crowdsteer_obstacles_destroy(w.obstacles);
   scenario_free(&w.plain);
   scenario_free(&w.plain_out);
   all_kinds_free(&w.mixed);
@@ -335,6 +408,38 @@ static void check_warm_and_growth(int counted) {
     CHECK_MSG(!counted || atomic_load(&allocations) > before,
               "call %d of a step without a workspace allocated nothing", call);
   }
+
+  /* crowdsteer_avoid likewise: with a workspace of its own, its first call
+   * allocates and the next does not; without one, every call does. */
+  crowdsteer_workspace *own = NULL;
+  CHECK(crowdsteer_workspace_create(&own) == CROWDSTEER_OK);
+  nb.max_neighbours = 8;
+  nb.radius = 1.0f;
+  crowdsteer_avoidance avoid;
+  memset(&avoid, 0, sizeof avoid);
+  avoid.radius = 0.2f;
+  avoid.neighbours = &nb;
+  avoid.obstacles = w.obstacles;
+  avoid.workspace = own;
+  crowdsteer_params params;
+  memset(&params, 0, sizeof params);
+  params.max_speed = 2.0f;
+  crowd *c = &w.larger2d;
+  const crowdsteer_vectors preferred = {c->a[3], c->a[4], NULL};
+  const crowdsteer_vectors velocity = {c->out[0], c->out[1], NULL};
+  for (int call = 1; call <= 4; call++) {
+    if (call == 3) avoid.workspace = NULL;
+    before = atomic_load(&allocations);
+    CHECK_STATUS(
+        crowdsteer_avoid(&c->agents, &avoid, &params, &preferred, &velocity, 0, QUERIED),
+        CROWDSTEER_OK);
+    made = atomic_load(&allocations) - before;
+    CHECK_MSG(!counted || (call == 2 ? made == 0 : made > 0),
+              "crowdsteer_avoid call %d (%s workspace) made %ld allocations (isa %s)",
+              call, call <= 2 ? "a" : "no", made,
+              crowdsteer_isa_name(crowdsteer_active_isa()));
+  }
+  crowdsteer_workspace_destroy(own);
 }
 #endif /* COUNTING */
 
