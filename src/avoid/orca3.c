@@ -118,11 +118,20 @@ static inline float violation(const cs_orca_plane *p, const float x[3]) {
   return dot3(p->normal, gap);
 }
 
-/* The best point of the line (point, direction) that keeps planes [0, n)
- * and the ball. */
+/* Whether plane q faces the way of normal `along` (parallel, the same
+ * way). */
+static int same_way(const cs_orca_plane *q, const float along[3]) {
+  float c[3];
+  cross3(q->normal, along, c);
+  return dot3(c, c) <= CS_ORCA_EPSILON && dot3(q->normal, along) > 0.0f;
+}
+
+/* The best point of the line (point, direction), which lies in the planes
+ * of normals on[0] and on[1], that keeps planes [0, n) and the ball. */
 static int program_on_line(const cs_orca_plane *planes, size_t n, const float point[3],
-                           const float direction[3], float max_speed,
-                           const float target[3], int toward, float result[3]) {
+                           const float direction[3], const float *const on[2],
+                           float max_speed, const float target[3], int toward,
+                           float result[3]) {
   const float along = dot3(point, direction);
   const float discriminant = along * along + max_speed * max_speed - dot3(point, point);
   if (discriminant < 0.0f) return 0;
@@ -134,7 +143,12 @@ static int program_on_line(const cs_orca_plane *planes, size_t n, const float po
     const float numerator = dot3(gap, planes[i].normal);
     const float denominator = dot3(direction, planes[i].normal);
     if (denominator * denominator <= CS_ORCA_EPSILON) { /* parallel to plane i */
-      if (numerator > 0.0f) return 0;
+      /* Outside plane i, unless plane i faces the way of a plane the line
+       * lies in: that plane is the stricter (program_on_plane's rule), and
+       * the line leaves plane i only through rounding. */
+      if (numerator > 0.0f && !same_way(&planes[i], on[0]) &&
+          !same_way(&planes[i], on[1]))
+        return 0;
       continue;
     }
     const float t = numerator / denominator;
@@ -185,7 +199,12 @@ static int program_on_plane(const cs_orca_plane *planes, size_t n, float max_spe
       float off[3];
       sub3(result, centre, off);
       const float off_sq = dot3(off, off);
-      add_scaled(centre, sqrtf(disc_radius_sq / off_sq), off, result);
+      /* The foot itself outside the ball by a rounding (the plane touches
+       * it): the disc is that point (off 0 gave 0 / 0, a NaN velocity). */
+      if (off_sq > 0.0f)
+        add_scaled(centre, sqrtf(disc_radius_sq / off_sq), off, result);
+      else
+        set3(result, centre[0], centre[1], centre[2]);
     }
   }
   for (size_t i = 0; i < n; i++) {
@@ -193,14 +212,24 @@ static int program_on_plane(const cs_orca_plane *planes, size_t n, float max_spe
     float direction_raw[3], direction[3], line_normal[3], gap[3], point[3];
     cross3(planes[i].normal, p->normal, direction_raw);
     const float raw_sq = dot3(direction_raw, direction_raw);
-    if (raw_sq <= CS_ORCA_EPSILON) return 0; /* parallel: plane i excludes plane n */
+    if (raw_sq <= CS_ORCA_EPSILON) { /* parallel */
+      /* Opposite ways: no point of plane n keeps plane i. The same way:
+       * plane i was kept and plane n not, so n is the stricter and its
+       * point violates i only through rounding (n is i again, or meets it
+       * at a near-zero angle); giving up would throw the answer across
+       * the ball (as in 2D, orca.c). */
+      if (dot3(planes[i].normal, p->normal) < 0.0f) return 0;
+      continue;
+    }
     divide3(direction_raw, sqrtf(raw_sq), direction);
     cross3(direction, p->normal, line_normal);
     sub3(planes[i].point, p->point, gap);
     add_scaled(p->point,
                dot3(gap, planes[i].normal) / dot3(line_normal, planes[i].normal),
                line_normal, point);
-    if (!program_on_line(planes, i, point, direction, max_speed, target, toward, result))
+    const float *const on[2] = {planes[i].normal, p->normal};
+    if (!program_on_line(planes, i, point, direction, on, max_speed, target, toward,
+                         result))
       return 0;
   }
   return 1;
