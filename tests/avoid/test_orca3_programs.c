@@ -3,6 +3,7 @@
  * ball nearest the preferred one when the planes leave room, the least
  * largest violation when they do not. */
 #include "../common/check.h"
+#include "../common/scenario.h"
 #include "avoid/orca3.h"
 
 /* ---- the reference, in double ------------------------------------------------ */
@@ -197,26 +198,11 @@ static double least_violation(const half3 *h, int n, double radius) {
 
 /* ---- random plane sets --------------------------------------------------------- */
 
-static uint64_t next_random(uint64_t *state) { /* xorshift64* */
-  *state ^= *state >> 12;
-  *state ^= *state << 25;
-  *state ^= *state >> 27;
-  return *state * 0x2545F4914F6CDD1Dull;
-}
-
-static float uniform(uint64_t *state, float lo, float hi) {
-  return lo + (hi - lo) * (float)(next_random(state) >> 40) * 0x1p-24f;
-}
-
-static unsigned pick(uint64_t *state, unsigned n) {
-  return (unsigned)((next_random(state) >> 33) % n);
-}
-
-static void unit(uint64_t *rng, float v[3]) {
+static void unit(rng *r, float v[3]) {
   float len;
   do {
     for (int k = 0; k < 3; k++)
-      v[k] = uniform(rng, -1.0f, 1.0f);
+      v[k] = rng_range(r, -1.0f, 1.0f);
     len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   } while (len < 0.1f || len > 1.0f);
   for (int k = 0; k < 3; k++)
@@ -227,27 +213,26 @@ static void unit(uint64_t *rng, float v[3]) {
  * up to a few units, its point slid within the plane) or a degenerate one:
  * through the origin, tangent to the ball, parallel to an earlier plane
  * either way, or an earlier plane again (its point slid within it). */
-static void random_plane(uint64_t *rng, float radius, float low, cs_orca_plane *planes,
-                         int k) {
+static void random_plane(rng *r, float radius, float low, cs_orca_plane *planes, int k) {
   float n[3], slide[3];
-  unit(rng, n);
-  unit(rng, slide);
-  const float amount = uniform(rng, -3.0f, 3.0f);
+  unit(r, n);
+  unit(r, slide);
+  const float amount = rng_range(r, -3.0f, 3.0f);
   /* Slide within the plane: slide minus its normal part. */
   const float along = slide[0] * n[0] + slide[1] * n[1] + slide[2] * n[2];
   for (int j = 0; j < 3; j++)
     slide[j] = amount * (slide[j] - along * n[j]);
-  float s = uniform(rng, low, 1.3f * radius); /* the origin allowed by s */
-  const unsigned kind = k > 0 ? pick(rng, 11) : pick(rng, 8);
-  const cs_orca_plane *earlier = k > 0 ? &planes[pick(rng, (unsigned)k)] : NULL;
+  float s = rng_range(r, low, 1.3f * radius); /* the origin allowed by s */
+  const unsigned kind = k > 0 ? rng_below(r, 11) : rng_below(r, 8);
+  const cs_orca_plane *earlier = k > 0 ? &planes[rng_below(r, (unsigned)k)] : NULL;
   cs_orca_plane *p = &planes[k];
   switch (kind) {
-  case 5: s = 0.0f; break;                            /* through the origin */
-  case 6: s = pick(rng, 2) ? radius : -radius; break; /* tangent to the ball */
-  case 7: s = pick(rng, 2) ? radius : -radius; break; /* tangent, slid */
-  case 8: {                                           /* parallel to an earlier one */
-    const float sign = pick(rng, 2) ? 1.0f : -1.0f;
-    const float apart = pick(rng, 3) ? uniform(rng, -1.0f, 1.0f) : 0.0f;
+  case 5: s = 0.0f; break;                               /* through the origin */
+  case 6: s = rng_below(r, 2) ? radius : -radius; break; /* tangent to the ball */
+  case 7: s = rng_below(r, 2) ? radius : -radius; break; /* tangent, slid */
+  case 8: {                                              /* parallel to an earlier one */
+    const float sign = rng_below(r, 2) ? 1.0f : -1.0f;
+    const float apart = rng_below(r, 3) ? rng_range(r, -1.0f, 1.0f) : 0.0f;
     for (int j = 0; j < 3; j++) {
       p->normal[j] = sign * earlier->normal[j];
       p->point[j] = earlier->point[j] + apart * earlier->normal[j];
@@ -389,20 +374,21 @@ static int compare_one(const cs_orca_plane *planes, int n, float radius,
 static void test_random_sets(void) {
   tally t = {0};
   int reported = 0;
-  for (uint64_t seed = 1; seed <= 6000; seed++) {
-    uint64_t rng = seed * 0x9E3779B97F4A7C15ull;
+  for (uint64_t seed = 1; seed <= 20000; seed++) {
+    rng random = {seed * 0x9E3779B97F4A7C15ull};
+    rng *r = &random;
     cs_orca_plane planes[16];
-    const float radius = uniform(&rng, 0.5f, 3.0f);
-    const int n = 1 + (int)pick(&rng, 9);
-    const float low = uniform(&rng, -0.6f, 0.4f) * radius;
+    const float radius = rng_range(r, 0.5f, 3.0f);
+    const int n = 1 + (int)rng_below(r, 9);
+    const float low = rng_range(r, -0.6f, 0.4f) * radius;
     for (int k = 0; k < n; k++)
-      random_plane(&rng, radius, low, planes, k);
+      random_plane(r, radius, low, planes, k);
     float preferred[3], direction[3];
-    unit(&rng, direction);
+    unit(r, direction);
     float speed;
-    switch (pick(&rng, 4)) {
-    case 0: speed = radius * cbrtf(uniform(&rng, 0.0f, 1.0f)); break;
-    case 1: speed = uniform(&rng, 1.0f, 2.5f) * radius; break;
+    switch (rng_below(r, 4)) {
+    case 0: speed = radius * cbrtf(rng_range(r, 0.0f, 1.0f)); break;
+    case 1: speed = rng_range(r, 1.0f, 2.5f) * radius; break;
     case 2: speed = radius; break;
     default: speed = 0.0f;
     }
@@ -419,6 +405,10 @@ static void test_random_sets(void) {
   printf("minimax missed: %d\n", t.minimax_missed);
   /* A set of each kind must occur, or the comparison proves nothing. */
   CHECK(t.feasible > 1000 && t.infeasible_checked > 300);
+  /* As in 2D (test_orca_programs), the fallback can miss the minimax
+   * through a rounding in its programs on the bisector planes: 2 of 6,344
+   * sets here; the solver before the parallel-plane fixes missed 18 of its
+   * first 115. */
   CHECK(t.minimax_missed <= 3);
 }
 
