@@ -1,7 +1,8 @@
 /* ORCA worked by hand through crowdsteer_avoid: two agents head-on, an
  * agent that does not yield, an agent and a wall, an agent in a corner;
- * the same bits with and without a grid and for any order of the agents
- * (with ids); and the validation of every field (nothing written). */
+ * the same bits with and without a grid, for any order of the agents
+ * (with ids) and as agents leave and arrive; and the validation of every field (nothing
+ * written). */
 #include "../common/check.h"
 
 enum { MAX = 512 };
@@ -210,7 +211,87 @@ static void never_called(void *handle, void *host_context) {
   check_failures++;
 }
 
-/* A packed crowd around pillars: with a grid and without, in two orders. */
+/* The crowd of `c` as an engine keeps it while agents leave and arrive:
+ * ORCA keeps nothing between calls, so after a few swap-removes and
+ * appends (new ids) the next call needs only the arrays (and the grid built
+ * from them, as every step builds it): each agent gets the bits it gets in
+ * the same crowd made afresh in id order. */
+static void agents_come_and_go(crowd *c, crowdsteer_avoidance *av,
+                               const crowdsteer_params *params, crowdsteer_grid *grid,
+                               const crowdsteer_grid_desc *gd, uint32_t *seed) {
+  static crowd kept, fresh;
+  static float radius[MAX], responsibility[MAX];
+  kept = *c;
+  memcpy(radius, av->radius_per_agent, c->n * sizeof(float));
+  memcpy(responsibility, av->responsibility_per_agent, c->n * sizeof(float));
+  uint32_t next_id = (uint32_t)c->n;
+  for (int round = 0; round < 3; round++) {
+    for (int k = 0; k < 20; k++) { /* leaving: the last agent fills the gap */
+      const size_t i = next_random(seed) % kept.n, last = --kept.n;
+      kept.px[i] = kept.px[last], kept.py[i] = kept.py[last];
+      kept.vx[i] = kept.vx[last], kept.vy[i] = kept.vy[last];
+      kept.pref_x[i] = kept.pref_x[last], kept.pref_y[i] = kept.pref_y[last];
+      kept.id[i] = kept.id[last];
+      radius[i] = radius[last], responsibility[i] = responsibility[last];
+    }
+    for (int k = 0; k < 15 + 5 * round; k++) { /* arriving, new ids */
+      const size_t i = kept.n++;
+      const float px = uniform(seed, 0, 30);
+      const float py = uniform(seed, 0, 30);
+      put(&kept, i, px, py, uniform(seed, -1, 1), 0.5f);
+      kept.id[i] = next_id++;
+      radius[i] = 0.3f;
+      responsibility[i] = 0.5f;
+    }
+    av->radius_per_agent = radius;
+    av->responsibility_per_agent = responsibility;
+    av->report = kept.report;
+    crowdsteer_agents a = agents_of(&kept);
+    CHECK_STATUS(crowdsteer_grid_build(grid, &a, gd), CROWDSTEER_OK);
+    CHECK_STATUS(avoid(&kept, av, params), CROWDSTEER_OK);
+    /* The same agents in id order (ids below next_id, each at most once). */
+    static size_t at_id[2 * MAX];
+    static float fresh_radius[MAX], fresh_responsibility[MAX];
+    for (uint32_t id = 0; id < next_id; id++)
+      at_id[id] = SIZE_MAX;
+    for (size_t i = 0; i < kept.n; i++)
+      at_id[kept.id[i]] = i;
+    fresh.n = 0;
+    for (uint32_t id = 0; id < next_id; id++) {
+      const size_t i = at_id[id];
+      if (i == SIZE_MAX) continue;
+      const size_t j = fresh.n++;
+      fresh.px[j] = kept.px[i], fresh.py[j] = kept.py[i];
+      fresh.vx[j] = kept.vx[i], fresh.vy[j] = kept.vy[i];
+      fresh.pref_x[j] = kept.pref_x[i], fresh.pref_y[j] = kept.pref_y[i];
+      fresh.id[j] = id;
+      fresh_radius[j] = radius[i], fresh_responsibility[j] = responsibility[i];
+    }
+    CHECK(fresh.n == kept.n);
+    av->radius_per_agent = fresh_radius;
+    av->responsibility_per_agent = fresh_responsibility;
+    av->report = fresh.report;
+    a = agents_of(&fresh);
+    CHECK_STATUS(crowdsteer_grid_build(grid, &a, gd), CROWDSTEER_OK);
+    CHECK_STATUS(avoid(&fresh, av, params), CROWDSTEER_OK);
+    for (size_t j = 0; j < fresh.n; j++) {
+      const size_t i = at_id[fresh.id[j]];
+      CHECK_MSG(same_bits(fresh.out_x[j], kept.out_x[i]) &&
+                    same_bits(fresh.out_y[j], kept.out_y[i]) &&
+                    fresh.report[j] == kept.report[i],
+                "round %d, id %u: the kept crowd gives other bits than a fresh one",
+                round, (unsigned)fresh.id[j]);
+    }
+    /* Then the kept crowd moves on with its new velocities. */
+    for (size_t i = 0; i < kept.n; i++) {
+      kept.vx[i] = kept.out_x[i], kept.vy[i] = kept.out_y[i];
+      kept.px[i] += 0.1f * kept.vx[i], kept.py[i] += 0.1f * kept.vy[i];
+    }
+  }
+}
+
+/* A packed crowd around pillars: with a grid and without, in five orders,
+ * and as agents come and go. */
 static void test_same_bits(void) {
   static crowd c, shuffled;
   uint32_t seed = 12345u;
@@ -313,30 +394,44 @@ static void test_same_bits(void) {
   CHECK_STATUS(avoid(&c, &av, &params), CROWDSTEER_ERROR_PARAMETER);
   nb.tasks = NULL;
 
-  /* Reversed, with ids and per-agent arrays moved along. */
-  float radius2[MAX], responsibility2[MAX];
-  shuffled.n = c.n;
-  for (size_t i = 0; i < c.n; i++) {
-    const size_t j = c.n - 1 - i;
-    shuffled.px[j] = c.px[i], shuffled.py[j] = c.py[i];
-    shuffled.vx[j] = c.vx[i], shuffled.vy[j] = c.vy[i];
-    shuffled.pref_x[j] = c.pref_x[i], shuffled.pref_y[j] = c.pref_y[i];
-    shuffled.id[j] = c.id[i];
-    radius2[j] = radius[i], responsibility2[j] = responsibility[i];
+  /* Reversed, then three random orders, with ids and per-agent arrays
+   * moved along (agent i of c is agent place[i] of the other order). */
+  for (int trial = 0; trial < 4; trial++) {
+    static size_t place[MAX];
+    for (size_t i = 0; i < c.n; i++)
+      place[i] = c.n - 1 - i;
+    for (size_t i = c.n - 1; trial > 0 && i > 0; i--) { /* Fisher-Yates */
+      const size_t j = next_random(&seed) % (i + 1), t = place[i];
+      place[i] = place[j], place[j] = t;
+    }
+    float radius2[MAX], responsibility2[MAX];
+    shuffled.n = c.n;
+    for (size_t i = 0; i < c.n; i++) {
+      const size_t j = place[i];
+      shuffled.px[j] = c.px[i], shuffled.py[j] = c.py[i];
+      shuffled.vx[j] = c.vx[i], shuffled.vy[j] = c.vy[i];
+      shuffled.pref_x[j] = c.pref_x[i], shuffled.pref_y[j] = c.pref_y[i];
+      shuffled.id[j] = c.id[i];
+      radius2[j] = radius[i], responsibility2[j] = responsibility[i];
+    }
+    av.radius_per_agent = radius2;
+    av.responsibility_per_agent = responsibility2;
+    av.report = shuffled.report;
+    crowdsteer_agents b = agents_of(&shuffled);
+    CHECK_STATUS(crowdsteer_grid_build(grid, &b, &gd), CROWDSTEER_OK);
+    CHECK_STATUS(avoid(&shuffled, &av, &params), CROWDSTEER_OK);
+    for (size_t i = 0; i < c.n; i++) {
+      const size_t j = place[i];
+      CHECK_MSG(same_bits(shuffled.out_x[j], first_x[i]) &&
+                    same_bits(shuffled.out_y[j], first_y[i]) &&
+                    shuffled.report[j] == c.report[i],
+                "agent %zu: order %d gives other bits", i, trial);
+    }
   }
-  av.radius_per_agent = radius2;
-  av.responsibility_per_agent = responsibility2;
-  av.report = shuffled.report;
-  crowdsteer_agents b = agents_of(&shuffled);
-  CHECK_STATUS(crowdsteer_grid_build(grid, &b, &gd), CROWDSTEER_OK);
-  CHECK_STATUS(avoid(&shuffled, &av, &params), CROWDSTEER_OK);
-  for (size_t i = 0; i < c.n; i++) {
-    const size_t j = c.n - 1 - i;
-    CHECK_MSG(same_bits(shuffled.out_x[j], first_x[i]) &&
-                  same_bits(shuffled.out_y[j], first_y[i]) &&
-                  shuffled.report[j] == c.report[i],
-              "agent %zu: another order gives other bits", i);
-  }
+  av.radius_per_agent = radius;
+  av.responsibility_per_agent = responsibility;
+  av.report = c.report;
+  agents_come_and_go(&c, &av, &params, grid, &gd, &seed);
   crowdsteer_grid_destroy(grid);
   crowdsteer_obstacles_destroy(o);
 }
