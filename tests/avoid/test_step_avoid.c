@@ -302,6 +302,110 @@ static void test_walls_hold(void) {
   crowdsteer_obstacles_destroy(w.obstacles);
 }
 
+/* One point agent moved by a step whose avoidance sees walls far too late
+ * (obstacle time horizon 1e-6), so that only the walls' rule decides:
+ * returns its report; its new position and velocity in p and v. */
+static uint32_t wall_move(const crowdsteer_obstacles *o, float p[2], float v[2],
+                          float dt) {
+  float px[1] = {p[0]}, py[1] = {p[1]}, vx[1] = {v[0]}, vy[1] = {v[1]};
+  crowdsteer_agents a = {1, 2, px, py, NULL, vx, vy, NULL, NULL};
+  uint32_t report[1] = {99};
+  crowdsteer_avoidance av;
+  memset(&av, 0, sizeof av);
+  av.obstacle_time_horizon = 1e-6f;
+  av.obstacles = o;
+  av.report = report;
+  /* A seek the mask leaves out: no steering, the velocity as it is. */
+  crowdsteer_step_behaviour seek;
+  memset(&seek, 0, sizeof seek);
+  static const uint32_t no_behaviour[1] = {0};
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = &seek;
+  step.behaviour_count = 1;
+  step.behaviour_mask = no_behaviour;
+  step.integrator.max_speed = 1.5e19f; /* its square still a float */
+  step.integrator.dt = dt;
+  step.avoidance = &av;
+  CHECK_STATUS(crowdsteer_step(&a, &step, 0, 1), CROWDSTEER_OK);
+  p[0] = px[0], p[1] = py[0], v[0] = vx[0], v[1] = vy[0];
+  return report[0];
+}
+
+static crowdsteer_obstacles *obstacles_of(const float (*walls)[4], int wall_count,
+                                          int with_square) {
+  crowdsteer_obstacles *o = NULL;
+  CHECK_STATUS(crowdsteer_obstacles_create(&o), CROWDSTEER_OK);
+  for (int w = 0; w < wall_count; w++) {
+    const float x[2] = {walls[w][0], walls[w][2]}, y[2] = {walls[w][1], walls[w][3]};
+    CHECK_STATUS(crowdsteer_obstacles_add(o, x, y, 2), CROWDSTEER_OK);
+  }
+  if (with_square) { /* (0, 0) .. (2, 2), counter-clockwise */
+    const float x[4] = {0, 2, 2, 0}, y[4] = {0, 0, 2, 2};
+    CHECK_STATUS(crowdsteer_obstacles_add(o, x, y, 4), CROWDSTEER_OK);
+  }
+  CHECK_STATUS(crowdsteer_obstacles_build(o, 0), CROWDSTEER_OK);
+  return o;
+}
+
+#define CHECK_MOVE(p, v, want_px, want_py, want_vx, want_vy)                             \
+  CHECK_MSG((p)[0] == (want_px) && (p)[1] == (want_py) && (v)[0] == (want_vx) &&         \
+                (v)[1] == (want_vy),                                                     \
+            "moved to (%a, %a) at (%a, %a), want (%a, %a) at (%a, %a)", (double)(p)[0],  \
+            (double)(p)[1], (double)(v)[0], (double)(v)[1], (double)(want_px),           \
+            (double)(want_py), (double)(want_vx), (double)(want_vy))
+
+/* The walls' rule of docs/guarantees.md, case by case: a crossing move
+ * slides along the edge; where the slide crosses too, the move is halved
+ * until it crosses nothing (or dropped); landing on an edge from outside is
+ * allowed and leaving it inwards is not; an agent inside stays at rest; a
+ * move to a non-finite position is dropped. */
+static void test_wall_rules(void) {
+  const float floor_wall[1][4] = {{-10, 0, 10, 0}};
+  crowdsteer_obstacles *o = obstacles_of(floor_wall, 1, 0);
+  float p[2] = {0, 1}, v[2] = {1, -2};
+  /* (0, 1) + (1, -2) crosses y = 0: slid along it to (1, 1). */
+  CHECK(wall_move(o, p, v, 1.0f) == CROWDSTEER_REPORT_WALL);
+  CHECK_MOVE(p, v, 1.0f, 1.0f, 1.0f, 0.0f);
+  /* Along the wall, above it: not held. */
+  p[0] = 0, p[1] = 1, v[0] = 3, v[1] = -0.5f;
+  CHECK(wall_move(o, p, v, 1.0f) == 0);
+  CHECK_MOVE(p, v, 3.0f, 0.5f, 3.0f, -0.5f);
+  crowdsteer_obstacles_destroy(o);
+
+  /* A corner: the slide along the floor crosses the wall x = 1; halves of
+   * the move: 1/2 crosses both, 1/4 neither. */
+  const float corner[2][4] = {{-10, 0, 10, 0}, {1, -10, 1, 10}};
+  o = obstacles_of(corner, 2, 0);
+  p[0] = 0, p[1] = 1, v[0] = 2, v[1] = -2.5f;
+  CHECK(wall_move(o, p, v, 1.0f) == CROWDSTEER_REPORT_WALL);
+  CHECK_MOVE(p, v, 0.5f, 0.375f, 0.5f, -0.625f);
+  /* Into the corner from where every part of the move crosses: dropped. */
+  p[0] = 1, p[1] = 0.5f, v[0] = 1, v[1] = -1;
+  CHECK(wall_move(o, p, v, 1.0f) == CROWDSTEER_REPORT_WALL);
+  CHECK(p[0] >= 1.0f && p[1] >= 0.0f); /* on the walls' side it came from */
+  crowdsteer_obstacles_destroy(o);
+
+  o = obstacles_of(NULL, 0, 1);
+  /* From outside onto the square's bottom edge: allowed. */
+  p[0] = 1, p[1] = -1, v[0] = 0, v[1] = 1;
+  CHECK(wall_move(o, p, v, 1.0f) == 0);
+  CHECK_MOVE(p, v, 1.0f, 0.0f, 0.0f, 1.0f);
+  /* From the edge inwards: the slide along it is no move at all. */
+  CHECK(wall_move(o, p, v, 1.0f) == CROWDSTEER_REPORT_WALL);
+  CHECK_MOVE(p, v, 1.0f, 0.0f, 0.0f, 0.0f);
+  /* Strictly inside: stays, at rest. */
+  p[0] = 1, p[1] = 1, v[0] = 1, v[1] = 0;
+  CHECK(wall_move(o, p, v, 1.0f) == CROWDSTEER_REPORT_INSIDE);
+  CHECK_MOVE(p, v, 1.0f, 1.0f, 0.0f, 0.0f);
+  /* A move past the largest float: dropped. */
+  p[0] = 5, p[1] = 5, v[0] = 1e19f, v[1] = 0;
+  const uint32_t far_report = wall_move(o, p, v, 1e20f);
+  CHECK_MSG(far_report == CROWDSTEER_REPORT_WALL, "report %u", (unsigned)far_report);
+  CHECK_MOVE(p, v, 5.0f, 5.0f, 0.0f, 0.0f);
+  crowdsteer_obstacles_destroy(o);
+}
+
 static void test_validation(void) {
   static world w;
   static state s;
@@ -333,6 +437,7 @@ int main(void) {
   test_composition(2);
   test_composition(3);
   test_walls_hold();
+  test_wall_rules();
   test_validation();
   return check_report("test_step_avoid");
 }
