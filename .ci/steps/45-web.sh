@@ -10,7 +10,7 @@
 # suite under Node: cmake --build --preset wasm; ctest --preset wasm).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-tools/deps emscripten nodejs chromium libsimde-dev cmake ninja-build
+tools/deps emscripten nodejs chromium libsimde-dev cmake ninja-build node-typescript
 # Debian's npm, unless the Node installed brings its own (NodeSource's).
 command -v npm >/dev/null || tools/deps npm
 export NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs"
@@ -38,5 +38,8 @@ if [ -x "$native" ]; then
   done
 fi
 (cd js && node --test test/)
+# The TypeScript declarations against every documented use (compiled only).
+(cd js && tsc --noEmit --strict --target es2022 --module es2022 --moduleResolution node \
+  test/types.ts)
 js/test/pack.sh
 node js/demo/check.mjs

@@ -1,7 +1,8 @@
 // Type declarations of the crowdsteer npm package (src/index.js).
 
 export declare const SEEK: 0, FLEE: 1, ARRIVE: 2, LEAVE: 3, PURSUIT: 4, EVADE: 5, WANDER: 6;
-export declare const SEPARATION: 7, COHESION: 8, ALIGNMENT: 9, CONTAIN: 12;
+export declare const SEPARATION: 7, COHESION: 8, ALIGNMENT: 9, FOLLOW_FIELD: 10,
+  FOLLOW_PATH: 11, CONTAIN: 12;
 export declare const BOUNDS_SPHERE: 0, BOUNDS_BOX: 1;
 export declare const BLEND: 0, PRIORITY: 1;
 export declare const OVERWRITE: 0, ACCUMULATE: 1;
@@ -42,6 +43,33 @@ export interface StepBehaviour {
   neighbours?: Neighbours;
   /** CONTAIN: its region (required). */
   bounds?: Bounds;
+  /** FOLLOW_FIELD: the built field every agent follows (required). */
+  field?: Field;
+  /** FOLLOW_PATH: the pathway every agent follows (required), and how. */
+  path?: Pathway;
+  follow?: PathFollow;
+}
+
+/** How agents follow a pathway (crowdsteer_path_follow's uniform fields). */
+export interface PathFollow {
+  /** 1: from its first point on, -1: backwards (default 1). */
+  direction?: 1 | -1;
+  prediction_time?: number;
+  lead_distance?: number;
+}
+
+/** A navigation field's description (crowdsteer_field_desc). */
+export interface FieldDesc {
+  width: number;
+  height: number;
+  cell_size: number;
+  origin?: [number, number];
+  obstacles?: Obstacles;
+  /** width * height slownesses (>= 1), row by row; none: 1 everywhere. */
+  cost?: ArrayLike<number>;
+  goal_x?: ArrayLike<number>;
+  goal_y?: ArrayLike<number>;
+  goal_regions?: Obstacles;
 }
 
 /** ORCA as a step's last stage (crowdsteer_avoidance's fields). */
@@ -125,6 +153,8 @@ export interface Crowd {
   separation(neighbours: Neighbours, params?: Params, options?: OutputOptions): this;
   cohesion(neighbours: Neighbours, params?: Params, options?: OutputOptions): this;
   alignment(neighbours: Neighbours, params?: Params, options?: OutputOptions): this;
+  follow_field(field: Field, params?: Params, options?: OutputOptions): this;
+  follow_path(path: Pathway, follow?: PathFollow, params?: Params, options?: OutputOptions): this;
   integrate(params?: Params, options?: { begin?: number; end?: number }): this;
   step(behaviours: StepBehaviour[], options?: StepOptions): this;
   hash(): string;
@@ -141,9 +171,36 @@ export interface Obstacles {
   free(): void;
 }
 
+/** A navigation field: travel times to the nearest goal and directions. */
+export interface Field {
+  readonly handle: number;
+  readonly bytes: number;
+  build(desc: FieldDesc): this;
+  /** After obstacles or costs changed only in [cx0, cx1) x [cy0, cy1). */
+  rebuild(desc: FieldDesc, region: [number, number, number, number]): this;
+  /** Infinity where blocked or unreachable. */
+  time(cx: number, cy: number): number;
+  direction(cx: number, cy: number): { x: number; y: number; blocked: boolean };
+  free(): void;
+}
+
+/** A pathway: a polyline of points with a radius. */
+export interface Pathway {
+  readonly handle: number;
+  readonly dims: 2 | 3;
+  readonly length: number;
+  readonly bytes: number;
+  free(): void;
+}
+
 export interface Crowdsteer {
   Crowd: { new (count: number, dims?: 2 | 3): Crowd };
   Obstacles: { new (): Obstacles };
+  Field: { new (): Field };
+  Pathway: {
+    new (x: ArrayLike<number>, y: ArrayLike<number>, z?: ArrayLike<number> | null,
+      options?: { radius?: number; cyclic?: boolean }): Pathway;
+  };
   /** Which WebAssembly build was loaded. */
   build: 'simd' | 'scalar';
   active_isa(): string;

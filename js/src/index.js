@@ -7,7 +7,8 @@ import { loadModule, simdSupported } from './load.js';
 export { simdSupported };
 
 export const SEEK = 0, FLEE = 1, ARRIVE = 2, LEAVE = 3, PURSUIT = 4, EVADE = 5, WANDER = 6;
-export const SEPARATION = 7, COHESION = 8, ALIGNMENT = 9, CONTAIN = 12;
+export const SEPARATION = 7, COHESION = 8, ALIGNMENT = 9, FOLLOW_FIELD = 10,
+  FOLLOW_PATH = 11, CONTAIN = 12;
 /** Shapes of a containing region (crowdsteer_bounds.h). */
 export const BOUNDS_SPHERE = 0, BOUNDS_BOX = 1;
 export const BLEND = 0, PRIORITY = 1;
@@ -261,6 +262,29 @@ export async function init(options = {}) {
       return this._neighbours(ALIGNMENT, neighbours, params, options);
     }
 
+    /** Follow-the-field (crowdsteer_follow_field): every agent follows
+     *  `field` (a built Field); writes the steering as the others do. */
+    follow_field(field, params, options) {
+      if (!(field instanceof Field)) throw new TypeError('field must be a Field');
+      this._params(params);
+      const { mode = OVERWRITE, weight = 0, begin, end } = options || {};
+      const [b, e] = range(this, begin, end);
+      check(m._csjs_follow_field(this._live(), field._live(), mode, weight, b, e));
+      return this;
+    }
+    /** Path following (crowdsteer_follow_path): every agent follows `path`
+     *  (a Pathway of the crowd's dims) with follow = { direction (1 or -1),
+     *  prediction_time, lead_distance }. */
+    follow_path(path, follow, params, options) {
+      const [direction, prediction, lead] = pathFollow(path, follow);
+      this._params(params);
+      const { mode = OVERWRITE, weight = 0, begin, end } = options || {};
+      const [b, e] = range(this, begin, end);
+      check(m._csjs_follow_path(this._live(), path._live(), direction, prediction, lead,
+        mode, weight, b, e));
+      return this;
+    }
+
     /** Moves the agents by their steering (crowdsteer_integrate). */
     integrate(params, { begin, end } = {}) {
       this._params(params);
@@ -278,7 +302,10 @@ export async function init(options = {}) {
      *  obstacles } (neighbours through a grid the step builds, cells as
      *  wide as their radius; none: obstacles only; obstacles a built
      *  Obstacles); each agent's REPORT_* bits land in crowd.report.
-     *  CONTAIN takes its region as .bounds (as contain's); wrap:
+     *  CONTAIN takes its region as .bounds (as contain's), FOLLOW_FIELD
+     *  its field as .field (a built Field), FOLLOW_PATH its pathway as
+     *  .path and .follow = { direction, prediction_time, lead_distance }
+     *  (as follow_path's); wrap:
      *  [box_min, box_max] wraps the new positions last (crowdsteer_wrap). */
     step(behaviours, { integrator, combine = BLEND, priority_threshold = 0, mask = false,
       tile_size = 0, seed = 0, tick = 0, avoidance, wrap, begin, end } = {}) {
@@ -298,6 +325,13 @@ export async function init(options = {}) {
         if (s.behaviour === CONTAIN && s.bounds !== undefined && s.bounds !== null) {
           this._bounds(s.bounds);
           m._csjs_step_bounds(this.handle);
+        }
+        if (s.behaviour === FOLLOW_FIELD) {
+          if (!(s.field instanceof Field)) throw new TypeError('FOLLOW_FIELD needs .field, a Field');
+          m._csjs_step_follow(this.handle, s.field._live(), 0, 1, 0, 0);
+        } else if (s.behaviour === FOLLOW_PATH) {
+          const [direction, prediction, lead] = pathFollow(s.path, s.follow);
+          m._csjs_step_follow(this.handle, 0, s.path._live(), direction, prediction, lead);
         }
       }
       if (wrap !== undefined && wrap !== null) {
@@ -335,8 +369,10 @@ export async function init(options = {}) {
 
     /** FNV-1a of the state's bits (positions, then velocities; NaNs
      *  canonicalised) as 16 hex digits: the native state hash. */
-    hash() {
-      const p = m._csjs_crowd_hash(this._live()) >>> 2;
+    hash() { return this._hash(6); }
+    // The same hash over the state and then the steering (the tests').
+    _hash(arrays) {
+      const p = m._csjs_crowd_hash(this._live(), arrays) >>> 2;
       const w = new Uint32Array(buffer());
       return w[p + 1].toString(16).padStart(8, '0') + w[p].toString(16).padStart(8, '0');
     }
@@ -390,9 +426,162 @@ export async function init(options = {}) {
     }
   }
 
+  // A path follow's [direction, prediction_time, lead_distance], checked
+  // as the JavaScript side can (the library checks the values).
+  function pathFollow(path, follow) {
+    if (!(path instanceof Pathway)) throw new TypeError('path must be a Pathway');
+    const { direction = 1, prediction_time = 0, lead_distance = 0 } = follow || {};
+    for (const [name, v] of Object.entries({ direction, prediction_time, lead_distance }))
+      if (typeof v !== 'number') throw new TypeError(`follow.${name} must be a number`);
+    if (direction !== 1 && direction !== -1)
+      throw new ParameterError(4, 'crowdsteer: follow.direction must be 1 or -1');
+    return [direction, prediction_time, lead_distance];
+  }
+
+  // A Float32Array copy of the numbers in the module's memory, for a call;
+  // f(pointer, count) runs with it (pointer 0 for a null or absent array).
+  function withFloats(arrays, f) {
+    const lengths = arrays.map((a) => (a === undefined || a === null ? 0 : a.length));
+    for (const n of lengths)
+      if (!Number.isInteger(n) || n > 0x10000000) throw new TypeError('arrays must be array-like');
+    const total = lengths.reduce((x, y) => x + y, 0);
+    const p = m._malloc(4 * total + 8);
+    if (!p) throw new OutOfMemoryError(8, 'crowdsteer: out of memory');
+    try {
+      let at = p;
+      const pointers = arrays.map((a, k) => {
+        if (!lengths[k]) return 0;
+        new Float32Array(buffer(), at, lengths[k]).set(a);
+        const q = at;
+        at += 4 * lengths[k];
+        return q;
+      });
+      return f(...pointers);
+    } finally {
+      m._free(p);
+    }
+  }
+
+  /** A navigation field (crowdsteer_field_*): the travel time to the
+   *  nearest goal over a grid of an obstacle set, and the direction down
+   *  it in every cell, which FOLLOW_FIELD agents follow. */
+  class Field {
+    constructor() {
+      this.handle = m._csjs_field_new();
+      if (!this.handle) throw new OutOfMemoryError(8, 'crowdsteer: out of memory');
+    }
+    _live() {
+      if (!this.handle) throw new TypeError('crowdsteer: the field was freed');
+      return this.handle;
+    }
+    _build(desc, region) {
+      if (!desc || typeof desc !== 'object') throw new TypeError('desc must be an object');
+      const { width, height, cell_size, origin = [0, 0], obstacles, cost, goal_x, goal_y,
+        goal_regions } = desc;
+      for (const [name, v] of Object.entries({ width, height }))
+        if (!Number.isInteger(v) || v < 0 || v > 0xffffffff)
+          throw new TypeError(`desc.${name} must be a non-negative integer`);
+      if (typeof cell_size !== 'number') throw new TypeError('desc.cell_size must be a number');
+      if (!Array.isArray(origin) || origin.length !== 2 || origin.some((v) => typeof v !== 'number'))
+        throw new TypeError('desc.origin must be [x, y]');
+      for (const [name, o] of Object.entries({ obstacles, goal_regions }))
+        if (o !== undefined && o !== null && !(o instanceof Obstacles))
+          throw new TypeError(`desc.${name} must be an Obstacles`);
+      const goals = goal_x?.length ?? 0;
+      if ((goal_y?.length ?? 0) !== goals) throw new TypeError('goal_x and goal_y must have the same length');
+      if (cost !== undefined && cost !== null && cost.length !== width * height)
+        throw new TypeError('desc.cost must hold width * height numbers');
+      const [cx0, cy0, cx1, cy1] = region || [0, 0, 0, 0];
+      for (const v of [cx0, cy0, cx1, cy1])
+        if (!Number.isInteger(v) || v < 0 || v > 0xffffffff)
+          throw new TypeError('region must be [cx0, cy0, cx1, cy1], non-negative integers');
+      withFloats([cost, goal_x, goal_y], (c, gx, gy) =>
+        check(m._csjs_field_build(this._live(), origin[0], origin[1], cell_size, width,
+          height, obstacles ? obstacles._live() : 0, c, gx, gy, goals,
+          goal_regions ? goal_regions._live() : 0, region ? 1 : 0, cx0, cy0, cx1, cy1)));
+      return this;
+    }
+    /** Builds the field from { width, height, cell_size, origin: [x, y],
+     *  obstacles, cost (width * height slownesses, row by row), goal_x,
+     *  goal_y (goal points), goal_regions } (crowdsteer_field_desc). */
+    build(desc) { return this._build(desc, null); }
+    /** Rebuilds a built field after its obstacles or costs changed only in
+     *  cells [cx0, cx1) x [cy0, cy1) (crowdsteer_field_rebuild). */
+    rebuild(desc, region) {
+      if (!Array.isArray(region) || region.length !== 4)
+        throw new TypeError('region must be [cx0, cy0, cx1, cy1]');
+      return this._build(desc, region);
+    }
+    _cell(cx, cy) {
+      if (!Number.isInteger(cx) || !Number.isInteger(cy) || cx < 0 || cy < 0)
+        throw new TypeError('cx and cy must be non-negative integers');
+      const p = m._malloc(24);
+      if (!p) throw new OutOfMemoryError(8, 'crowdsteer: out of memory');
+      try {
+        check(m._csjs_field_cell(this._live(), cx, cy, p, p + 8));
+        const f = new Float32Array(buffer(), p + 8, 3);
+        return { time: new Float64Array(buffer(), p, 1)[0], x: f[0], y: f[1], blocked: f[2] !== 0 };
+      } finally {
+        m._free(p);
+      }
+    }
+    /** Cell (cx, cy)'s travel time (Infinity: blocked or unreachable). */
+    time(cx, cy) { return this._cell(cx, cy).time; }
+    /** Cell (cx, cy)'s unit direction { x, y, blocked }
+     *  (crowdsteer_field_direction). */
+    direction(cx, cy) {
+      const { x, y, blocked } = this._cell(cx, cy);
+      return { x, y, blocked };
+    }
+    get bytes() { return m._csjs_field_bytes(this._live()) >>> 0; }
+    /** Frees the field; no crowd may follow it after. */
+    free() {
+      if (this.handle) m._csjs_field_free(this.handle);
+      this.handle = 0;
+    }
+  }
+
+  /** A pathway (crowdsteer_pathway_*): a polyline of points with a radius,
+   *  which FOLLOW_PATH agents follow. x, y (and z in 3D): its points'
+   *  coordinates; options { radius, cyclic }. */
+  class Pathway {
+    constructor(x, y, z = null, { radius = 0, cyclic = false } = {}) {
+      const n = x?.length;
+      const dims = z === null || z === undefined ? 2 : 3;
+      if (!Number.isInteger(n) || y?.length !== n || (dims === 3 && z.length !== n) ||
+          n > 0x1000000)
+        throw new TypeError('x, y (and z) must be arrays of the same length');
+      if (typeof radius !== 'number') throw new TypeError('radius must be a number');
+      const status = m._malloc(4);
+      if (!status) throw new OutOfMemoryError(8, 'crowdsteer: out of memory');
+      try {
+        this.handle = withFloats([x, y, dims === 3 ? z : null], (px, py, pz) =>
+          m._csjs_pathway_new(dims, n, px, py, pz, radius, cyclic ? 1 : 0, status));
+        if (!this.handle) check(new Int32Array(buffer(), status, 1)[0]);
+      } finally {
+        m._free(status);
+      }
+      this.dims = dims;
+    }
+    _live() {
+      if (!this.handle) throw new TypeError('crowdsteer: the pathway was freed');
+      return this.handle;
+    }
+    /** Its length along every segment (the closing one too when cyclic). */
+    get length() { return m._csjs_pathway_length(this._live()); }
+    get bytes() { return m._csjs_pathway_bytes(this._live()) >>> 0; }
+    /** Frees the pathway; no crowd may follow it after. */
+    free() {
+      if (this.handle) m._csjs_pathway_free(this.handle);
+      this.handle = 0;
+    }
+  }
+
   return {
     Crowd,
     Obstacles,
+    Field,
+    Pathway,
     build,
     /** The backend the behaviours run on: "simd128" or "scalar". */
     active_isa: () => m.UTF8ToString(m._csjs_isa_name()),

@@ -2,7 +2,8 @@
  * JavaScript side never lays out a C struct. A crowd owns its arrays (one
  * allocation, never moved), a wander state, a grid, a workspace, the
  * behaviours of its next step and its avoidance (ORCA: its own grid and
- * report); obstacle sets are the library's own objects. */
+ * report); obstacle sets, navigation fields and pathways are the library's
+ * own objects. */
 #include <emscripten/emscripten.h>
 #include <math.h>
 #include <stddef.h>
@@ -33,6 +34,11 @@ typedef struct js_crowd {
   uint32_t *report;         /* CROWDSTEER_REPORT_* of each agent, last avoiding step */
   crowdsteer_bounds bounds; /* the last csjs_bounds_set: contain's region, wrap's box */
   crowdsteer_bounds step_bounds[CROWDSTEER_STEP_MAX_BEHAVIOURS];
+  /* The step behaviours' field or pathway to follow (csjs_step_follow). */
+  const crowdsteer_field *step_field[CROWDSTEER_STEP_MAX_BEHAVIOURS];
+  crowdsteer_field_follow step_field_follow[CROWDSTEER_STEP_MAX_BEHAVIOURS];
+  const crowdsteer_pathway *step_path[CROWDSTEER_STEP_MAX_BEHAVIOURS];
+  crowdsteer_path_follow step_path_follow[CROWDSTEER_STEP_MAX_BEHAVIOURS];
   crowdsteer_box wrap; /* the steps' wrap box, when wrapping */
   int wrapping;
   uint32_t hash[2];
@@ -276,6 +282,124 @@ EMSCRIPTEN_KEEPALIVE int csjs_step_run(js_crowd *c, int combine, float priority_
   return crowdsteer_step(&c->agents, &desc, begin, end);
 }
 
+/* Follow the field or the pathway in the last behaviour added (a
+ * FOLLOW_FIELD or FOLLOW_PATH one): the whole crowd follows it, in
+ * `direction` (+1 or -1) along a pathway. */
+EMSCRIPTEN_KEEPALIVE void csjs_step_follow(js_crowd *c, const crowdsteer_field *field,
+                                           const crowdsteer_pathway *path,
+                                           float direction, float prediction_time,
+                                           float lead_distance) {
+  if (!c->step_count) return;
+  const size_t b = c->step_count - 1;
+  c->step_field[b] = field;
+  c->step_field_follow[b] = (crowdsteer_field_follow){c->step_field + b, 1, NULL, 0};
+  c->step_path[b] = path;
+  c->step_path_follow[b] = (crowdsteer_path_follow){.paths = c->step_path + b,
+                                                    .path_count = 1,
+                                                    .direction = (int)direction,
+                                                    .prediction_time = prediction_time,
+                                                    .lead_distance = lead_distance};
+  c->step[b].field = field ? &c->step_field_follow[b] : NULL;
+  c->step[b].path = path ? &c->step_path_follow[b] : NULL;
+}
+
+/* Follow-the-field and follow-the-path for agents [begin, end) into the
+ * crowd's steering arrays (crowdsteer_follow_field, _path). */
+EMSCRIPTEN_KEEPALIVE int csjs_follow_field(js_crowd *c, const crowdsteer_field *field,
+                                           int accumulate, float weight, uint32_t begin,
+                                           uint32_t end) {
+  const crowdsteer_field *fields[1] = {field};
+  const crowdsteer_field_follow follow = {fields, 1, NULL, 0};
+  const crowdsteer_output out = output_of(c, accumulate, weight);
+  return crowdsteer_follow_field(&c->agents, &follow, &c->params, &out, begin, end);
+}
+
+EMSCRIPTEN_KEEPALIVE int csjs_follow_path(js_crowd *c, const crowdsteer_pathway *path,
+                                          float direction, float prediction_time,
+                                          float lead_distance, int accumulate,
+                                          float weight, uint32_t begin, uint32_t end) {
+  const crowdsteer_pathway *paths[1] = {path};
+  const crowdsteer_path_follow follow = {.paths = paths,
+                                         .path_count = 1,
+                                         .direction = (int)direction,
+                                         .prediction_time = prediction_time,
+                                         .lead_distance = lead_distance};
+  const crowdsteer_output out = output_of(c, accumulate, weight);
+  return crowdsteer_follow_path(&c->agents, &follow, &c->params, &out, begin, end);
+}
+
+/* Navigation fields (crowdsteer_field_*): a build (rebuild 0) or a rebuild
+ * of cells [cx0, cx1) x [cy0, cy1); cost NULL or width * height floats,
+ * goals points in gx, gy. */
+EMSCRIPTEN_KEEPALIVE crowdsteer_field *csjs_field_new(void) {
+  crowdsteer_field *f = NULL;
+  return crowdsteer_field_create(&f) == CROWDSTEER_OK ? f : NULL;
+}
+
+EMSCRIPTEN_KEEPALIVE void csjs_field_free(crowdsteer_field *f) {
+  crowdsteer_field_destroy(f);
+}
+
+EMSCRIPTEN_KEEPALIVE int
+csjs_field_build(crowdsteer_field *f, float origin_x, float origin_y, float cell_size,
+                 uint32_t width, uint32_t height, const crowdsteer_obstacles *obstacles,
+                 const float *cost, const float *goal_x, const float *goal_y,
+                 uint32_t goal_count, const crowdsteer_obstacles *goal_regions,
+                 int rebuild, uint32_t cx0, uint32_t cy0, uint32_t cx1, uint32_t cy1) {
+  const crowdsteer_field_desc desc = {.origin = {origin_x, origin_y},
+                                      .cell_size = cell_size,
+                                      .width = width,
+                                      .height = height,
+                                      .obstacles = obstacles,
+                                      .cost = cost,
+                                      .goal_x = goal_x,
+                                      .goal_y = goal_y,
+                                      .goal_point_count = goal_count,
+                                      .goal_regions = goal_regions};
+  return rebuild ? crowdsteer_field_rebuild(f, &desc, cx0, cy0, cx1, cy1)
+                 : crowdsteer_field_build(f, &desc);
+}
+
+/* Cell (cx, cy)'s time into *time; its direction and whether it is blocked
+ * into out[0..2]. */
+EMSCRIPTEN_KEEPALIVE int csjs_field_cell(const crowdsteer_field *f, uint32_t cx,
+                                         uint32_t cy, double *time, float *out) {
+  int blocked = 0;
+  crowdsteer_status status = crowdsteer_field_time(f, cx, cy, time);
+  if (status == CROWDSTEER_OK)
+    status = crowdsteer_field_direction(f, cx, cy, &out[0], &out[1], &blocked);
+  out[2] = (float)blocked;
+  return status;
+}
+
+EMSCRIPTEN_KEEPALIVE uint32_t csjs_field_bytes(const crowdsteer_field *f) {
+  return (uint32_t)crowdsteer_field_bytes(f);
+}
+
+/* Pathways (crowdsteer_pathway_*); x, y (and z in 3D) hold n points. NULL
+ * with the status in *status on error. */
+EMSCRIPTEN_KEEPALIVE crowdsteer_pathway *csjs_pathway_new(int dims, uint32_t n,
+                                                          const float *x, const float *y,
+                                                          const float *z, float radius,
+                                                          int cyclic, int *status) {
+  const crowdsteer_pathway_desc desc = {dims, n, x, y, z, radius, cyclic};
+  crowdsteer_pathway *p = NULL;
+  *status = crowdsteer_pathway_create(&p, &desc);
+  return *status == CROWDSTEER_OK ? p : NULL;
+}
+
+EMSCRIPTEN_KEEPALIVE void csjs_pathway_free(crowdsteer_pathway *p) {
+  crowdsteer_pathway_destroy(p);
+}
+
+EMSCRIPTEN_KEEPALIVE float csjs_pathway_length(const crowdsteer_pathway *p) {
+  return crowdsteer_pathway_length(p);
+}
+
+EMSCRIPTEN_KEEPALIVE uint32_t csjs_pathway_bytes(const crowdsteer_pathway *p) {
+  return (uint32_t)crowdsteer_pathway_bytes(p);
+}
+
 /* Obstacle sets (crowdsteer_obstacles_*); x and y hold n vertices. */
 EMSCRIPTEN_KEEPALIVE crowdsteer_obstacles *csjs_obstacles_new(void) {
   crowdsteer_obstacles *o = NULL;
@@ -311,12 +435,13 @@ EMSCRIPTEN_KEEPALIVE uint32_t csjs_obstacles_bytes(const crowdsteer_obstacles *o
   return (uint32_t)crowdsteer_obstacles_bytes(o);
 }
 
-/* FNV-1a over the state's bits (positions then velocities, axis by axis),
- * NaNs canonicalised, as tests/web/test_web_scenario.c hashes. */
-EMSCRIPTEN_KEEPALIVE uint32_t *csjs_crowd_hash(js_crowd *c) {
+/* FNV-1a over the bits of arrays [0, arrays) (6: the state, positions then
+ * velocities; 9: the steering after them), axis by axis, NaNs
+ * canonicalised, as tests/web/test_web_scenario.c hashes. */
+EMSCRIPTEN_KEEPALIVE uint32_t *csjs_crowd_hash(js_crowd *c, int arrays) {
   uint64_t h = 0xCBF29CE484222325ull;
-  for (int k = 0; k < 6; k++) {
-    if (c->agents.dims == 2 && (k == 2 || k == 5)) continue; /* no z */
+  for (int k = 0; k < arrays && k < ARRAYS; k++) {
+    if (c->agents.dims == 2 && k % 3 == 2) continue; /* no z */
     const float *a = c->array[k];
     for (size_t i = 0; i < c->agents.count; i++) {
       const float x = a[i] != a[i] ? (float)NAN : a[i];

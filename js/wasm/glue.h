@@ -36,6 +36,31 @@ int csjs_step_run(js_crowd *c, int combine, float priority_threshold, int use_ma
 void csjs_step_avoid(js_crowd *c, int on, float radius, float time_horizon,
                      float obstacle_time_horizon, float neighbour_radius,
                      uint32_t max_neighbours, const crowdsteer_obstacles *obstacles);
+void csjs_step_follow(js_crowd *c, const crowdsteer_field *field,
+                      const crowdsteer_pathway *path, float direction,
+                      float prediction_time, float lead_distance);
+int csjs_follow_field(js_crowd *c, const crowdsteer_field *field, int accumulate,
+                      float weight, uint32_t begin, uint32_t end);
+int csjs_follow_path(js_crowd *c, const crowdsteer_pathway *path, float direction,
+                     float prediction_time, float lead_distance, int accumulate,
+                     float weight, uint32_t begin, uint32_t end);
+crowdsteer_field *csjs_field_new(void);
+void csjs_field_free(crowdsteer_field *f);
+int csjs_field_build(crowdsteer_field *f, float origin_x, float origin_y, float cell_size,
+                     uint32_t width, uint32_t height,
+                     const crowdsteer_obstacles *obstacles, const float *cost,
+                     const float *goal_x, const float *goal_y, uint32_t goal_count,
+                     const crowdsteer_obstacles *goal_regions, int rebuild, uint32_t cx0,
+                     uint32_t cy0, uint32_t cx1, uint32_t cy1);
+int csjs_field_cell(const crowdsteer_field *f, uint32_t cx, uint32_t cy, double *time,
+                    float *out);
+uint32_t csjs_field_bytes(const crowdsteer_field *f);
+crowdsteer_pathway *csjs_pathway_new(int dims, uint32_t n, const float *x, const float *y,
+                                     const float *z, float radius, int cyclic,
+                                     int *status);
+void csjs_pathway_free(crowdsteer_pathway *p);
+float csjs_pathway_length(const crowdsteer_pathway *p);
+uint32_t csjs_pathway_bytes(const crowdsteer_pathway *p);
 crowdsteer_obstacles *csjs_obstacles_new(void);
 void csjs_obstacles_free(crowdsteer_obstacles *o);
 int csjs_obstacles_add(crowdsteer_obstacles *o, const float *x, const float *y,
@@ -44,7 +69,7 @@ int csjs_obstacles_build(crowdsteer_obstacles *o, float cell_size);
 int csjs_obstacles_inside(const crowdsteer_obstacles *o, float x, float y);
 uint32_t csjs_obstacles_edge_count(const crowdsteer_obstacles *o);
 uint32_t csjs_obstacles_bytes(const crowdsteer_obstacles *o);
-uint32_t *csjs_crowd_hash(js_crowd *c);
+uint32_t *csjs_crowd_hash(js_crowd *c, int arrays);
 float csjs_random(uint32_t seed, uint32_t agent, uint32_t tick, uint32_t axis);
 const char *csjs_status_string(int status);
 const char *csjs_isa_name(void);
