@@ -25,18 +25,17 @@ ctest --preset wasm -j"$(nproc)" -R "$regex"
 # obstacles too, then fields and pathways) under Node equals the native
 # demo's (tools/test built it).
 native=build/release/examples/crowdsteer-demo
-if [ -x "$native" ]; then
-  for options in "--agents 20000 --steps 20" "--agents 4000 --steps 10 --avoid on --obstacles" \
-                 "--agents 3000 --steps 10 --dims 3 --avoid on" \
-                 "--agents 4000 --steps 10 --navigate --obstacles --avoid on"; do
-    # shellcheck disable=SC2086 # options are words
-    a=$("$native" $options --threads 1 | grep 'state hash')
-    # shellcheck disable=SC2086
-    b=$(node --no-experimental-fetch build/wasm/examples/crowdsteer-demo.js $options | grep 'state hash')
-    [ -n "$a" ] && [ "$a" = "$b" ] || { echo "45-web: demo $options: native '$a', wasm '$b'" >&2; exit 1; }
-    echo "demo $options: $b (native and wasm)"
-  done
-fi
+[ -x "$native" ] || { echo "45-web: $native missing (tools/test builds it)" >&2; exit 1; }
+for options in "--agents 20000 --steps 20" "--agents 4000 --steps 10 --avoid on --obstacles" \
+               "--agents 3000 --steps 10 --dims 3 --avoid on" \
+               "--agents 4000 --steps 10 --navigate --obstacles --avoid on"; do
+  # shellcheck disable=SC2086 # options are words
+  a=$("$native" $options --threads 1 | grep 'state hash')
+  # shellcheck disable=SC2086
+  b=$(node --no-experimental-fetch build/wasm/examples/crowdsteer-demo.js $options | grep 'state hash')
+  [ -n "$a" ] && [ "$a" = "$b" ] || { echo "45-web: demo $options: native '$a', wasm '$b'" >&2; exit 1; }
+  echo "demo $options: $b (native and wasm)"
+done
 (cd js && node --test test/)
 # The TypeScript declarations against every documented use (compiled only).
 (cd js && tsc --noEmit --strict --target es2022 --module es2022 --moduleResolution node \

@@ -51,7 +51,7 @@ typedef struct step_case {
   all_kinds_step all;
   /* all's behaviours, separation, cohesion and alignment (one pass for the
    * last two), over a grid of the pre-step state */
-  crowdsteer_step_behaviour behaviours[ALL_KINDS + 3];
+  crowdsteer_step_behaviour behaviours[ALL_KINDS + 4];
   crowdsteer_neighbours neighbours;
   crowdsteer_grid *grid;
   /* ORCA as the last stage (its 10 nearest: a cap that binds), over the
@@ -59,6 +59,10 @@ typedef struct step_case {
   crowdsteer_neighbours avoid_neighbours;
   crowdsteer_avoidance avoidance;
   crowdsteer_obstacles *obstacles;
+  /* In 2D one agent in five also follows a field round the obstacle. */
+  crowdsteer_field *field;
+  const crowdsteer_field *fields[1];
+  crowdsteer_field_follow follow;
   crowdsteer_status status;
 } step_case;
 
@@ -78,6 +82,7 @@ static void make_case(step_case *c, scenario *s, scenario *snapshot, int combine
   c->all.step.threads = 1;
   c->grid = NULL;
   c->obstacles = NULL;
+  c->field = NULL;
   if (mask_mode == MASK_RUNS)
     for (size_t i = 0; i < s->count; i++)
       c->all.mask[i] = i / 512 < ALL_KINDS ? 1u << (i / 512) : (1u << ALL_KINDS) - 1u;
@@ -113,6 +118,26 @@ static void make_case(step_case *c, scenario *s, scenario *snapshot, int combine
     CHECK_STATUS(crowdsteer_obstacles_add(c->obstacles, x, y, 4), CROWDSTEER_OK);
     CHECK_STATUS(crowdsteer_obstacles_build(c->obstacles, 0.0f), CROWDSTEER_OK);
     c->avoidance.obstacles = c->obstacles;
+    static const float goal_x[1] = {10.5f}, goal_y[1] = {10.5f};
+    crowdsteer_field_desc fd = {0};
+    fd.origin[0] = fd.origin[1] = -32.0f;
+    fd.cell_size = 1.0f;
+    fd.width = fd.height = 64;
+    fd.obstacles = c->obstacles;
+    fd.goal_x = goal_x;
+    fd.goal_y = goal_y;
+    fd.goal_point_count = 1;
+    CHECK_STATUS(crowdsteer_field_create(&c->field), CROWDSTEER_OK);
+    CHECK_STATUS(crowdsteer_field_build(c->field, &fd), CROWDSTEER_OK);
+    c->fields[0] = c->field;
+    c->follow = (crowdsteer_field_follow){c->fields, 1, NULL, 0};
+    crowdsteer_step_behaviour *b = &c->behaviours[ALL_KINDS + 3];
+    *b = c->all.behaviours[0];
+    b->behaviour = CROWDSTEER_FOLLOW_FIELD;
+    b->field = &c->follow;
+    for (size_t i = 0; i < s->count; i += 5)
+      c->all.mask[i] |= 1u << (ALL_KINDS + 3);
+    c->all.step.behaviour_count = ALL_KINDS + 4;
   }
   c->all.step.avoidance = &c->avoidance;
 }
@@ -120,6 +145,7 @@ static void make_case(step_case *c, scenario *s, scenario *snapshot, int combine
 static void free_case(step_case *c) {
   crowdsteer_grid_destroy(c->grid);
   crowdsteer_obstacles_destroy(c->obstacles);
+  crowdsteer_field_destroy(c->field);
   all_kinds_free(&c->all);
 }
 
@@ -188,8 +214,10 @@ static void check_small_stack(int dims, int combine, int mask_mode) {
   printf("%dd %s step, %d behaviours %s, tile 4096, isa %s: %zu of %zu "
          "stack bytes used (thread descriptor and TLS included)\n",
          dims, combine ? "priority" : "blend", (int)ALL_KINDS,
-         mask_mode == MASK_SEPARATION ? "and the three neighbour ones, then ORCA"
-                                      : "in runs (in registers)",
+         mask_mode == MASK_SEPARATION
+             ? (dims == 2 ? "and the three neighbour ones and the field, then ORCA"
+                          : "and the three neighbour ones, then ORCA")
+             : "in runs (in registers)",
          crowdsteer_isa_name(crowdsteer_active_isa()), used, bytes);
   free_case(&c);
   scenario_free(&want);
