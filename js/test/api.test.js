@@ -114,6 +114,40 @@ test('finite results never depend on NaN payloads', () => {
   assert.equal(hashes.size, 1);
 });
 
+test('finite results never depend on NaN payloads: fields, pathways, ORCA, walls', () => {
+  const hashes = new Set();
+  const nanBits = [0x7fc00000, 0xffc00000, 0x7f800001, 0x7fbfffff, 0xffffffff];
+  const obstacles = new lib.Obstacles().add([1, 2, 2, 1], [1, 1, 2, 2]).add([0, 3], [3, 3])
+    .build();
+  const field = new lib.Field().build({ origin: [-1, -1], cell_size: 0.25, width: 24,
+    height: 24, obstacles, goal_x: [4.5], goal_y: [4.5] });
+  const path = new lib.Pathway([0, 4, 4], [0, 0, 4], null, { radius: 0.5 });
+  for (const bits of nanBits) {
+    const crowd = new lib.Crowd(300, 2);
+    for (let i = 0; i < 300; i++) {
+      crowd.px[i] = 4 * lib.random(10, i, 0, 0);
+      crowd.py[i] = 4 * lib.random(10, i, 0, 1);
+    }
+    const words = new Uint32Array(crowd.px.buffer, crowd.px.byteOffset, 300);
+    words[17] = bits;
+    words[230] = bits ^ 0x00400001; // another payload (and a signalling NaN)
+    for (let f = 0; f < 5; f++)
+      crowd.step([
+        { behaviour: cs.FOLLOW_FIELD, field, params: { max_speed: 1 }, weight: 1 },
+        { behaviour: cs.FOLLOW_PATH, path, follow: { prediction_time: 1, lead_distance: 1 },
+          params: { max_speed: 1 }, weight: 0.5 },
+      ], { integrator: { max_speed: 1, dt: 0.25 },
+        avoidance: { radius: 0.05, neighbours: { radius: 0.5, max_neighbours: 8 }, obstacles } });
+    let finite = 0;
+    for (let i = 0; i < 300; i++) finite += Number.isFinite(crowd.px[i]);
+    assert.equal(finite, 298);
+    hashes.add(crowd.hash());
+    crowd.free();
+  }
+  assert.equal(hashes.size, 1);
+  for (const x of [obstacles, field, path]) x.free();
+});
+
 test('the engine picks the SIMD build where it validates SIMD', () => {
   assert.equal(lib.build, cs.simdSupported() ? 'simd' : 'scalar');
   assert.match(lib.version(), /^\d+\.\d+\.\d+$/);
