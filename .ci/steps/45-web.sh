@@ -4,8 +4,9 @@
 # runs the C tests that prove its bits (the x86 golden hashes, every ISA
 # against the reference, neighbours, steps, avoidance, the page's crowd),
 # then the npm package's tests (node --test), an offline install of its
-# `npm pack` tarball, and the demo page in headless Chromium (its state
-# hash against the native one; the screenshot docs/images/web-demo.png).
+# `npm pack` tarball, and the demo page in headless Chromium (the state
+# hashes of its two crowds against the native ones; the screenshots
+# docs/images/web-demo.png and web-floor.png).
 # Only the tests that show WebAssembly's own bits are built here (the whole
 # suite under Node: cmake --build --preset wasm; ctest --preset wasm).
 set -euo pipefail

@@ -1,13 +1,18 @@
-// The page: the crowd of src/scenario.js, one crowdsteer step per animation
-// frame toward the pointer, drawn as pixels. ?agents=N changes the crowd;
-// ?test=F runs F frames on the scripted pointer path, shows the state hash
-// (the native one: js/test/web-scenario.golden), then times 120 animated
+// The page: a crowd of src/scenario.js, one crowdsteer step per animation
+// frame, drawn as pixels. By default 100,000 agents seek the pointer and
+// keep apart; ?mode=floor: 20,000 agents leave a building of four rooms
+// along a navigation field to its two exits, with ORCA and the walls.
+// ?agents=N changes the crowd; ?test=F runs F frames (on the scripted
+// pointer path), shows the state hash (the native one:
+// js/test/web-scenario.golden, web-floor.golden), then times 120 animated
 // frames and posts the figures and the canvas to /result (js/demo/check.mjs).
 import * as cs from '../src/index.js';
-import { createScenario, frame, pointerAt } from '../src/scenario.js';
+import { createScenario, frame, pointerAt, createFloor, floorFrame, FLOOR_WALLS,
+  FLOOR_PILLARS } from '../src/scenario.js';
 
 const query = new URLSearchParams(location.search);
-const count = Number(query.get('agents') || 100000);
+const onFloor = query.get('mode') === 'floor';
+const count = Number(query.get('agents') || (onFloor ? 20000 : 100000));
 const testFrames = Number(query.get('test') || 0);
 const canvas = document.getElementById('view');
 const stats = document.getElementById('stats');
@@ -17,7 +22,10 @@ const pixels = new Uint32Array(image.data.buffer);
 const SCALE = canvas.width / 240; // the world's [-120, 120] square
 
 const lib = await cs.init();
-const crowd = createScenario(lib, count);
+const floor = onFloor ? createFloor(lib, count) : null;
+const crowd = onFloor ? floor.crowd : createScenario(lib, count);
+const advance = onFloor ? () => floorFrame(floor) : (to) => frame(crowd, to);
+const SPEED = onFloor ? 8 : 12; // for the colours
 let pointer = [0, 0];
 canvas.addEventListener('pointermove', (e) => {
   const r = canvas.getBoundingClientRect();
@@ -33,16 +41,29 @@ function draw() {
     if (x < 0 || y < 0 || x >= w || y >= h) continue;
     // Not Math.hypot: it made this loop 3-4x slower (100,000 agents in
     // Node: 8.0-9.3 ms against 1.9-2.7); speeds are far from overflow.
-    const speed = Math.min(1, Math.sqrt(vx[i] * vx[i] + vy[i] * vy[i]) * (1 / 12));
+    const speed = Math.min(1, Math.sqrt(vx[i] * vx[i] + vy[i] * vy[i]) * (1 / SPEED));
     const red = (80 + 175 * speed) | 0, blue = (255 - 155 * speed) | 0;
     pixels[y * w + x] = 0xff000000 | (blue << 16) | (0xc0 << 8) | red;
   }
   ctx.putImageData(image, 0, 0);
-  const [mx, my] = [(pointer[0] + 120) * SCALE, (120 - pointer[1]) * SCALE];
-  ctx.strokeStyle = '#fff';
-  ctx.beginPath();
-  ctx.arc(mx, my, 6, 0, 2 * Math.PI);
-  ctx.stroke();
+  const at = (x, y) => [(x + 120) * SCALE, (120 - y) * SCALE];
+  if (onFloor) { // the walls and pillars
+    ctx.strokeStyle = '#8a93a6';
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    for (const [x0, y0, x1, y1] of FLOOR_WALLS) {
+      ctx.moveTo(...at(x0, y0));
+      ctx.lineTo(...at(x1, y1));
+    }
+    ctx.stroke();
+    ctx.fillStyle = '#8a93a6';
+    for (const [cx, cy] of FLOOR_PILLARS) ctx.fillRect(...at(cx - 3, cy + 3), 6 * SCALE, 6 * SCALE);
+  } else {
+    ctx.strokeStyle = '#fff';
+    ctx.beginPath();
+    ctx.arc(...at(pointer[0], pointer[1]), 6, 0, 2 * Math.PI);
+    ctx.stroke();
+  }
   ctx.fillStyle = '#dde';
   ctx.font = '15px sans-serif';
   ctx.fillText(label, 10, 22);
@@ -67,7 +88,7 @@ function animate(next, frames, done) {
   let f = 0;
   function tick(t) {
     const s = performance.now();
-    frame(crowd, next(f));
+    advance(next(f));
     const step = performance.now() - s;
     draw();
     times.push({ t, step, draw: performance.now() - s - step });
@@ -79,7 +100,7 @@ function animate(next, frames, done) {
 }
 
 if (testFrames > 0) {
-  for (let f = 0; f < testFrames; f++) frame(crowd, pointerAt(f));
+  for (let f = 0; f < testFrames; f++) advance(pointerAt(f));
   const hash = crowd.hash();
   document.getElementById('hash').textContent = hash;
   document.title = `crowdsteer ${hash}`;

@@ -2,17 +2,20 @@
 // whose agents follow a navigation field and a pathway blended, with ORCA
 // and the walls, from both WebAssembly builds gives the native library's
 // state and steering hashes (web-nav.golden, checked natively on every ISA
-// by tests/web/test_web_nav.c); and the field's and pathway's own calls
+// by tests/web/test_web_nav.c), as does the page's floor (web-floor.golden,
+// tests/web/test_web_floor.c); and the field's and pathway's own calls
 // behave as the C ones.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { init, FOLLOW_FIELD, FOLLOW_PATH, ACCUMULATE, DimsError, GeometryError, GoalError,
   GridError, ParameterError } from '../src/index.js';
-import { parseGolden } from '../src/scenario.js';
+import { parseGolden, createFloor, floorFrame } from '../src/scenario.js';
 
 const golden = parseGolden(
   await readFile(new URL('./web-nav.golden', import.meta.url), 'utf8'));
+const floorGolden = parseGolden(
+  await readFile(new URL('./web-floor.golden', import.meta.url), 'utf8'));
 
 function floorPlan(lib) {
   const o = new lib.Obstacles();
@@ -27,8 +30,8 @@ function run(lib, count, frames) {
   const crowd = new lib.Crowd(count, 2);
   const { px, py } = crowd;
   for (let i = 0; i < count; i++) {
-    px[i] = 14 * lib.random(12, i, 0x4e41, 0);
-    py[i] = 36 * lib.random(12, i, 0x4e41, 1);
+    px[i] = 14 * Math.abs(lib.random(12, i, 0x4e41, 0));
+    py[i] = 36 * Math.abs(lib.random(12, i, 0x4e41, 1));
   }
   const obstacles = floorPlan(lib);
   const field = new lib.Field().build({ origin: [-2, -2], cell_size: 0.5, width: 84,
@@ -64,6 +67,20 @@ for (const simd of [true, false]) {
       if (frames >= 150) assert.ok(got.through > 0, 'agents went through the door');
     }
   });
+}
+
+for (const simd of [true, false]) {
+  test(`the page's floor hashes equal the native ones (${simd ? 'simd' : 'scalar'} build)`,
+    async () => {
+      const lib = await init({ simd });
+      assert.equal(floorGolden.length, 2);
+      for (const { count, frames, hash } of floorGolden) {
+        const floor = createFloor(lib, count);
+        for (let f = 0; f < frames; f++) floorFrame(floor);
+        assert.equal(floor.crowd.hash(), hash, `${count} agents, ${frames} frames`);
+        floor.free();
+      }
+    });
 }
 
 test('fields: times, directions, rebuilds and refusals', async () => {

@@ -34,10 +34,12 @@ static uint64_t run(size_t count, int frames) {
                          .vx = block + 2 * count,
                          .vy = block + 3 * count};
   float *sx = block + 4 * count, *sy = block + 5 * count;
-  /* Products only: JavaScript computes them in double and rounds once. */
+  /* In the near room ([0, 14] x [0, 36]; crowdsteer_random is in [-1, 1)):
+   * products only, which JavaScript's doubles round once to float as C's
+   * float product does. */
   for (uint32_t i = 0; i < count; i++) {
-    a.px[i] = 14.0f * crowdsteer_random(12, i, 0x4E41, 0);
-    a.py[i] = 36.0f * crowdsteer_random(12, i, 0x4E41, 1);
+    a.px[i] = 14.0f * fabsf(crowdsteer_random(12, i, 0x4E41, 0));
+    a.py[i] = 36.0f * fabsf(crowdsteer_random(12, i, 0x4E41, 1));
   }
   crowdsteer_obstacles *obstacles = floor_plan();
   crowdsteer_field *field = NULL;
