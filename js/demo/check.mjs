@@ -1,6 +1,6 @@
 // The page in headless Chromium, both its crowds: serves js/, opens
 // /demo/?test=F (the 100,000-agent line of js/test/web-scenario.golden) and
-// /demo/?mode=floor&test=F (the 20,000-agent line of web-floor.golden),
+// /demo/?mode=floor&test=F (the 10,000-agent line of web-floor.golden),
 // waits for each page's result, checks its state hash equals the native
 // one, prints the figures and saves the canvases as docs/images/web-demo.png
 // and web-floor.png.
@@ -59,7 +59,7 @@ async function runPage(query) {
 const pages = [
   { name: 'seek and separation', golden: await goldenLine('web-scenario.golden', 100000),
     query: (frames) => `test=${frames}`, png: 'web-demo.png' },
-  { name: 'the floor (field, ORCA, walls)', golden: await goldenLine('web-floor.golden', 20000),
+  { name: 'the floor (field, ORCA, walls)', golden: await goldenLine('web-floor.golden', 10000),
     query: (frames) => `mode=floor&test=${frames}`, png: 'web-floor.png' },
 ];
 let failed = false;

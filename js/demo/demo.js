@@ -1,6 +1,6 @@
 // The page: a crowd of src/scenario.js, one crowdsteer step per animation
 // frame, drawn as pixels. By default 100,000 agents seek the pointer and
-// keep apart; ?mode=floor: 20,000 agents leave a building of four rooms
+// keep apart; ?mode=floor: 10,000 agents leave a building of four rooms
 // along a navigation field to its two exits, with ORCA and the walls.
 // ?agents=N changes the crowd; ?test=F runs F frames (on the scripted
 // pointer path), shows the state hash (the native one:
@@ -12,7 +12,7 @@ import { createScenario, frame, pointerAt, createFloor, floorFrame, FLOOR_WALLS,
 
 const query = new URLSearchParams(location.search);
 const onFloor = query.get('mode') === 'floor';
-const count = Number(query.get('agents') || (onFloor ? 20000 : 100000));
+const count = Number(query.get('agents') || (onFloor ? 10000 : 100000));
 const testFrames = Number(query.get('test') || 0);
 const canvas = document.getElementById('view');
 const stats = document.getElementById('stats');

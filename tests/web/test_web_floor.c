@@ -107,7 +107,7 @@ static uint64_t run(size_t count, int frames) {
 }
 
 int main(int argc, char **argv) {
-  static const web_size sizes[] = {{2000, 60}, {20000, 20}};
+  static const web_size sizes[] = {{2000, 60}, {10000, 20}};
   return web_golden_main(argc, argv, WEB_FLOOR_GOLDEN,
                          "js/src/scenario.js's floor, the page's ?mode=floor "
                          "(tests/web/test_web_floor.c --record)",
