@@ -6,6 +6,7 @@
 #include <inttypes.h>
 
 #include "../common/check.h"
+#include "../common/hash.h"
 
 /* The pointer's path round a square (js/src/scenario.js's pointerAt):
  * integers, so C and JavaScript agree on every bit. */
@@ -14,6 +15,71 @@ static inline void web_pointer_at(int frame, float *x, float *y) {
   const int xs[4] = {-60 + t, 60, 60 - t, -60}, ys[4] = {-60, -60 + t, 60, 60 - t};
   *x = (float)xs[side];
   *y = (float)ys[side];
+}
+
+/* A 2D crowd of `count` agents at rest at the origin, in one zeroed block
+ * of `arrays` (at least 4) arrays: positions, velocities, then the rest
+ * (web_array); free(a.px) frees it. */
+static inline crowdsteer_agents web_crowd(size_t count, int arrays) {
+  float *block = (float *)calloc((size_t)arrays * count + 1, sizeof(float));
+  CHECK(block != NULL);
+  const crowdsteer_agents a = {.count = count,
+                               .dims = 2,
+                               .px = block,
+                               .py = block + count,
+                               .vx = block + 2 * count,
+                               .vy = block + 3 * count};
+  return a;
+}
+
+/* Array k (4, 5, ...) of web_crowd's block. */
+static inline float *web_array(const crowdsteer_agents *a, int k) {
+  return a->px + (size_t)k * a->count;
+}
+
+/* FNV-1a over the bits of the positions and velocities, then of arrays
+ * [4, arrays) of the block (the js/src crowd's hash(), or _hash(arrays)). */
+static inline uint64_t web_hash(const crowdsteer_agents *a, int arrays) {
+  uint64_t h = FNV_OFFSET;
+  const float *const state[4] = {a->px, a->py, a->vx, a->vy};
+  for (int k = 0; k < 4; k++)
+    h = hash_floats(h, state[k], a->count);
+  for (int k = 4; k < arrays; k++)
+    h = hash_floats(h, web_array(a, k), a->count);
+  return h;
+}
+
+/* A built obstacle set of walls (x0, y0, x1, y1) and square pillars of
+ * half-side `half` round the centres, in that order. */
+static inline crowdsteer_obstacles *web_obstacles(const float (*walls)[4],
+                                                  size_t wall_count,
+                                                  const float (*centres)[2],
+                                                  size_t pillars, float half) {
+  crowdsteer_obstacles *o = NULL;
+  CHECK_STATUS(crowdsteer_obstacles_create(&o), CROWDSTEER_OK);
+  for (size_t w = 0; w < wall_count; w++) {
+    const float x[2] = {walls[w][0], walls[w][2]}, y[2] = {walls[w][1], walls[w][3]};
+    CHECK_STATUS(crowdsteer_obstacles_add(o, x, y, 2), CROWDSTEER_OK);
+  }
+  for (size_t k = 0; k < pillars; k++) {
+    const float cx = centres[k][0], cy = centres[k][1];
+    const float x[4] = {cx - half, cx + half, cx + half, cx - half},
+                y[4] = {cy - half, cy - half, cy + half, cy + half};
+    CHECK_STATUS(crowdsteer_obstacles_add(o, x, y, 4), CROWDSTEER_OK);
+  }
+  CHECK_STATUS(crowdsteer_obstacles_build(o, 0.0f), CROWDSTEER_OK);
+  return o;
+}
+
+/* `frames` steps, each after the grid's build from the crowd (one thread,
+ * as the npm package steps: cells of `cell_size`, velocities kept). */
+static inline void web_steps(crowdsteer_agents *a, const crowdsteer_step_desc *step,
+                             crowdsteer_grid *grid, float cell_size, int frames) {
+  const crowdsteer_grid_desc gd = {.cell_size = cell_size, .threads = 1};
+  for (int f = 0; f < frames; f++) {
+    CHECK_STATUS(crowdsteer_grid_build(grid, a, &gd), CROWDSTEER_OK);
+    CHECK_STATUS(crowdsteer_step(a, step, 0, a->count), CROWDSTEER_OK);
+  }
 }
 
 typedef uint64_t (*web_run)(size_t count, int frames);

@@ -5,7 +5,6 @@
  * js/test/web-avoid.golden, which js/test/avoid.test.js computes through
  * the package from both WebAssembly builds (the same crowd, call for
  * call). `--record` prints the file's lines. */
-#include "../common/hash.h"
 #include "golden.h"
 
 /* Four square pillars, counter-clockwise, and a wall. */
@@ -25,14 +24,8 @@ static crowdsteer_obstacles *walls(void) {
 }
 
 static uint64_t run(size_t count, int frames) {
-  float *block = calloc(4 * count + 1, sizeof(float));
+  crowdsteer_agents a = web_crowd(count, 4);
   uint32_t *report = calloc(count + 1, sizeof(uint32_t));
-  crowdsteer_agents a = {.count = count,
-                         .dims = 2,
-                         .px = block,
-                         .py = block + count,
-                         .vx = block + 2 * count,
-                         .vy = block + 3 * count};
   for (uint32_t i = 0; i < count; i++) {
     a.px[i] = 50.0f * crowdsteer_random(11, i, 0x51A7, 0);
     a.py[i] = 50.0f * crowdsteer_random(11, i, 0x51A7, 1);
@@ -64,11 +57,7 @@ static uint64_t run(size_t count, int frames) {
     CHECK_STATUS(crowdsteer_grid_build(grid, &a, &gd), CROWDSTEER_OK);
     CHECK_STATUS(crowdsteer_step(&a, &step, 0, count), CROWDSTEER_OK);
   }
-  uint64_t h = FNV_OFFSET;
-  h = hash_floats(h, a.px, count);
-  h = hash_floats(h, a.py, count);
-  h = hash_floats(h, a.vx, count);
-  h = hash_floats(h, a.vy, count);
+  const uint64_t h = web_hash(&a, 4);
   uint32_t held = 0, walled = 0;
   for (size_t i = 0; i < count; i++) {
     held += (report[i] & CROWDSTEER_REPORT_INSIDE) != 0;
@@ -78,7 +67,7 @@ static uint64_t run(size_t count, int frames) {
   crowdsteer_grid_destroy(grid);
   crowdsteer_workspace_destroy(workspace);
   free(report);
-  free(block);
+  free(a.px);
   return h ^ ((uint64_t)held << 48 | (uint64_t)walled << 32); /* the report too */
 }
 

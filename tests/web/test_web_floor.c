@@ -6,7 +6,6 @@
  * WebAssembly builds, js/test/nav.test.js) and the page in headless
  * Chromium (js/demo/check.mjs) compute from js/src/scenario.js's floor,
  * call for call. `--record` prints the file's lines. */
-#include "../common/hash.h"
 #include "golden.h"
 
 /* js/src/scenario.js's FLOOR_WALLS and FLOOR_PILLARS. */
@@ -17,40 +16,17 @@ static const float floor_walls[][4] = {
     {-100, 0, -70, 0},       {-62, 0, 62, 0},       {70, 0, 100, 0}};
 static const float floor_pillars[4][2] = {{-50, -50}, {50, -50}, {50, 50}, {-50, 50}};
 
-static crowdsteer_obstacles *floor_obstacles(void) {
-  crowdsteer_obstacles *o = NULL;
-  CHECK_STATUS(crowdsteer_obstacles_create(&o), CROWDSTEER_OK);
-  for (size_t w = 0; w < sizeof floor_walls / sizeof floor_walls[0]; w++) {
-    const float x[2] = {floor_walls[w][0], floor_walls[w][2]},
-                y[2] = {floor_walls[w][1], floor_walls[w][3]};
-    CHECK_STATUS(crowdsteer_obstacles_add(o, x, y, 2), CROWDSTEER_OK);
-  }
-  for (int k = 0; k < 4; k++) {
-    const float cx = floor_pillars[k][0], cy = floor_pillars[k][1];
-    const float x[4] = {cx - 3, cx + 3, cx + 3, cx - 3},
-                y[4] = {cy - 3, cy - 3, cy + 3, cy + 3};
-    CHECK_STATUS(crowdsteer_obstacles_add(o, x, y, 4), CROWDSTEER_OK);
-  }
-  CHECK_STATUS(crowdsteer_obstacles_build(o, 0.0f), CROWDSTEER_OK);
-  return o;
-}
-
 static uint64_t run(size_t count, int frames) {
-  float *block = calloc(4 * count + 1, sizeof(float));
+  crowdsteer_agents a = web_crowd(count, 4);
   uint32_t *report = calloc(count + 1, sizeof(uint32_t));
-  crowdsteer_agents a = {.count = count,
-                         .dims = 2,
-                         .px = block,
-                         .py = block + count,
-                         .vx = block + 2 * count,
-                         .vy = block + 3 * count};
   /* In [-95, 95): products only, which JavaScript's doubles round once to
    * float as C's float product does. */
   for (uint32_t i = 0; i < count; i++) {
     a.px[i] = 95.0f * crowdsteer_random(13, i, 0xF1, 0);
     a.py[i] = 95.0f * crowdsteer_random(13, i, 0xF1, 1);
   }
-  crowdsteer_obstacles *obstacles = floor_obstacles();
+  crowdsteer_obstacles *obstacles = web_obstacles(
+      floor_walls, sizeof floor_walls / sizeof floor_walls[0], floor_pillars, 4, 3.0f);
   crowdsteer_field *field = NULL;
   CHECK_STATUS(crowdsteer_field_create(&field), CROWDSTEER_OK);
   const float goal_x[2] = {-115, 115}, goal_y[2] = {44, -44};
@@ -87,22 +63,14 @@ static uint64_t run(size_t count, int frames) {
       .threads = 1,
       .workspace = workspace,
       .avoidance = &avoid};
-  const crowdsteer_grid_desc gd = {.cell_size = 2, .threads = 1};
-  for (int f = 0; f < frames; f++) {
-    CHECK_STATUS(crowdsteer_grid_build(grid, &a, &gd), CROWDSTEER_OK);
-    CHECK_STATUS(crowdsteer_step(&a, &step, 0, count), CROWDSTEER_OK);
-  }
-  uint64_t h = FNV_OFFSET;
-  h = hash_floats(h, a.px, count);
-  h = hash_floats(h, a.py, count);
-  h = hash_floats(h, a.vx, count);
-  h = hash_floats(h, a.vy, count);
+  web_steps(&a, &step, grid, 2, frames);
+  const uint64_t h = web_hash(&a, 4);
   crowdsteer_field_destroy(field);
   crowdsteer_obstacles_destroy(obstacles);
   crowdsteer_grid_destroy(grid);
   crowdsteer_workspace_destroy(workspace);
   free(report);
-  free(block);
+  free(a.px);
   return h;
 }
 

@@ -6,34 +6,17 @@
  * state and steering hashes must be those in js/test/web-nav.golden, which
  * js/test/nav.test.js computes through the package from both WebAssembly
  * builds (the same crowd, call for call). `--record` prints its lines. */
-#include "../common/hash.h"
 #include "golden.h"
 
 /* The outer walls, a middle wall with a door (y 16 to 22), a pillar. */
-static crowdsteer_obstacles *floor_plan(void) {
-  crowdsteer_obstacles *o = NULL;
-  CHECK_STATUS(crowdsteer_obstacles_create(&o), CROWDSTEER_OK);
-  static const float walls[][4] = {{-2, -2, 40, -2}, {40, -2, 40, 40}, {40, 40, -2, 40},
-                                   {-2, 40, -2, -2}, {18, -2, 18, 16}, {18, 22, 18, 40}};
-  for (size_t w = 0; w < sizeof walls / sizeof walls[0]; w++) {
-    const float x[2] = {walls[w][0], walls[w][2]}, y[2] = {walls[w][1], walls[w][3]};
-    CHECK_STATUS(crowdsteer_obstacles_add(o, x, y, 2), CROWDSTEER_OK);
-  }
-  const float px[4] = {28, 32, 32, 28}, py[4] = {26, 26, 30, 30};
-  CHECK_STATUS(crowdsteer_obstacles_add(o, px, py, 4), CROWDSTEER_OK);
-  CHECK_STATUS(crowdsteer_obstacles_build(o, 0.0f), CROWDSTEER_OK);
-  return o;
-}
+static const float nav_walls[][4] = {{-2, -2, 40, -2}, {40, -2, 40, 40},
+                                     {40, 40, -2, 40}, {-2, 40, -2, -2},
+                                     {18, -2, 18, 16}, {18, 22, 18, 40}};
+static const float nav_pillar[1][2] = {{30, 28}};
 
 static uint64_t run(size_t count, int frames) {
-  float *block = calloc(6 * count + 1, sizeof(float));
-  crowdsteer_agents a = {.count = count,
-                         .dims = 2,
-                         .px = block,
-                         .py = block + count,
-                         .vx = block + 2 * count,
-                         .vy = block + 3 * count};
-  float *sx = block + 4 * count, *sy = block + 5 * count;
+  crowdsteer_agents a = web_crowd(count, 6);
+  float *sx = web_array(&a, 4), *sy = web_array(&a, 5);
   /* In the near room ([0, 14] x [0, 36]; crowdsteer_random is in [-1, 1)):
    * products only, which JavaScript's doubles round once to float as C's
    * float product does. */
@@ -41,7 +24,8 @@ static uint64_t run(size_t count, int frames) {
     a.px[i] = 14.0f * fabsf(crowdsteer_random(12, i, 0x4E41, 0));
     a.py[i] = 36.0f * fabsf(crowdsteer_random(12, i, 0x4E41, 1));
   }
-  crowdsteer_obstacles *obstacles = floor_plan();
+  crowdsteer_obstacles *obstacles = web_obstacles(
+      nav_walls, sizeof nav_walls / sizeof nav_walls[0], nav_pillar, 1, 2.0f);
   crowdsteer_field *field = NULL;
   CHECK_STATUS(crowdsteer_field_create(&field), CROWDSTEER_OK);
   const float goal_x[1] = {36}, goal_y[1] = {4};
@@ -94,11 +78,7 @@ static uint64_t run(size_t count, int frames) {
       .threads = 1,
       .workspace = workspace,
       .avoidance = &avoid};
-  const crowdsteer_grid_desc gd = {.cell_size = 2, .threads = 1};
-  for (int f = 0; f < frames; f++) {
-    CHECK_STATUS(crowdsteer_grid_build(grid, &a, &gd), CROWDSTEER_OK);
-    CHECK_STATUS(crowdsteer_step(&a, &step, 0, count), CROWDSTEER_OK);
-  }
+  web_steps(&a, &step, grid, 2, frames);
   const crowdsteer_output first = {.steering = {sx, sy, NULL}, .weight = 1};
   const crowdsteer_output then = {
       .steering = {sx, sy, NULL}, .mode = CROWDSTEER_ACCUMULATE, .weight = 0.5f};
@@ -106,20 +86,14 @@ static uint64_t run(size_t count, int frames) {
                CROWDSTEER_OK);
   CHECK_STATUS(crowdsteer_follow_path(&a, &along_path, &speed, &then, 0, count),
                CROWDSTEER_OK);
-  uint64_t h = FNV_OFFSET;
-  h = hash_floats(h, a.px, count);
-  h = hash_floats(h, a.py, count);
-  h = hash_floats(h, a.vx, count);
-  h = hash_floats(h, a.vy, count);
-  h = hash_floats(h, sx, count);
-  h = hash_floats(h, sy, count);
+  const uint64_t h = web_hash(&a, 6);
   crowdsteer_pathway_destroy(pathway);
   crowdsteer_field_destroy(field);
   crowdsteer_obstacles_destroy(obstacles);
   crowdsteer_grid_destroy(grid);
   crowdsteer_workspace_destroy(workspace);
   free(report);
-  free(block);
+  free(a.px);
   return h;
 }
 

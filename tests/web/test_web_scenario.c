@@ -4,7 +4,6 @@
  * the page in headless Chromium compute from WebAssembly (js/test,
  * js/test/page.sh). `--record` prints the file's lines instead; a path
  * argument replaces the file. */
-#include "../common/hash.h"
 #include "golden.h"
 
 /* js/src/scenario.js is the same crowd, call for call. */
@@ -16,22 +15,8 @@ static void scenario_place(crowdsteer_agents *a) {
   }
 }
 
-static uint64_t hash_state(const crowdsteer_agents *a) {
-  uint64_t h = FNV_OFFSET;
-  h = hash_floats(h, a->px, a->count);
-  h = hash_floats(h, a->py, a->count);
-  h = hash_floats(h, a->vx, a->count);
-  return hash_floats(h, a->vy, a->count);
-}
-
 static uint64_t run(size_t count, int frames) {
-  float *block = calloc(4 * count + 1, sizeof(float));
-  crowdsteer_agents a = {.count = count,
-                         .dims = 2,
-                         .px = block,
-                         .py = block + count,
-                         .vx = block + 2 * count,
-                         .vy = block + 3 * count};
+  crowdsteer_agents a = web_crowd(count, 4);
   scenario_place(&a);
   crowdsteer_grid *grid = NULL;
   crowdsteer_workspace *workspace = NULL;
@@ -56,10 +41,10 @@ static uint64_t run(size_t count, int frames) {
     CHECK_STATUS(crowdsteer_grid_build(grid, &a, &gd), CROWDSTEER_OK);
     CHECK_STATUS(crowdsteer_step(&a, &step, 0, count), CROWDSTEER_OK);
   }
-  const uint64_t h = hash_state(&a);
+  const uint64_t h = web_hash(&a, 4);
   crowdsteer_grid_destroy(grid);
   crowdsteer_workspace_destroy(workspace);
-  free(block);
+  free(a.px);
   return h;
 }
 
