@@ -1,7 +1,9 @@
 /* One built grid shared by any number of steps and queries at once: host
  * threads each step their own crowd state over the same grid (each with its
- * own workspace, all sharing one workspace, or none) and query it, while
- * the others do the same, and every result equals the one computed alone.
+ * own workspace, all sharing one workspace, or none), with ORCA as the
+ * step's last stage, query it and call crowdsteer_avoid (the same
+ * workspace), while the others do the same, and every result equals the
+ * one computed alone.
  * Run under ThreadSanitizer (tsan, tsan-openmp presets) and ASan too: a
  * step that wrote into the grid, or two steps in one workspace's memory,
  * is a reported race or a wrong bit here. */
@@ -37,7 +39,8 @@ static uint32_t hash_floats(uint32_t h, const float *v, size_t n) {
 }
 
 /* User u's step: seek its own point, and the three neighbour behaviours
- * weighted by u, so that every user's bits differ. */
+ * weighted by u, then ORCA with a body radius by u, so that every user's
+ * bits differ. */
 static void run_user(user *u) {
   crowdsteer_neighbours nb;
   memset(&nb, 0, sizeof nb);
@@ -62,6 +65,16 @@ static void run_user(user *u) {
   step.output = &u->output;
   step.threads = u->step_threads;
   step.workspace = u->workspace;
+  /* ORCA last, over the same grid, its slots in the same workspace. */
+  crowdsteer_neighbours nearest = nb;
+  nearest.max_neighbours = 6;
+  crowdsteer_avoidance avoid;
+  memset(&avoid, 0, sizeof avoid);
+  avoid.radius = 0.02f * (float)(1 + u->number);
+  avoid.time_horizon = 1.0f;
+  avoid.neighbours = &nearest;
+  avoid.workspace = u->workspace; /* for crowdsteer_avoid below; the step uses its own */
+  step.avoidance = &avoid;
   CHECK_STATUS(crowdsteer_step(&world.agents, &step, 0, world.count), CROWDSTEER_OK);
 
   crowdsteer_output out;
@@ -76,6 +89,16 @@ static void run_user(user *u) {
   uint32_t h = 2166136261u;
   for (int k = 0; k < 4; k++)
     h = hash_floats(h, u->state[k], world.count);
+  h = hash_floats(h, u->queried[0], world.count);
+  h = hash_floats(h, u->queried[1], world.count);
+
+  /* crowdsteer_avoid from the step's velocities, its working memory from
+   * the user's workspace (or, busy or none, its own). */
+  const crowdsteer_vectors preferred = {u->state[3], u->state[4], NULL};
+  const crowdsteer_vectors velocity = {u->queried[0], u->queried[1], NULL};
+  CHECK_STATUS(crowdsteer_avoid(&world.agents, &avoid, &params, &preferred, &velocity, 0,
+                                world.count),
+               CROWDSTEER_OK);
   h = hash_floats(h, u->queried[0], world.count);
   u->hash = hash_floats(h, u->queried[1], world.count);
 }
