@@ -55,7 +55,7 @@ crowdsteer_status cs_scratch_take(cs_scratch *scratch, crowdsteer_workspace *wor
     scratch->held = workspace;
     return CROWDSTEER_OK;
   }
-  /* No workspace, or another step holds it: this call's own memory. */
+  /* No workspace, or another call holds it: this call's own memory. */
   scratch->floats = malloc(floats * sizeof(float));
   return scratch->floats ? CROWDSTEER_OK : CROWDSTEER_ERROR_OUT_OF_MEMORY;
 }

@@ -395,15 +395,7 @@ export async function init(options = {}) {
       const n = x?.length;
       if (!Number.isInteger(n) || y?.length !== n || n > 0x1000000)
         throw new TypeError('x and y must be arrays of the same length');
-      const p = m._malloc(8 * n + 8);
-      if (!p) throw new OutOfMemoryError(8, 'crowdsteer: out of memory');
-      try {
-        new Float32Array(buffer(), p, n).set(x);
-        new Float32Array(buffer(), p + 4 * n, n).set(y);
-        check(m._csjs_obstacles_add(this._live(), p, p + 4 * n, n));
-      } finally {
-        m._free(p);
-      }
+      withFloats([x, y], (px, py) => check(m._csjs_obstacles_add(this._live(), px, py, n)));
       return this;
     }
     /** Builds the grid of edges (cell_size 0: the library picks one). */
@@ -438,8 +430,9 @@ export async function init(options = {}) {
     return [direction, prediction_time, lead_distance];
   }
 
-  // A Float32Array copy of the numbers in the module's memory, for a call;
-  // f(pointer, count) runs with it (pointer 0 for a null or absent array).
+  // Float32 copies of `arrays` in the module's memory for one call:
+  // f(...pointers) runs with them (0 for a null or absent array), then
+  // they are freed.
   function withFloats(arrays, f) {
     const lengths = arrays.map((a) => (a === undefined || a === null ? 0 : a.length));
     for (const n of lengths)

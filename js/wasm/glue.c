@@ -282,6 +282,17 @@ EMSCRIPTEN_KEEPALIVE int csjs_step_run(js_crowd *c, int combine, float priority_
   return crowdsteer_step(&c->agents, &desc, begin, end);
 }
 
+/* One pathway, followed the same way by every agent. */
+static crowdsteer_path_follow path_follow_of(const crowdsteer_pathway *const *path,
+                                             float direction, float prediction_time,
+                                             float lead_distance) {
+  return (crowdsteer_path_follow){.paths = path,
+                                  .path_count = 1,
+                                  .direction = (int)direction,
+                                  .prediction_time = prediction_time,
+                                  .lead_distance = lead_distance};
+}
+
 /* Follow the field or the pathway in the last behaviour added (a
  * FOLLOW_FIELD or FOLLOW_PATH one): the whole crowd follows it, in
  * `direction` (+1 or -1) along a pathway. */
@@ -294,11 +305,8 @@ EMSCRIPTEN_KEEPALIVE void csjs_step_follow(js_crowd *c, const crowdsteer_field *
   c->step_field[b] = field;
   c->step_field_follow[b] = (crowdsteer_field_follow){c->step_field + b, 1, NULL, 0};
   c->step_path[b] = path;
-  c->step_path_follow[b] = (crowdsteer_path_follow){.paths = c->step_path + b,
-                                                    .path_count = 1,
-                                                    .direction = (int)direction,
-                                                    .prediction_time = prediction_time,
-                                                    .lead_distance = lead_distance};
+  c->step_path_follow[b] =
+      path_follow_of(c->step_path + b, direction, prediction_time, lead_distance);
   c->step[b].field = field ? &c->step_field_follow[b] : NULL;
   c->step[b].path = path ? &c->step_path_follow[b] : NULL;
 }
@@ -319,11 +327,8 @@ EMSCRIPTEN_KEEPALIVE int csjs_follow_path(js_crowd *c, const crowdsteer_pathway 
                                           float lead_distance, int accumulate,
                                           float weight, uint32_t begin, uint32_t end) {
   const crowdsteer_pathway *paths[1] = {path};
-  const crowdsteer_path_follow follow = {.paths = paths,
-                                         .path_count = 1,
-                                         .direction = (int)direction,
-                                         .prediction_time = prediction_time,
-                                         .lead_distance = lead_distance};
+  const crowdsteer_path_follow follow =
+      path_follow_of(paths, direction, prediction_time, lead_distance);
   const crowdsteer_output out = output_of(c, accumulate, weight);
   return crowdsteer_follow_path(&c->agents, &follow, &c->params, &out, begin, end);
 }

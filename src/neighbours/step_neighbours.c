@@ -11,9 +11,7 @@
  * cohesion and an alignment over the same neighbours share one pass; jobs
  * that walk agent by agent (Reynolds' forms, inner radii) share one walk
  * when cs_nb_flockable (a flock, kernels/nb_flock.h). */
-#include <stdatomic.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "neighbours/neighbours.h"

@@ -18,6 +18,7 @@
 
 #include "../common/all_kinds.h"
 #include "../common/check.h"
+#include "../common/hash.h"
 #include "../common/neighbour_crowd.h"
 
 /* Beyond the largest team the step runs here, so every worker is set. */
@@ -187,14 +188,6 @@ static void check_step(void) {
     }
 }
 
-/* FNV-1a over bytes, chained. */
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t bytes) {
-  const unsigned char *b = (const unsigned char *)data;
-  for (size_t k = 0; k < bytes; k++)
-    h = (h ^ b[k]) * 0x100000001b3u;
-  return h;
-}
-
 enum { NAV_AGENTS = 1500, NAV_SIDE = 48 };
 
 /* Every cell's time and direction. */
@@ -241,7 +234,7 @@ static uint64_t avoid_and_fields(nav_inputs *in, int threads) {
   crowd c = in->c;
   const int dims = c.dims;
   const float *cost = in->cost;
-  uint64_t h = 0xcbf29ce484222325u;
+  uint64_t h = FNV_OFFSET;
   crowdsteer_grid *grid = NULL;
   crowdsteer_obstacles *obstacles = NULL;
   crowdsteer_field *field = NULL;
