@@ -147,6 +147,7 @@ void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *m
   const size_t lines = neighbour_cap(job) + edge_count(job);
   s->near = (cs_avoid_near *)at;
   at += round_up(neighbour_cap(job) * sizeof(cs_avoid_near));
+  s->rows_kept = 0;
   s->cands = (cs_avoid_cand *)at;
   if (job->avoid_agents)
     at += round_up((neighbour_cap(job) + CS_AVOID_SPARE) * sizeof(cs_avoid_cand));
@@ -213,17 +214,28 @@ static size_t obstacle_lines(const cs_avoid_job *job, cs_avoid_scratch *s,
 /* The cap nearest neighbours of agent i, nearest first, into s->near
  * (section 8's rule: distance, then id; the field of view and group
  * filter as cs_nb_pair applies them). */
-static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
-                                   const float p[3], const float v[3], cs_nb_rows *rows) {
-  const cs_nb_job *nb = &job->neighbours;
-  const int dims = job->dims;
-  const uint32_t cap = nb->cap;
-  cs_nb_agent a;
-  cs_nb_agent_init(&a, nb, i, p, v);
-  cs_nb_rows_for(nb, &a, rows);
-  /* The middle run first (the agent's own row of cells): its nearest
-   * neighbours fill the cap early and tighten the scan's bound. The order
-   * of runs decides nothing but ties between agents sharing an id. */
+/* Agent a's candidate runs into s->rows, the middle run first (the
+ * agent's own row of cells): its nearest neighbours fill the cap early and
+ * tighten the scan's bound. The order of runs decides nothing but ties
+ * between agents sharing an id. The runs of the agent before are kept when
+ * its cells are the same, as they mostly are in a walk in grid order. */
+static void candidate_rows(const cs_nb_job *nb, cs_avoid_scratch *s,
+                           const cs_nb_agent *a) {
+  cs_nb_rows *rows = &s->rows;
+  uint32_t lo[3], hi[3];
+  if (nb->grid && !cs_nb_whole_grid(nb->grid)) {
+    cs_nb_cells_for(nb->grid, a, nb->dims, lo, hi);
+    if (s->rows_kept && memcmp(lo, s->rows_lo, sizeof lo) == 0 &&
+        memcmp(hi, s->rows_hi, sizeof hi) == 0)
+      return;
+    cs_nb_rows_in_cells(nb->grid, lo, hi, nb->dims, rows);
+    memcpy(s->rows_lo, lo, sizeof lo);
+    memcpy(s->rows_hi, hi, sizeof hi);
+    s->rows_kept = 1;
+  } else {
+    cs_nb_rows_for(nb, a, rows); /* one run */
+    return;
+  }
   if (rows->count > 2) {
     const int mid = rows->count / 2;
     const size_t first = rows->first[mid], last = rows->last[mid];
@@ -233,6 +245,17 @@ static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s,
     }
     rows->first[0] = first, rows->last[0] = last;
   }
+}
+
+static uint32_t nearest_neighbours(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
+                                   const float p[3], const float v[3]) {
+  const cs_nb_job *nb = &job->neighbours;
+  const int dims = job->dims;
+  const uint32_t cap = nb->cap;
+  const cs_nb_rows *rows = &s->rows;
+  cs_nb_agent a;
+  cs_nb_agent_init(&a, nb, i, p, v);
+  candidate_rows(nb, s, &a);
   uint32_t count = 0;
   if (!a.fov) {
     /* The squared distance against cs_within_limit decides as the distance
@@ -324,17 +347,18 @@ static uint32_t avoid_agent_3d(const cs_avoid_job *job, cs_avoid_scratch *s, siz
                             cs_agent_id(job->id, i)};
   size_t count = 0;
   if (job->avoid_agents) {
-    cs_nb_rows rows;
-    const uint32_t near = nearest_neighbours(job, s, i, p, v, &rows);
+    const uint32_t near = nearest_neighbours(job, s, i, p, v);
+    const cs_nb_rows *rows = &s->rows;
     for (uint32_t k = 0; k < near; k++) {
       const uint32_t slot = s->near[k].slot;
-      const uint32_t q = rows.index ? rows.index[slot] : slot;
-      const cs_orca3_agent b = {{rows.pos[0][slot], rows.pos[1][slot], rows.pos[2][slot]},
-                                {rows.vel[0][slot], rows.vel[1][slot], rows.vel[2][slot]},
-                                cs_param_at(job->radius, q),
-                                0.0f,
-                                cs_param_at(job->responsibility, q),
-                                cs_agent_id(job->id, q)};
+      const uint32_t q = rows->index ? rows->index[slot] : slot;
+      const cs_orca3_agent b = {
+          {rows->pos[0][slot], rows->pos[1][slot], rows->pos[2][slot]},
+          {rows->vel[0][slot], rows->vel[1][slot], rows->vel[2][slot]},
+          cs_param_at(job->radius, q),
+          0.0f,
+          cs_param_at(job->responsibility, q),
+          cs_agent_id(job->id, q)};
       const float share = cs_orca_share(a.responsibility, b.responsibility);
       if (!(share > 0.0f)) continue;
       cs_orca3_agent_plane(&a, &b, share, job->inv_time_horizon, job->inv_dt,
@@ -359,8 +383,8 @@ uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
   size_t count = job->obstacles ? obstacle_lines(job, s, &a) : 0;
   const size_t obstacle_count = count;
   if (job->avoid_agents) {
-    cs_nb_rows rows;
-    const uint32_t near = nearest_neighbours(job, s, i, p, v, &rows);
+    const uint32_t near = nearest_neighbours(job, s, i, p, v);
+    const cs_nb_rows *rows = &s->rows;
     float *const f = s->nb_floats;
     const size_t stride = s->nb_stride;
     float *const at[6] = {
@@ -370,9 +394,9 @@ uint32_t cs_avoid_agent(const cs_avoid_job *job, cs_avoid_scratch *s, size_t i,
         near ? (near + CS_AVOID_PAD - 1u) / CS_AVOID_PAD * CS_AVOID_PAD : 0;
     for (uint32_t k = 0; k < near; k++) {
       const uint32_t slot = s->near[k].slot;
-      const uint32_t q = rows.index ? rows.index[slot] : slot;
-      at[0][k] = rows.pos[0][slot], at[1][k] = rows.pos[1][slot];
-      at[2][k] = rows.vel[0][slot], at[3][k] = rows.vel[1][slot];
+      const uint32_t q = rows->index ? rows->index[slot] : slot;
+      at[0][k] = rows->pos[0][slot], at[1][k] = rows->pos[1][slot];
+      at[2][k] = rows->vel[0][slot], at[3][k] = rows->vel[1][slot];
       at[4][k] = cs_param_at(job->radius, q);
       at[5][k] = cs_param_at(job->responsibility, q);
       s->nb_ids[k] = cs_agent_id(job->id, q);

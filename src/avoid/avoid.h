@@ -50,6 +50,11 @@ typedef struct cs_avoid_scratch {
   float *row_dd;        /* CS_AVOID_SPARE floats */
   uint32_t *runs;       /* 3 * CS_AVOID_RUNS: a narrowed scan's runs */
   cs_avoid_narrowed narrowed;
+  /* The runs of the last agent's cells lo .. hi (rows_kept 0: none yet):
+   * a walk in grid order meets the same cells agent after agent. */
+  cs_nb_rows rows;
+  uint32_t rows_lo[3], rows_hi[3];
+  int rows_kept;
   /* The neighbours' state and parameters for the lines, padded */
   float *nb_floats; /* 6 arrays of nb_stride >= cap + CS_AVOID_PAD floats */
   size_t nb_stride;

@@ -466,8 +466,12 @@ static inline int cs_nb_whole_grid(const crowdsteer_grid *g) {
 /* Fills `rows` with the candidate runs of agent a (every agent that can be
  * within its radius); see query.c. */
 void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows);
-/* The runs of a grid's cells lo .. hi (cs_cell of the query's p - radius
- * and p + radius on each axis), as cs_nb_rows_for finds them. */
+/* The cells lo .. hi a grid query of agent a covers: cs_cell of its
+ * p - radius and p + radius on each axis (0 past dims). */
+void cs_nb_cells_for(const crowdsteer_grid *g, const cs_nb_agent *a, int dims,
+                     uint32_t lo[3], uint32_t hi[3]);
+/* The runs of a grid's cells lo .. hi (cs_nb_cells_for), as cs_nb_rows_for
+ * finds them. */
 void cs_nb_rows_in_cells(const crowdsteer_grid *g, const uint32_t lo[3],
                          const uint32_t hi[3], int dims, cs_nb_rows *rows);
 

@@ -54,12 +54,19 @@ void cs_nb_rows_for(const cs_nb_job *job, const cs_nb_agent *a, cs_nb_rows *rows
     add_row(rows, 0, job->count);
     return;
   }
-  uint32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  uint32_t lo[3], hi[3];
+  cs_nb_cells_for(g, a, dims, lo, hi);
+  cs_nb_rows_in_cells(g, lo, hi, dims, rows);
+}
+
+void cs_nb_cells_for(const crowdsteer_grid *g, const cs_nb_agent *a, int dims,
+                     uint32_t lo[3], uint32_t hi[3]) {
+  for (int k = 0; k < 3; k++)
+    lo[k] = hi[k] = 0;
   for (int k = 0; k < dims; k++) {
     lo[k] = cs_cell(a->p[k] - a->radius, g->inv_cell);
     hi[k] = cs_cell(a->p[k] + a->radius, g->inv_cell);
   }
-  cs_nb_rows_in_cells(g, lo, hi, dims, rows);
 }
 
 void cs_nb_rows_in_cells(const crowdsteer_grid *g, const uint32_t lo[3],
