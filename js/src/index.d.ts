@@ -123,7 +123,8 @@ export declare class Target {
 /**
  * A crowd in the module's memory. Its arrays are views of that memory:
  * read them again (crowd.px, ...) after anything that may allocate
- * (new Crowd, grid_build, a step's first use of its workspace), since the
+ * (new Crowd, grid_build, a step's first use of its workspace, new or
+ * built Obstacles, Field or Pathway: docs/web.md lists them), since the
  * memory may have grown and older views are then detached (length 0).
  * Calls on a warm crowd allocate nothing.
  */

@@ -76,6 +76,22 @@ function vec3(v, what) {
   return [v[0], v[1], v.length === 3 ? v[2] : 0];
 }
 
+// The module takes integers as 32 bits, which would wrap anything larger
+// (2**32 + 1 becomes 1): integers are checked here, never wrapped.
+function isU32(v) { return Number.isInteger(v) && v >= 0 && v <= 0xffffffff; }
+function u32(v, what) {
+  if (!isU32(v)) throw new TypeError(`${what} must be an integer in [0, 2**32)`);
+  return v;
+}
+// An enum or size the library checks (mode, combine, shape, behaviour,
+// tile_size, max_neighbours): a number no 32-bit field can hold is refused
+// as the library refuses a value out of its range.
+function parameter(v, what) {
+  if (typeof v !== 'number') throw new TypeError(`${what} must be a number`);
+  if (!isU32(v)) throw new ParameterError(4, `crowdsteer: ${what} is out of range`);
+  return v;
+}
+
 // Array slots of a crowd in its C block (js/wasm/glue.c).
 const SLOTS = { px: 0, py: 1, pz: 2, vx: 3, vy: 4, vz: 5, sx: 6, sy: 7, sz: 8,
   wx: 9, wy: 10, wz: 11 };
@@ -109,7 +125,16 @@ export async function init(options = {}) {
     const e = end === undefined ? crowd.count : end;
     if (!Number.isInteger(b) || !Number.isInteger(e) || b < 0 || e < 0)
       throw new TypeError('begin and end must be non-negative integers');
+    if (b > e || e > crowd.count)
+      throw new RangeError(3, 'crowdsteer: begin > end or end > count');
     return [b, e];
+  }
+  // An output's mode and weight (OVERWRITE or ACCUMULATE; a number).
+  function output(options) {
+    const { mode = OVERWRITE, weight = 0 } = options || {};
+    parameter(mode, 'mode');
+    if (typeof weight !== 'number') throw new TypeError('weight must be a number');
+    return [mode, weight];
   }
 
   class Crowd {
@@ -188,10 +213,13 @@ export async function init(options = {}) {
     }
 
     _behaviour(behaviour, target, params, options) {
+      if (behaviour !== WANDER && (target === undefined || target === null))
+        throw new NullPointerError(1, 'crowdsteer: the behaviour needs a target');
       const t = target || Target.point([0, 0]);
       if (!(t instanceof Target)) throw new TypeError('target must be a Target');
       this._params(params);
-      const { mode = OVERWRITE, weight = 0, begin, end } = options || {};
+      const [mode, weight] = output(options);
+      const { begin, end } = options || {};
       const [b, e] = range(this, begin, end);
       check(m._csjs_behaviour(this.handle, behaviour, t.kind, ...t.point, ...t.velocity,
         t.agent, mode, weight, b, e));
@@ -205,7 +233,7 @@ export async function init(options = {}) {
     evade(target, params, options) { return this._behaviour(EVADE, target, params, options); }
     /** Wander with the crowd's wander state; seed and tick as crowdsteer_wander_state. */
     wander(params, { seed = 0, tick = 0, ...options } = {}) {
-      m._csjs_wander_seed(this._live(), seed >>> 0, tick >>> 0);
+      m._csjs_wander_seed(this._live(), u32(seed, 'seed'), u32(tick, 'tick'));
       return this._behaviour(WANDER, null, params, options);
     }
 
@@ -217,6 +245,7 @@ export async function init(options = {}) {
         box_max = [0, 0, 0], prediction = 0 } = bounds;
       for (const [name, v] of Object.entries({ shape, radius, prediction }))
         if (typeof v !== 'number') throw new TypeError(`bounds.${name} must be a number`);
+      parameter(shape, 'bounds.shape');
       m._csjs_bounds_set(this._live(), shape, ...vec3(centre, 'bounds.centre'), radius,
         ...vec3(box_min, 'bounds.box_min'), ...vec3(box_max, 'bounds.box_max'), prediction);
     }
@@ -225,7 +254,8 @@ export async function init(options = {}) {
     contain(bounds, params, options) {
       this._bounds(bounds);
       this._params(params);
-      const { mode = OVERWRITE, weight = 0, begin, end } = options || {};
+      const [mode, weight] = output(options);
+      const { begin, end } = options || {};
       const [b, e] = range(this, begin, end);
       check(m._csjs_contain(this.handle, mode, weight, b, e));
       return this;
@@ -246,9 +276,11 @@ export async function init(options = {}) {
     _neighbours(behaviour, neighbours, params, options) {
       const { radius = 0, max_neighbours = 0 } = neighbours || {};
       this._params(params);
-      const { mode = OVERWRITE, weight = 0, begin, end } = options || {};
+      const [mode, weight] = output(options);
+      const { begin, end } = options || {};
       const [b, e] = range(this, begin, end);
-      check(m._csjs_neighbour_behaviour(this.handle, behaviour, radius, max_neighbours >>> 0,
+      check(m._csjs_neighbour_behaviour(this.handle, behaviour, radius,
+        parameter(max_neighbours, 'neighbours.max_neighbours'),
         mode, weight, b, e));
       return this;
     }
@@ -267,7 +299,8 @@ export async function init(options = {}) {
     follow_field(field, params, options) {
       if (!(field instanceof Field)) throw new TypeError('field must be a Field');
       this._params(params);
-      const { mode = OVERWRITE, weight = 0, begin, end } = options || {};
+      const [mode, weight] = output(options);
+      const { begin, end } = options || {};
       const [b, e] = range(this, begin, end);
       check(m._csjs_follow_field(this._live(), field._live(), mode, weight, b, e));
       return this;
@@ -278,7 +311,8 @@ export async function init(options = {}) {
     follow_path(path, follow, params, options) {
       const [direction, prediction, lead] = pathFollow(path, follow);
       this._params(params);
-      const { mode = OVERWRITE, weight = 0, begin, end } = options || {};
+      const [mode, weight] = output(options);
+      const { begin, end } = options || {};
       const [b, e] = range(this, begin, end);
       check(m._csjs_follow_path(this._live(), path._live(), direction, prediction, lead,
         mode, weight, b, e));
@@ -311,9 +345,14 @@ export async function init(options = {}) {
       tile_size = 0, seed = 0, tick = 0, avoidance, wrap, begin, end } = {}) {
       if (!Array.isArray(behaviours)) throw new TypeError('behaviours must be an array');
       m._csjs_step_clear(this._live());
-      m._csjs_wander_seed(this.handle, seed >>> 0, tick >>> 0);
+      m._csjs_wander_seed(this.handle, u32(seed, 'seed'), u32(tick, 'tick'));
+      parameter(combine, 'combine');
+      parameter(tile_size, 'tile_size');
       for (const s of behaviours) {
         if (!s || typeof s.behaviour !== 'number') throw new TypeError('a behaviour needs .behaviour');
+        parameter(s.behaviour, 'behaviour');
+        const weight = s.weight === undefined ? 0 : s.weight;
+        if (typeof weight !== 'number') throw new TypeError('weight must be a number');
         const t = s.target || Target.point([0, 0]);
         if (!(t instanceof Target)) throw new TypeError('target must be a Target');
         if (NEIGHBOUR_BEHAVIOURS.has(s.behaviour) && !s.neighbours)
@@ -321,7 +360,7 @@ export async function init(options = {}) {
         const { radius = 0, max_neighbours = 0 } = s.neighbours || {};
         this._params(s.params);
         check(m._csjs_step_add(this.handle, s.behaviour, t.kind, ...t.point, ...t.velocity,
-          t.agent, s.weight || 0, radius, max_neighbours >>> 0));
+          t.agent, weight, radius, parameter(max_neighbours, 'neighbours.max_neighbours')));
         if (s.behaviour === CONTAIN && s.bounds !== undefined && s.bounds !== null) {
           this._bounds(s.bounds);
           m._csjs_step_bounds(this.handle);
@@ -344,7 +383,7 @@ export async function init(options = {}) {
       this._params(integrator);
       const [b, e] = range(this, begin, end);
       check(m._csjs_step_run(this.handle, combine, priority_threshold, mask ? 1 : 0,
-        tile_size >>> 0, b, e));
+        tile_size, b, e));
       return this;
     }
 
@@ -364,7 +403,8 @@ export async function init(options = {}) {
       if (obstacles !== undefined && obstacles !== null && !(obstacles instanceof Obstacles))
         throw new TypeError('avoidance.obstacles must be an Obstacles');
       m._csjs_step_avoid(this.handle, 1, radius, time_horizon, obstacle_time_horizon,
-        neighbours ? reach : 0, max_neighbours >>> 0, obstacles ? obstacles._live() : 0);
+        neighbours ? reach : 0, parameter(max_neighbours, 'avoidance.neighbours.max_neighbours'),
+        obstacles ? obstacles._live() : 0);
     }
 
     /** FNV-1a of the state's bits (positions, then velocities; NaNs
@@ -508,6 +548,8 @@ export async function init(options = {}) {
     _cell(cx, cy) {
       if (!Number.isInteger(cx) || !Number.isInteger(cy) || cx < 0 || cy < 0)
         throw new TypeError('cx and cy must be non-negative integers');
+      if (!isU32(cx) || !isU32(cy))
+        throw new ParameterError(4, 'crowdsteer: the cell is outside the field');
       const p = m._malloc(24);
       if (!p) throw new OutOfMemoryError(8, 'crowdsteer: out of memory');
       try {
@@ -579,7 +621,8 @@ export async function init(options = {}) {
     /** The backend the behaviours run on: "simd128" or "scalar". */
     active_isa: () => m.UTF8ToString(m._csjs_isa_name()),
     force_isa: (name) => withString(String(name), (p) => check(m._csjs_force_isa(p))),
-    random: (seed, agent, tick, axis) => m._csjs_random(seed >>> 0, agent >>> 0, tick >>> 0, axis >>> 0),
+    random: (seed, agent, tick, axis) => m._csjs_random(u32(seed, 'seed'), u32(agent, 'agent'),
+      u32(tick, 'tick'), u32(axis, 'axis')),
     version: () => m.UTF8ToString(m._csjs_version()),
     /** The module's memory now (views over an older buffer are detached). */
     memory_buffer: buffer,

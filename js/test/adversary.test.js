@@ -53,3 +53,60 @@ test('a freed crowd throws TypeError from every call, before reaching memory', (
   for (const call of calls)
     assert.throws(call, (e) => e instanceof TypeError && /freed/.test(e.message));
 });
+
+// The module takes integers as 32 bits: a larger one must be refused, not
+// wrapped onto a valid value (2**32 + 2 would be 2), and nothing written.
+test('integers past 32 bits are refused, never wrapped', () => {
+  const crowd = new lib.Crowd(4, 2);
+  crowd.px.set([1, 2, 3, 4]);
+  crowd.sx.fill(7);
+  const target = cs.Target.point([10, 0]);
+  const refused = (f, cls) => {
+    const px = [...crowd.px], sx = [...crowd.sx];
+    assert.throws(f, cls);
+    assert.deepEqual([...crowd.px], px);
+    assert.deepEqual([...crowd.sx], sx);
+  };
+  refused(() => crowd.seek(target, {}, { end: 2 ** 32 + 2 }), cs.RangeError);
+  refused(() => crowd.seek(target, {}, { begin: 2 ** 32, end: 4 }), cs.RangeError);
+  refused(() => crowd.integrate({}, { end: 2 ** 32 + 1 }), cs.RangeError);
+  refused(() => crowd.wrap([0, 0], [1, 1], { begin: 2 ** 32 }), cs.RangeError);
+  refused(() => crowd.seek(target, {}, { mode: 2 }), cs.ParameterError);
+  refused(() => crowd.seek(target, {}, { mode: 2 ** 32 + 1 }), cs.ParameterError);
+  refused(() => crowd.seek(target, {}, { mode: 0.5 }), cs.ParameterError);
+  const seek = [{ behaviour: cs.SEEK, target }];
+  refused(() => crowd.step(seek, { combine: 2 ** 32 }), cs.ParameterError);
+  refused(() => crowd.step(seek, { tile_size: 2 ** 32 + 1 }), cs.ParameterError);
+  refused(() => crowd.step([{ behaviour: 2 ** 32, target }]), cs.ParameterError);
+  refused(() => crowd.step(seek, { end: 2 ** 32 + 1 }), cs.RangeError);
+  refused(() => crowd.step(seek, { seed: 2 ** 32 }), TypeError);
+  refused(() => crowd.contain({ shape: 2 ** 32, radius: 1 }), cs.ParameterError);
+  crowd.grid_build(1);
+  refused(() => crowd.separation({ radius: 1, max_neighbours: 2 ** 32 + 3 }), cs.ParameterError);
+  refused(() => crowd.separation({ radius: 1, max_neighbours: -1 }), cs.ParameterError);
+  assert.throws(() => lib.random(2 ** 32, 0, 0, 0), TypeError);
+  const field = new lib.Field().build({ width: 4, height: 4, cell_size: 1, goal_x: [0.5],
+    goal_y: [0.5] });
+  assert.throws(() => field.time(2 ** 32 + 3, 2), cs.ParameterError);
+  assert.throws(() => field.direction(2 ** 32, 0), cs.ParameterError);
+  assert.equal(field.time(0, 0), 0);
+  field.free();
+  crowd.free();
+});
+
+test('a step weight of NaN and a missing target are refused', () => {
+  const crowd = new lib.Crowd(3, 2);
+  crowd.px.set([0, 1, 2]);
+  crowd.sx.fill(7);
+  const target = cs.Target.point([10, 0]);
+  for (const weight of [NaN, Infinity])
+    assert.throws(() => crowd.step([{ behaviour: cs.SEEK, target, weight }]),
+      cs.ParameterError);
+  assert.throws(() => crowd.step([{ behaviour: cs.SEEK, target, weight: '2' }]), TypeError);
+  for (const f of [() => crowd.seek(), () => crowd.seek(null), () => crowd.pursuit(undefined)])
+    assert.throws(f, cs.NullPointerError);
+  assert.deepEqual([...crowd.px], [0, 1, 2]);
+  assert.deepEqual([...crowd.sx], [7, 7, 7]);
+  crowd.wander({ max_speed: 1 }); // wander has no target
+  crowd.free();
+});

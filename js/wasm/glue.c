@@ -113,10 +113,11 @@ static crowdsteer_target target_of(int kind, float x, float y, float z, float vx
   return t;
 }
 
-static crowdsteer_output output_of(js_crowd *c, int accumulate, float weight) {
+/* The mode as given: the library refuses one it does not know. */
+static crowdsteer_output output_of(js_crowd *c, int mode, float weight) {
   return (crowdsteer_output){
       .steering = {c->array[6], c->array[7], c->agents.dims == 3 ? c->array[8] : NULL},
-      .mode = accumulate ? CROWDSTEER_ACCUMULATE : CROWDSTEER_OVERWRITE,
+      .mode = (crowdsteer_write_mode)mode,
       .weight = weight};
 }
 
@@ -124,10 +125,10 @@ static crowdsteer_output output_of(js_crowd *c, int accumulate, float weight) {
  * crowd's steering arrays. */
 EMSCRIPTEN_KEEPALIVE int csjs_behaviour(js_crowd *c, int behaviour, int kind, float x,
                                         float y, float z, float vx, float vy, float vz,
-                                        uint32_t agent, int accumulate, float weight,
+                                        uint32_t agent, int mode, float weight,
                                         uint32_t begin, uint32_t end) {
   const crowdsteer_target t = target_of(kind, x, y, z, vx, vy, vz, agent);
-  const crowdsteer_output out = output_of(c, accumulate, weight);
+  const crowdsteer_output out = output_of(c, mode, weight);
   const crowdsteer_agents *a = &c->agents;
   const crowdsteer_params *p = &c->params;
   switch (behaviour) {
@@ -155,9 +156,9 @@ EMSCRIPTEN_KEEPALIVE void csjs_bounds_set(js_crowd *c, int shape, float cx, floa
                                   .prediction = prediction};
 }
 
-EMSCRIPTEN_KEEPALIVE int csjs_contain(js_crowd *c, int accumulate, float weight,
-                                      uint32_t begin, uint32_t end) {
-  const crowdsteer_output out = output_of(c, accumulate, weight);
+EMSCRIPTEN_KEEPALIVE int csjs_contain(js_crowd *c, int mode, float weight, uint32_t begin,
+                                      uint32_t end) {
+  const crowdsteer_output out = output_of(c, mode, weight);
   return crowdsteer_contain(&c->agents, &c->bounds, &c->params, &out, begin, end);
 }
 
@@ -175,11 +176,11 @@ EMSCRIPTEN_KEEPALIVE int csjs_grid_build(js_crowd *c, float cell_size,
 /* Separation, cohesion, alignment over the crowd's grid. */
 EMSCRIPTEN_KEEPALIVE int csjs_neighbour_behaviour(js_crowd *c, int behaviour,
                                                   float radius, uint32_t max_neighbours,
-                                                  int accumulate, float weight,
-                                                  uint32_t begin, uint32_t end) {
+                                                  int mode, float weight, uint32_t begin,
+                                                  uint32_t end) {
   const crowdsteer_neighbours nb = {
       .grid = c->grid, .radius = radius, .max_neighbours = max_neighbours};
-  const crowdsteer_output out = output_of(c, accumulate, weight);
+  const crowdsteer_output out = output_of(c, mode, weight);
   switch (behaviour) {
   case CROWDSTEER_SEPARATION:
     return crowdsteer_separation(&c->agents, &nb, &c->params, &out, begin, end);
@@ -314,22 +315,22 @@ EMSCRIPTEN_KEEPALIVE void csjs_step_follow(js_crowd *c, const crowdsteer_field *
 /* Follow-the-field and follow-the-path for agents [begin, end) into the
  * crowd's steering arrays (crowdsteer_follow_field, _path). */
 EMSCRIPTEN_KEEPALIVE int csjs_follow_field(js_crowd *c, const crowdsteer_field *field,
-                                           int accumulate, float weight, uint32_t begin,
+                                           int mode, float weight, uint32_t begin,
                                            uint32_t end) {
   const crowdsteer_field *fields[1] = {field};
   const crowdsteer_field_follow follow = {fields, 1, NULL, 0};
-  const crowdsteer_output out = output_of(c, accumulate, weight);
+  const crowdsteer_output out = output_of(c, mode, weight);
   return crowdsteer_follow_field(&c->agents, &follow, &c->params, &out, begin, end);
 }
 
 EMSCRIPTEN_KEEPALIVE int csjs_follow_path(js_crowd *c, const crowdsteer_pathway *path,
                                           float direction, float prediction_time,
-                                          float lead_distance, int accumulate,
-                                          float weight, uint32_t begin, uint32_t end) {
+                                          float lead_distance, int mode, float weight,
+                                          uint32_t begin, uint32_t end) {
   const crowdsteer_pathway *paths[1] = {path};
   const crowdsteer_path_follow follow =
       path_follow_of(paths, direction, prediction_time, lead_distance);
-  const crowdsteer_output out = output_of(c, accumulate, weight);
+  const crowdsteer_output out = output_of(c, mode, weight);
   return crowdsteer_follow_path(&c->agents, &follow, &c->params, &out, begin, end);
 }
 
