@@ -73,7 +73,9 @@ crowdsteer_obstacles_edge_count(const crowdsteer_obstacles *obstacles);
 
 /** *inside = 1 when (x, y) is strictly inside a polygon of the set (a
  *  point on an edge is outside; walls have no inside), else 0; exact.
- *  NULL_POINTER, or GRID if the set is not built. */
+ *  NULL_POINTER, or GRID if the set is not built. It allocates a scratch
+ *  for the call (about 8 bytes an edge and 5 a polygon, freed before it
+ *  returns): OUT_OF_MEMORY when that fails, *inside then untouched. */
 CROWDSTEER_API crowdsteer_status crowdsteer_obstacles_inside(
     const crowdsteer_obstacles *obstacles, float x, float y, int *inside);
 

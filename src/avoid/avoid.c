@@ -523,6 +523,8 @@ crowdsteer_avoid(const crowdsteer_agents *agents, const crowdsteer_avoidance *av
                  const crowdsteer_vectors *velocity, size_t begin, size_t end) {
   crowdsteer_status fault;
   cs_avoid_job job;
+  const crowdsteer_params defaults = {0}; /* NULL params: every default */
+  if (!params) params = &defaults;
   const cs_fpenv host = cs_fpenv_enter();
   if ((fault = cs_avoid_prepare(&job, agents, avoidance, params, begin, end)) !=
       CROWDSTEER_OK)

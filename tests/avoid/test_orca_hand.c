@@ -486,8 +486,19 @@ static void test_validation(void) {
                CROWDSTEER_ERROR_NULL_POINTER);
   CHECK_STATUS(crowdsteer_avoid(&a, NULL, &params, &pref, &out, 0, 4),
                CROWDSTEER_ERROR_NULL_POINTER);
-  CHECK_STATUS(crowdsteer_avoid(&a, &av, NULL, &pref, &out, 0, 4),
-               CROWDSTEER_ERROR_NULL_POINTER);
+  /* params NULL: every default, as for every entry point. */
+  for (size_t i = 0; i < c.n; i++)
+    c.pref_x[i] = 0.5f * (float)i, c.pref_y[i] = 2.0f;
+  float want[2][4];
+  const crowdsteer_params defaults = {0};
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, &defaults, &pref, &out, 0, 4), CROWDSTEER_OK);
+  memcpy(want[0], c.out_x, sizeof want[0]), memcpy(want[1], c.out_y, sizeof want[1]);
+  CHECK(want[1][0] == 1.0f); /* the default max_speed, 1 */
+  for (size_t i = 0; i < c.n; i++)
+    c.out_x[i] = c.out_y[i] = 42.0f;
+  CHECK_STATUS(crowdsteer_avoid(&a, &av, NULL, &pref, &out, 0, 4), CROWDSTEER_OK);
+  CHECK(!memcmp(want[0], c.out_x, sizeof want[0]) &&
+        !memcmp(want[1], c.out_y, sizeof want[1]));
   CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, NULL, &out, 0, 4),
                CROWDSTEER_ERROR_NULL_POINTER);
   CHECK_STATUS(crowdsteer_avoid(&a, &av, &params, &pref, NULL, 0, 4),
