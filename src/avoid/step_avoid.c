@@ -7,6 +7,49 @@
 #include <math.h>
 #include <string.h>
 
+/* A wrap moves agents across the box's faces, a jump the walls do not
+ * see. A step with both is refused (PARAMETER) unless no wrap can carry an
+ * agent past an obstacle: every agent of the range with a finite position
+ * starts inside the box, and on each axis each obstacle edge stays a reach
+ * inside the box's faces, or a reach beyond one (out of every agent's
+ * way), or runs along the axis from a reach before the box to a reach
+ * past it (the same line either side of the seam: what crosses it after
+ * the wrap crossed it before, where the walls see it). The reach is the
+ * range's largest max_speed * dt with room for rounding. */
+static int wrap_clear(const cs_avoid_job *job, const crowdsteer_agents *agents,
+                      const crowdsteer_box *box, float dt, size_t begin, size_t end) {
+  const float *const pos[2] = {agents->px, agents->py};
+  double fastest = job->max_speed.value, far = 1.0;
+  for (size_t i = begin; i < end; i++) {
+    if (job->max_speed.array && job->max_speed.array[i] > fastest)
+      fastest = job->max_speed.array[i];
+    for (int k = 0; k < 2; k++) {
+      const float x = pos[k][i];
+      if (isfinite(x) && !(x >= box->min[k] && x < box->max[k])) return 0;
+    }
+  }
+  for (int k = 0; k < 2; k++)
+    far = fmax(far, fmax(fabs((double)box->min[k]), fabs((double)box->max[k])));
+  const double reach = fastest * dt * 1.0625 + far * 0x1p-20;
+  const crowdsteer_obstacles *o = job->obstacles;
+  const float *const at[2] = {o->x, o->y};
+  for (size_t e = 0; e < o->vertex_count; e++) {
+    const uint32_t f = o->next[e];
+    int clear = 1, beyond = 0;
+    for (int k = 0; k < 2; k++) {
+      const double a = fmin(at[k][e], at[k][f]), b = fmax(at[k][e], at[k][f]);
+      const double lo = box->min[k], hi = box->max[k];
+      beyond |= b <= lo - reach || a >= hi + reach;
+      const int inside = a >= lo + reach && b <= hi - reach;
+      const int along =
+          at[1 - k][e] == at[1 - k][f] && a <= lo - reach && b >= hi + reach;
+      clear &= inside || along;
+    }
+    if (!clear && !beyond) return 0;
+  }
+  return 1;
+}
+
 crowdsteer_status cs_step_avoid_prepare(cs_step_avoid *sa,
                                         const crowdsteer_agents *agents,
                                         const crowdsteer_step_desc *step,
@@ -20,10 +63,14 @@ crowdsteer_status cs_step_avoid_prepare(cs_step_avoid *sa,
   crowdsteer_status fault =
       cs_avoid_prepare(&sa->job, agents, av, &step->integrator, begin, end);
   if (fault != CROWDSTEER_OK) return fault;
+  const float dt = step->integrator.dt == 0.0f ? 1.0f : step->integrator.dt;
+  if (step->wrap && av->obstacles && begin < end &&
+      !wrap_clear(&sa->job, agents, step->wrap, dt, begin, end))
+    return CROWDSTEER_ERROR_PARAMETER;
   sa->on = 1;
   sa->desc = av;
   sa->dims = agents->dims;
-  sa->dt = step->integrator.dt == 0.0f ? 1.0f : step->integrator.dt;
+  sa->dt = dt;
   sa->chunk = chunk;
   sa->begin = begin, sa->end = end;
   /* Over the grid's slots when the range is a good part of its agents (a

@@ -406,6 +406,102 @@ static void test_wall_rules(void) {
   crowdsteer_obstacles_destroy(o);
 }
 
+/* A step that seeks `goal` on n agents at p (in place), every one
+ * steered the same way, with obstacles `o` and a wrap in `box`. */
+static crowdsteer_status wrapped_step(float *const p[2], float *const v[2], size_t n,
+                                      const crowdsteer_obstacles *o,
+                                      const crowdsteer_box *box, const float goal[2]) {
+  crowdsteer_agents a = {n, 2, p[0], p[1], NULL, v[0], v[1], NULL, NULL};
+  crowdsteer_avoidance av;
+  memset(&av, 0, sizeof av);
+  av.obstacles = o;
+  av.obstacle_time_horizon = 1e-6f; /* the walls' rule alone decides */
+  crowdsteer_step_behaviour seek;
+  memset(&seek, 0, sizeof seek);
+  seek.behaviour = CROWDSTEER_SEEK;
+  seek.target.kind = CROWDSTEER_TARGET_POINT;
+  seek.target.point[0] = goal[0], seek.target.point[1] = goal[1];
+  crowdsteer_step_desc step;
+  memset(&step, 0, sizeof step);
+  step.behaviours = &seek;
+  step.behaviour_count = 1;
+  step.integrator.max_speed = 0.5f;
+  step.integrator.max_force = 100.0f;
+  step.integrator.dt = 0.25f;
+  step.avoidance = &av;
+  step.wrap = box;
+  return crowdsteer_step(&a, &step, 0, n);
+}
+
+/* A wrap is a jump the walls do not see: a step with both is refused
+ * unless no wrap can carry an agent past an obstacle (docs/guarantees.md).
+ * Refused, nothing written: a pillar or a wall within a move of a face, a
+ * corridor wall that stops at the faces (a move crossing the seam and the
+ * wall's line just past its end crossed the wall after the wrap), an
+ * agent outside the box. Allowed: a corridor whose walls run past the
+ * faces, a pillar well inside; then a crowd pushing across the seam and
+ * the walls for 400 steps stays between the walls and out of the pillar. */
+static void test_wrap_with_walls(void) {
+  enum { M = 600 };
+  static float px[M], py[M], vx[M], vy[M];
+  float *const p[2] = {px, py}, *const v[2] = {vx, vy};
+  const crowdsteer_box box = {{0, -1, 0}, {20, 6, 0}};
+  const float up[2] = {1e4f, 1e4f}, down[2] = {1e4f, -1e4f};
+  const float walls_past[2][4] = {{-1, 0, 21, 0}, {-1, 5, 21, 5}};
+  const float walls_to_faces[2][4] = {{0, 0, 20, 0}, {0, 5, 20, 5}};
+  const float wall_near_face[1][4] = {{0.05f, 1, 0.05f, 4}};
+  const float pillar_x[4] = {0.01f, 0.5f, 0.5f, 0.01f}, pillar_y[4] = {2, 2, 3, 3};
+  crowdsteer_obstacles *refused[3] = {obstacles_of(walls_to_faces, 2, 0),
+                                      obstacles_of(wall_near_face, 1, 0), NULL};
+  CHECK_STATUS(crowdsteer_obstacles_create(&refused[2]), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_obstacles_add(refused[2], pillar_x, pillar_y, 4),
+               CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_obstacles_build(refused[2], 0), CROWDSTEER_OK);
+  for (int k = 0; k < 3; k++) {
+    px[0] = 19.95f, py[0] = 4.97f, vx[0] = vy[0] = 0;
+    CHECK_STATUS(wrapped_step(p, v, 1, refused[k], &box, up), CROWDSTEER_ERROR_PARAMETER);
+    CHECK(px[0] == 19.95f && py[0] == 4.97f && vx[0] == 0 && vy[0] == 0);
+    crowdsteer_obstacles_destroy(refused[k]);
+  }
+  /* The corridor with a pillar inside: allowed, but not for an agent
+   * outside the box (a NaN one is no reason to refuse). */
+  crowdsteer_obstacles *o = NULL;
+  CHECK_STATUS(crowdsteer_obstacles_create(&o), CROWDSTEER_OK);
+  for (int w = 0; w < 2; w++) {
+    const float x[2] = {walls_past[w][0], walls_past[w][2]};
+    const float y[2] = {walls_past[w][1], walls_past[w][3]};
+    CHECK_STATUS(crowdsteer_obstacles_add(o, x, y, 2), CROWDSTEER_OK);
+  }
+  const float block_x[4] = {8, 12, 12, 8}, block_y[4] = {2, 2, 3, 3};
+  CHECK_STATUS(crowdsteer_obstacles_add(o, block_x, block_y, 4), CROWDSTEER_OK);
+  CHECK_STATUS(crowdsteer_obstacles_build(o, 0), CROWDSTEER_OK);
+  px[0] = 20.5f, py[0] = 1;
+  CHECK_STATUS(wrapped_step(p, v, 1, o, &box, up), CROWDSTEER_ERROR_PARAMETER);
+  CHECK(px[0] == 20.5f && py[0] == 1);
+  px[0] = NAN, py[0] = 1;
+  CHECK_STATUS(wrapped_step(p, v, 1, o, &box, up), CROWDSTEER_OK);
+  uint32_t seed = 7;
+  for (size_t i = 0; i < M; i++) {
+    do {
+      px[i] = uniform(&seed, 0, 20), py[i] = uniform(&seed, 0.01f, 4.99f);
+    } while (px[i] > 7.9f && px[i] < 12.1f && py[i] > 1.9f && py[i] < 3.1f);
+    vx[i] = vy[i] = 0;
+  }
+  long outside = 0, inside = 0;
+  for (int t = 0; t < 400; t++) {
+    CHECK_STATUS(wrapped_step(p, v, M, o, &box, t % 80 < 40 ? up : down), CROWDSTEER_OK);
+    for (size_t i = 0; i < M; i++) {
+      int in = 0;
+      CHECK_STATUS(crowdsteer_obstacles_inside(o, px[i], py[i], &in), CROWDSTEER_OK);
+      inside += in;
+      outside += !(py[i] >= 0 && py[i] <= 5);
+    }
+  }
+  CHECK_MSG(outside == 0 && inside == 0,
+            "%ld agent-steps past the walls, %ld in the pillar", outside, inside);
+  crowdsteer_obstacles_destroy(o);
+}
+
 static void test_validation(void) {
   static world w;
   static state s;
@@ -438,6 +534,7 @@ int main(void) {
   test_composition(3);
   test_walls_hold();
   test_wall_rules();
+  test_wrap_with_walls();
   test_validation();
   return check_report("test_step_avoid");
 }
