@@ -143,6 +143,23 @@ def test_step_wrap_is_step_then_wrap(dims):
     assert all(a.tobytes() == b.tobytes() for a, b in zip(want_arrays, got_arrays))
 
 
+def test_crowd_step_takes_step_s_wrap_turn_limit_and_smoothing():
+    n, lo, hi = 300, (-10.0, -8.0), (9.0, 10.0)
+    crowd = cs.Crowd(n)
+    want, want_arrays = random_agents(np.random.default_rng(4), n, spread=9.0)
+    for name, a in zip(("px", "py", "vx", "vy"), want_arrays):
+        getattr(crowd, name)[:] = a
+    seek = [cs.Behaviour(cs.SEEK, target=cs.Target.point((40.0, 3.0)))]
+    options = dict(integrator=cs.Params(max_speed=4.0), wrap=(lo, hi), turn_limit=0.5,
+                   smoothing=0.25)
+    accelerations = [empty_vectors(n) for _ in range(2)]
+    crowd.step(seek, acceleration=accelerations[0], **options)
+    cs.step(want, seek, acceleration=accelerations[1], **options)
+    got = (crowd.px, crowd.py, crowd.vx, crowd.vy)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(want_arrays, got))
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(*accelerations))
+
+
 def test_step_refuses_missing_or_bad_bounds_and_wrap_and_writes_nothing():
     agents, arrays = random_agents(np.random.default_rng(3), 16)
     before = [a.copy() for a in arrays]

@@ -155,7 +155,8 @@ class Crowd:
              combine: int = 0, priority_threshold: float = 0.0,
              mask: Optional[np.ndarray] = None, tile_size: int = 0, threads: int = 0,
              begin: int = 0, end: Optional[int] = None,
-             avoidance: Optional[Avoidance] = None) -> None:
+             avoidance: Optional[Avoidance] = None, smoothing: Optional[float] = None,
+             turn_limit: Optional[float] = None, acceleration=None, wrap=None) -> None:
         """One crowdsteer_step from the current buffer into the other, then a swap.
 
         Arguments as crowdsteer.step (without output and snapshot). With
@@ -166,5 +167,7 @@ class Crowd:
         step(self.agents, behaviours, integrator=integrator, combine=combine,
              priority_threshold=priority_threshold, mask=mask, output=self.next_agents,
              tile_size=tile_size, threads=threads, begin=begin, end=end,
-             avoidance=avoidance)
+             avoidance=avoidance, **{name: value for name, value in (
+                 ("smoothing", smoothing), ("turn_limit", turn_limit),
+                 ("acceleration", acceleration), ("wrap", wrap)) if value is not None})
         self._current = 1 - self._current

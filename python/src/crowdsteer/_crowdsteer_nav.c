@@ -192,6 +192,7 @@ static PyObject *cells_array(FieldObject *self, int directions) {
     const size_t cells = (size_t)self->width * self->height;
     void *data = PyArray_DATA((PyArrayObject *)out);
     size_t c = 0;
+    PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
     for (uint32_t y = 0; y < self->height; y++)
       for (uint32_t x = 0; x < self->width; x++, c++) {
         if (directions) {
@@ -202,6 +203,7 @@ static PyObject *cells_array(FieldObject *self, int directions) {
           crowdsteer_field_time(self->field, x, y, (double *)data + c);
         }
       }
+    PyEval_RestoreThread(unlocked);
   }
   field_unclaim(self, 0);
   return out;

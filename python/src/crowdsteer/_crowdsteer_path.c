@@ -49,7 +49,9 @@ static PyObject *Pathway_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
           radius,
           cyclic};
       crowdsteer_pathway *path = NULL;
+      PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
       const crowdsteer_status status = crowdsteer_pathway_create(&path, &desc);
+      PyEval_RestoreThread(unlocked);
       if (status != CROWDSTEER_OK) {
         raise_status(status);
       } else if (!(self = (PathwayObject *)type->tp_alloc(type, 0))) {
