@@ -65,7 +65,7 @@ export interface FieldDesc {
   cell_size: number;
   origin?: [number, number];
   obstacles?: Obstacles;
-  /** width * height slownesses (>= 1), row by row; none: 1 everywhere. */
+  /** width * height slownesses (finite, >= 1), row by row; none: 1 everywhere. */
   cost?: ArrayLike<number>;
   goal_x?: ArrayLike<number>;
   goal_y?: ArrayLike<number>;

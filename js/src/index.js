@@ -141,7 +141,7 @@ export async function init(options = {}) {
     /** count agents in dims (2 or 3) dimensions, every array zeroed. */
     constructor(count, dims = 2) {
       if (!Number.isInteger(count) || count < 0 || count > 0x3fffffff)
-        throw new TypeError('count must be a non-negative integer');
+        throw new TypeError('count must be an integer in [0, 2**30)');
       if (dims !== 2 && dims !== 3) throw new DimsError(2, 'crowdsteer: dims must be 2 or 3');
       const handle = m._csjs_crowd_new(count, dims);
       if (!handle) throw new OutOfMemoryError(8, 'crowdsteer: out of memory');
