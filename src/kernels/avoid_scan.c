@@ -207,6 +207,17 @@ static uint32_t rank_blocks(const cs_avoid_scan *sc, const lane_ranked *r, uint3
  * the largest id and place); the cap first go to `near` in order. A few
  * are sorted one by one instead (cheaper than a block's set-up). The
  * distances are sqrtf of the squared ones, as the keys take them. */
+/* The lanes of the last block past the n entries: the key never before
+ * anything (INFINITY, then the largest id and place). */
+static void pad_last_block(lane_ranked *r, uint32_t n, uint32_t k) {
+  if (k == n) return;
+  const uint32_t b = k - CS_LANES;
+  const vmask real = m_first(n - b);
+  v_store(r->dist + b, v_select(real, v_load(r->dist + b), v_set1(INFINITY)));
+  i_store(r->id + b, i_select(real, i_load(r->id + b), i_set1(0x7fffffffu)));
+  i_store(r->order + b, i_select(real, i_load(r->order + b), i_set1(0x7fffffffu)));
+}
+
 static uint32_t rank_lanes(const cs_avoid_scan *sc, lane_ranked *r, uint32_t n,
                            cs_avoid_near *near) {
   if (n <= SORTED && sc->cap > 0) {
@@ -218,16 +229,36 @@ static uint32_t rank_lanes(const cs_avoid_scan *sc, lane_ranked *r, uint32_t n,
     }
     return kept;
   }
-  const uint32_t k = (n + CS_LANES - 1) / CS_LANES * CS_LANES;
-  if (k > n) {
-    const uint32_t b = k - CS_LANES;
-    const vmask real = m_first(n - b);
-    v_store(r->dist + b, v_select(real, v_load(r->dist + b), v_set1(INFINITY)));
-    i_store(r->id + b, i_select(real, i_load(r->id + b), i_set1(0x7fffffffu)));
-    i_store(r->order + b, i_select(real, i_load(r->order + b), i_set1(0x7fffffffu)));
-  }
+  uint32_t k = (n + CS_LANES - 1) / CS_LANES * CS_LANES;
+  pad_last_block(r, n, k);
   for (uint32_t b = 0; b < k; b += CS_LANES)
     v_store(r->dist + b, v_sqrt(v_load(r->dist + b)));
+  /* Past a block: a candidate with cap or more strictly nearer ones (by
+   * distance alone) cannot be kept, so the others (the kept ones and those
+   * tied with them) are ranked alone; a kept one's place among them is its
+   * place among all, every candidate before it being one of them. Counting
+   * by distance is a compare and an add a pair, ranking several. */
+  if (k > CS_LANES && sc->cap < n) {
+    uint32_t nearer[RANK_ROOM];
+    const vi one = i_set1(1), none = i_set1(0);
+    for (uint32_t b = 0; b < k; b += CS_LANES) {
+      const vf di = v_load(r->dist + b);
+      vi count = none;
+      for (uint32_t j = 0; j < n; j++)
+        count = i_add(count, i_select(v_lt(v_set1(r->dist[j]), di), one, none));
+      i_store(nearer + b, count);
+    }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (nearer[i] < sc->cap) {
+        r->dist[m] = r->dist[i], r->id[m] = r->id[i];
+        r->order[m] = r->order[i], r->slot[m] = r->slot[i];
+        m++;
+      }
+    n = m;
+    k = (n + CS_LANES - 1) / CS_LANES * CS_LANES;
+    pad_last_block(r, n, k);
+  }
 #if CS_LANES == 16 && defined(__AVX512F__)
   if (k == CS_LANES) return rank_block(sc, r, n, near);
   return rank_blocks(sc, r, n, k / CS_LANES, near);
