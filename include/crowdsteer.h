@@ -865,9 +865,10 @@ typedef struct crowdsteer_step_desc {
   /** Non-NULL: the new positions wrap around in this box, last, exactly as
    *  crowdsteer_wrap then does (crowdsteer_bounds.h; its validation). With
    *  avoidance's obstacles too, PARAMETER unless no wrap can carry an agent
-   *  past an obstacle: the range's agents start inside the box, and no
-   *  edge comes within a move of a face but one running along that axis
-   *  from beyond one face to beyond the other (docs/guarantees.md). */
+   *  past an obstacle: the range's agents start inside the box, no edge
+   *  comes within a move of a face but one running along that axis from
+   *  beyond one face to beyond the other, and no polygon but one across
+   *  the box on one axis and inside it on the other (docs/guarantees.md). */
   const struct crowdsteer_box *wrap;
 } crowdsteer_step_desc;
 

@@ -7,45 +7,78 @@
 #include <math.h>
 #include <string.h>
 
+/* Where an extent [a, b] lies on an axis of the box [lo, hi], with a reach
+ * of room: a reach inside both faces, a reach beyond one (out of every
+ * agent's way), from a reach before the box to a reach past it, or none of
+ * these (near a face). */
+enum extent_place { NEAR_A_FACE, INSIDE, BEYOND, ACROSS };
+static enum extent_place place_of(double a, double b, double lo, double hi,
+                                  double reach) {
+  if (a >= lo + reach && b <= hi - reach) return INSIDE;
+  if (b <= lo - reach || a >= hi + reach) return BEYOND;
+  if (a <= lo - reach && b >= hi + reach) return ACROSS;
+  return NEAR_A_FACE;
+}
+
 /* A wrap moves agents across the box's faces, a jump the walls do not
  * see. A step with both is refused (PARAMETER) unless no wrap can carry an
- * agent past an obstacle: every agent of the range with a finite position
- * starts inside the box, and on each axis each obstacle edge stays a reach
- * inside the box's faces, or a reach beyond one (out of every agent's
- * way), or runs along the axis from a reach before the box to a reach
- * past it (the same line either side of the seam: what crosses it after
- * the wrap crossed it before, where the walls see it). The reach is the
- * range's largest max_speed * dt with room for rounding. */
+ * agent past an obstacle or into a polygon: every agent of the range with a
+ * finite position starts in the box (or a rounding outside, where a wrap
+ * may leave it); every edge lies, on each axis, a reach inside the faces,
+ * or a reach beyond one, or along the axis across the box (the same line
+ * either side of the seam: what crosses it after the wrap crossed it
+ * before, where the walls see it); and each polygon lies a reach inside the
+ * faces, or beyond one, or across the box on one axis and inside on the
+ * other (so its inside is the same either side of that seam). The reach is
+ * the range's largest max_speed * dt with room for rounding. */
 static int wrap_clear(const cs_avoid_job *job, const crowdsteer_agents *agents,
                       const crowdsteer_box *box, float dt, size_t begin, size_t end) {
+  double far = 1.0;
+  for (int k = 0; k < 2; k++)
+    far = fmax(far, fmax(fabs((double)box->min[k]), fabs((double)box->max[k])));
+  const double rounding = far * 0x1p-20;
   const float *const pos[2] = {agents->px, agents->py};
-  double fastest = job->max_speed.value, far = 1.0;
+  double fastest = job->max_speed.array ? 0.0 : job->max_speed.value;
   for (size_t i = begin; i < end; i++) {
     if (job->max_speed.array && job->max_speed.array[i] > fastest)
       fastest = job->max_speed.array[i];
     for (int k = 0; k < 2; k++) {
-      const float x = pos[k][i];
-      if (isfinite(x) && !(x >= box->min[k] && x < box->max[k])) return 0;
+      const double x = pos[k][i];
+      if (isfinite(x) && !(x >= box->min[k] - rounding && x <= box->max[k] + rounding))
+        return 0;
     }
   }
-  for (int k = 0; k < 2; k++)
-    far = fmax(far, fmax(fabs((double)box->min[k]), fabs((double)box->max[k])));
-  const double reach = fastest * dt * 1.0625 + far * 0x1p-20;
+  const double reach = fastest * dt * 1.0625 + rounding;
   const crowdsteer_obstacles *o = job->obstacles;
   const float *const at[2] = {o->x, o->y};
   for (size_t e = 0; e < o->vertex_count; e++) {
     const uint32_t f = o->next[e];
-    int clear = 1, beyond = 0;
-    for (int k = 0; k < 2; k++) {
-      const double a = fmin(at[k][e], at[k][f]), b = fmax(at[k][e], at[k][f]);
-      const double lo = box->min[k], hi = box->max[k];
-      beyond |= b <= lo - reach || a >= hi + reach;
-      const int inside = a >= lo + reach && b <= hi - reach;
-      const int along =
-          at[1 - k][e] == at[1 - k][f] && a <= lo - reach && b >= hi + reach;
-      clear &= inside || along;
-    }
-    if (!clear && !beyond) return 0;
+    enum extent_place where[2];
+    for (int k = 0; k < 2; k++)
+      where[k] = place_of(fmin(at[k][e], at[k][f]), fmax(at[k][e], at[k][f]), box->min[k],
+                          box->max[k], reach);
+    if (where[0] == BEYOND || where[1] == BEYOND) continue;
+    for (int k = 0; k < 2; k++)
+      if (where[k] == NEAR_A_FACE || (where[k] == ACROSS && at[1 - k][e] != at[1 - k][f]))
+        return 0;
+  }
+  for (size_t l = 0; l < o->loop_count; l++) {
+    if (!o->loop_closed[l]) continue; /* a wall: its edges above */
+    double low[2] = {INFINITY, INFINITY}, high[2] = {-INFINITY, -INFINITY};
+    uint32_t v = o->loop_first[l];
+    do {
+      for (int k = 0; k < 2; k++)
+        low[k] = fmin(low[k], at[k][v]), high[k] = fmax(high[k], at[k][v]);
+      v = o->next[v];
+    } while (v != o->loop_first[l]);
+    enum extent_place where[2];
+    for (int k = 0; k < 2; k++)
+      where[k] = place_of(low[k], high[k], box->min[k], box->max[k], reach);
+    if (where[0] == BEYOND || where[1] == BEYOND) continue;
+    if (!((where[0] == INSIDE && where[1] == INSIDE) ||
+          (where[0] == ACROSS && where[1] == INSIDE) ||
+          (where[0] == INSIDE && where[1] == ACROSS)))
+      return 0;
   }
   return 1;
 }

@@ -88,8 +88,12 @@ static cs_orca_lines_fn lines_in_force(void) {
   return job.lines;
 }
 
+static int kernels_tested;
+
 static void every_set(void) {
   const cs_orca_lines_fn lines = lines_in_force();
+  if (lines == cs_orca_agent_lines) return; /* no kernel: the definition itself */
+  kernels_tested++;
   static set s;
   static cs_orca_line want_lines[ROOM], got_lines[ROOM];
   rng r = {0x5eedu};
@@ -127,6 +131,6 @@ static void every_set(void) {
 }
 
 int main(void) {
-  if (!on_every_isa(every_set)) return 77;
+  if (!on_every_isa(every_set) || !kernels_tested) return 77;
   return check_report("test_avoid_kernels");
 }

@@ -437,27 +437,36 @@ static crowdsteer_status wrapped_step(float *const p[2], float *const v[2], size
  * unless no wrap can carry an agent past an obstacle (docs/guarantees.md).
  * Refused, nothing written: a pillar or a wall within a move of a face, a
  * corridor wall that stops at the faces (a move crossing the seam and the
- * wall's line just past its end crossed the wall after the wrap), an
- * agent outside the box. Allowed: a corridor whose walls run past the
- * faces, a pillar well inside; then a crowd pushing across the seam and
- * the walls for 400 steps stays between the walls and out of the pillar. */
+ * wall's line just past its end crossed the wall after the wrap), a
+ * polygon inside past one face and not the other, an agent outside the
+ * box. Allowed: a corridor whose walls run past the faces, a pillar well
+ * inside; then a crowd pushing both ways across the seam and into the
+ * walls for 400 steps stays between the walls and out of the pillar. */
 static void test_wrap_with_walls(void) {
   enum { M = 600 };
   static float px[M], py[M], vx[M], vy[M];
   float *const p[2] = {px, py}, *const v[2] = {vx, vy};
   const crowdsteer_box box = {{0, -1, 0}, {20, 6, 0}};
-  const float up[2] = {1e4f, 1e4f}, down[2] = {1e4f, -1e4f};
+  const float goals[4][2] = {{1e4f, 1e4f}, {1e4f, -1e4f}, {-1e4f, 1e4f}, {-1e4f, -1e4f}};
+  const float *const up = goals[0];
   const float walls_past[2][4] = {{-1, 0, 21, 0}, {-1, 5, 21, 5}};
   const float walls_to_faces[2][4] = {{0, 0, 20, 0}, {0, 5, 20, 5}};
   const float wall_near_face[1][4] = {{0.05f, 1, 0.05f, 4}};
+  /* A pillar near a face; a polygon whose only edge in reach runs along x
+   * across the box, but which covers the top face and not the bottom one
+   * (a wrap down through y = -1 would land inside it). */
   const float pillar_x[4] = {0.01f, 0.5f, 0.5f, 0.01f}, pillar_y[4] = {2, 2, 3, 3};
-  crowdsteer_obstacles *refused[3] = {obstacles_of(walls_to_faces, 2, 0),
-                                      obstacles_of(wall_near_face, 1, 0), NULL};
-  CHECK_STATUS(crowdsteer_obstacles_create(&refused[2]), CROWDSTEER_OK);
-  CHECK_STATUS(crowdsteer_obstacles_add(refused[2], pillar_x, pillar_y, 4),
-               CROWDSTEER_OK);
-  CHECK_STATUS(crowdsteer_obstacles_build(refused[2], 0), CROWDSTEER_OK);
-  for (int k = 0; k < 3; k++) {
+  const float half_x[4] = {-1, 21, 21, -1}, half_y[4] = {2, 2, 100, 100};
+  crowdsteer_obstacles *refused[4] = {obstacles_of(walls_to_faces, 2, 0),
+                                      obstacles_of(wall_near_face, 1, 0), NULL, NULL};
+  for (int k = 2; k < 4; k++) {
+    CHECK_STATUS(crowdsteer_obstacles_create(&refused[k]), CROWDSTEER_OK);
+    CHECK_STATUS(crowdsteer_obstacles_add(refused[k], k == 2 ? pillar_x : half_x,
+                                          k == 2 ? pillar_y : half_y, 4),
+                 CROWDSTEER_OK);
+    CHECK_STATUS(crowdsteer_obstacles_build(refused[k], 0), CROWDSTEER_OK);
+  }
+  for (int k = 0; k < 4; k++) {
     px[0] = 19.95f, py[0] = 4.97f, vx[0] = vy[0] = 0;
     CHECK_STATUS(wrapped_step(p, v, 1, refused[k], &box, up), CROWDSTEER_ERROR_PARAMETER);
     CHECK(px[0] == 19.95f && py[0] == 4.97f && vx[0] == 0 && vy[0] == 0);
@@ -480,6 +489,15 @@ static void test_wrap_with_walls(void) {
   CHECK(px[0] == 20.5f && py[0] == 1);
   px[0] = NAN, py[0] = 1;
   CHECK_STATUS(wrapped_step(p, v, 1, o, &box, up), CROWDSTEER_OK);
+  /* Leftwards across x = 0 by a move of 0.125 from just under 0.125: the
+   * wrap rounds -2^-22 + 20 onto the high face, 20, and the next steps
+   * still run (the box holds its agents to a rounding). */
+  px[0] = 0.125f - 0x1p-22f, py[0] = 2.5f, vx[0] = -0.5f, vy[0] = 0;
+  const float left[2] = {-1e4f, 2.5f};
+  CHECK_STATUS(wrapped_step(p, v, 1, o, &box, left), CROWDSTEER_OK);
+  CHECK_MSG(px[0] == 20.0f, "the wrap left x = %a", (double)px[0]);
+  for (int t = 0; t < 3; t++)
+    CHECK_STATUS(wrapped_step(p, v, 1, o, &box, left), CROWDSTEER_OK);
   uint32_t seed = 7;
   for (size_t i = 0; i < M; i++) {
     do {
@@ -489,7 +507,9 @@ static void test_wrap_with_walls(void) {
   }
   long outside = 0, inside = 0;
   for (int t = 0; t < 400; t++) {
-    CHECK_STATUS(wrapped_step(p, v, M, o, &box, t % 80 < 40 ? up : down), CROWDSTEER_OK);
+    /* Right and left across the seam (leftwards a wrap may round onto the
+     * high face: still accepted next step), up and down into the walls. */
+    CHECK_STATUS(wrapped_step(p, v, M, o, &box, goals[t / 40 % 4]), CROWDSTEER_OK);
     for (size_t i = 0; i < M; i++) {
       int in = 0;
       CHECK_STATUS(crowdsteer_obstacles_inside(o, px[i], py[i], &in), CROWDSTEER_OK);
