@@ -70,6 +70,16 @@ export class Target {
   }
 }
 
+// A target's arguments for the module, checked where it is used (a
+// Target's fields can be set after it is made): kind, point, velocity,
+// agent index.
+function targetArgs(t) {
+  if (!(t instanceof Target)) throw new TypeError('target must be a Target');
+  parameter(t.kind, 'target.kind');
+  return [t.kind, ...vec3(t.point, 'target.point'), ...vec3(t.velocity, 'target.velocity'),
+    u32(t.agent, 'target.agent')];
+}
+
 function vec3(v, what) {
   if (!v || (v.length !== 2 && v.length !== 3) || ![...v].every((x) => typeof x === 'number'))
     throw new TypeError(`${what} must be 2 or 3 numbers`);
@@ -215,14 +225,12 @@ export async function init(options = {}) {
     _behaviour(behaviour, target, params, options) {
       if (behaviour !== WANDER && (target === undefined || target === null))
         throw new NullPointerError(1, 'crowdsteer: the behaviour needs a target');
-      const t = target || Target.point([0, 0]);
-      if (!(t instanceof Target)) throw new TypeError('target must be a Target');
+      const t = targetArgs(target || Target.point([0, 0]));
       this._params(params);
       const [mode, weight] = output(options);
       const { begin, end } = options || {};
       const [b, e] = range(this, begin, end);
-      check(m._csjs_behaviour(this.handle, behaviour, t.kind, ...t.point, ...t.velocity,
-        t.agent, mode, weight, b, e));
+      check(m._csjs_behaviour(this.handle, behaviour, ...t, mode, weight, b, e));
       return this;
     }
     seek(target, params, options) { return this._behaviour(SEEK, target, params, options); }
@@ -353,14 +361,13 @@ export async function init(options = {}) {
         parameter(s.behaviour, 'behaviour');
         const weight = s.weight === undefined ? 0 : s.weight;
         if (typeof weight !== 'number') throw new TypeError('weight must be a number');
-        const t = s.target || Target.point([0, 0]);
-        if (!(t instanceof Target)) throw new TypeError('target must be a Target');
+        const t = targetArgs(s.target || Target.point([0, 0]));
         if (NEIGHBOUR_BEHAVIOURS.has(s.behaviour) && !s.neighbours)
           throw new NullPointerError(1, 'crowdsteer: a neighbour behaviour needs neighbours');
         const { radius = 0, max_neighbours = 0 } = s.neighbours || {};
         this._params(s.params);
-        check(m._csjs_step_add(this.handle, s.behaviour, t.kind, ...t.point, ...t.velocity,
-          t.agent, weight, radius, parameter(max_neighbours, 'neighbours.max_neighbours')));
+        check(m._csjs_step_add(this.handle, s.behaviour, ...t, weight, radius,
+          parameter(max_neighbours, 'neighbours.max_neighbours')));
         if (s.behaviour === CONTAIN && s.bounds !== undefined && s.bounds !== null) {
           this._bounds(s.bounds);
           m._csjs_step_bounds(this.handle);

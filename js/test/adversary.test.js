@@ -85,6 +85,14 @@ test('integers past 32 bits are refused, never wrapped', () => {
   refused(() => crowd.separation({ radius: 1, max_neighbours: 2 ** 32 + 3 }), cs.ParameterError);
   refused(() => crowd.separation({ radius: 1, max_neighbours: -1 }), cs.ParameterError);
   assert.throws(() => lib.random(2 ** 32, 0, 0, 0), TypeError);
+  // A target's index, made or changed past 32 bits, is refused where used.
+  const far = cs.Target.agent(1);
+  far.agent = 2 ** 32 + 1;
+  refused(() => crowd.seek(far), TypeError);
+  refused(() => crowd.step([{ behaviour: cs.SEEK, target: far }]), TypeError);
+  refused(() => crowd.seek(new cs.Target(3, [0, 0, 0], [0, 0, 0], 2 ** 32 + 2)), TypeError);
+  refused(() => crowd.seek(new cs.Target(2 ** 32, [0, 0, 0], [0, 0, 0], 0)),
+    cs.ParameterError);
   const field = new lib.Field().build({ width: 4, height: 4, cell_size: 1, goal_x: [0.5],
     goal_y: [0.5] });
   assert.throws(() => field.time(2 ** 32 + 3, 2), cs.ParameterError);

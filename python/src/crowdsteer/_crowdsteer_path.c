@@ -81,8 +81,10 @@ static PyObject *point_tuple(const float point[3], int dims) {
 static PyObject *Pathway_point_at(PathwayObject *self, PyObject *arg) {
   float distance, point[3];
   if (float32_from(arg, NAME(NULL, "distance"), &distance) < 0) return NULL;
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
   const crowdsteer_status status =
       crowdsteer_pathway_point_at(self->path, distance, point);
+  PyEval_RestoreThread(unlocked);
   if (status != CROWDSTEER_OK) return raise_status(status);
   return point_tuple(point, self->dims);
 }
@@ -103,8 +105,10 @@ static PyObject *Pathway_nearest(PathwayObject *self, PyObject *arg) {
       return NULL;
     }
   Py_DECREF(seq);
+  PyThreadState *unlocked = PyEval_SaveThread(); /* the GIL is released */
   const crowdsteer_status status =
       crowdsteer_pathway_nearest(self->path, q, point, &along);
+  PyEval_RestoreThread(unlocked);
   if (status != CROWDSTEER_OK) return raise_status(status);
   PyObject *p = point_tuple(point, self->dims);
   return p ? Py_BuildValue("(Nd)", p, (double)along) : NULL;
