@@ -139,12 +139,13 @@ export async function init(options = {}) {
       throw new RangeError(3, 'crowdsteer: begin > end or end > count');
     return [b, e];
   }
-  // An output's mode and weight (OVERWRITE or ACCUMULATE; a number).
-  function output(options) {
-    const { mode = OVERWRITE, weight = 0 } = options || {};
+  // A call's output and range: [mode (OVERWRITE or ACCUMULATE), weight,
+  // begin, end].
+  function output(crowd, options) {
+    const { mode = OVERWRITE, weight = 0, begin, end } = options || {};
     parameter(mode, 'mode');
     if (typeof weight !== 'number') throw new TypeError('weight must be a number');
-    return [mode, weight];
+    return [mode, weight, ...range(crowd, begin, end)];
   }
 
   class Crowd {
@@ -227,9 +228,7 @@ export async function init(options = {}) {
         throw new NullPointerError(1, 'crowdsteer: the behaviour needs a target');
       const t = targetArgs(target || Target.point([0, 0]));
       this._params(params);
-      const [mode, weight] = output(options);
-      const { begin, end } = options || {};
-      const [b, e] = range(this, begin, end);
+      const [mode, weight, b, e] = output(this, options);
       check(m._csjs_behaviour(this.handle, behaviour, ...t, mode, weight, b, e));
       return this;
     }
@@ -262,9 +261,7 @@ export async function init(options = {}) {
     contain(bounds, params, options) {
       this._bounds(bounds);
       this._params(params);
-      const [mode, weight] = output(options);
-      const { begin, end } = options || {};
-      const [b, e] = range(this, begin, end);
+      const [mode, weight, b, e] = output(this, options);
       check(m._csjs_contain(this.handle, mode, weight, b, e));
       return this;
     }
@@ -284,9 +281,7 @@ export async function init(options = {}) {
     _neighbours(behaviour, neighbours, params, options) {
       const { radius = 0, max_neighbours = 0 } = neighbours || {};
       this._params(params);
-      const [mode, weight] = output(options);
-      const { begin, end } = options || {};
-      const [b, e] = range(this, begin, end);
+      const [mode, weight, b, e] = output(this, options);
       check(m._csjs_neighbour_behaviour(this.handle, behaviour, radius,
         parameter(max_neighbours, 'neighbours.max_neighbours'),
         mode, weight, b, e));
@@ -307,9 +302,7 @@ export async function init(options = {}) {
     follow_field(field, params, options) {
       if (!(field instanceof Field)) throw new TypeError('field must be a Field');
       this._params(params);
-      const [mode, weight] = output(options);
-      const { begin, end } = options || {};
-      const [b, e] = range(this, begin, end);
+      const [mode, weight, b, e] = output(this, options);
       check(m._csjs_follow_field(this._live(), field._live(), mode, weight, b, e));
       return this;
     }
@@ -319,9 +312,7 @@ export async function init(options = {}) {
     follow_path(path, follow, params, options) {
       const [direction, prediction, lead] = pathFollow(path, follow);
       this._params(params);
-      const [mode, weight] = output(options);
-      const { begin, end } = options || {};
-      const [b, e] = range(this, begin, end);
+      const [mode, weight, b, e] = output(this, options);
       check(m._csjs_follow_path(this._live(), path._live(), direction, prediction, lead,
         mode, weight, b, e));
       return this;

@@ -147,7 +147,6 @@ void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *m
   const size_t lines = neighbour_cap(job) + edge_count(job);
   s->near = (cs_avoid_near *)at;
   at += round_up(neighbour_cap(job) * sizeof(cs_avoid_near));
-  s->rows_kept = 0;
   s->cands = (cs_avoid_cand *)at;
   if (job->avoid_agents)
     at += round_up((neighbour_cap(job) + CS_AVOID_SPARE) * sizeof(cs_avoid_cand));
@@ -156,6 +155,7 @@ void cs_avoid_scratch_init(cs_avoid_scratch *s, const cs_avoid_job *job, void *m
   s->runs = (uint32_t *)at;
   if (job->avoid_agents) at += round_up(3 * CS_AVOID_RUNS * sizeof(uint32_t));
   s->narrowed.count = -1;
+  s->rows_kept = 0;
   const size_t padded = round_up((neighbour_cap(job) + CS_AVOID_PAD) * sizeof(float));
   s->nb_floats = (float *)at;
   s->nb_stride = padded / sizeof(float);
@@ -222,20 +222,19 @@ static size_t obstacle_lines(const cs_avoid_job *job, cs_avoid_scratch *s,
 static void candidate_rows(const cs_nb_job *nb, cs_avoid_scratch *s,
                            const cs_nb_agent *a) {
   cs_nb_rows *rows = &s->rows;
-  uint32_t lo[3], hi[3];
-  if (nb->grid && !cs_nb_whole_grid(nb->grid)) {
-    cs_nb_cells_for(nb->grid, a, nb->dims, lo, hi);
-    if (s->rows_kept && memcmp(lo, s->rows_lo, sizeof lo) == 0 &&
-        memcmp(hi, s->rows_hi, sizeof hi) == 0)
-      return;
-    cs_nb_rows_in_cells(nb->grid, lo, hi, nb->dims, rows);
-    memcpy(s->rows_lo, lo, sizeof lo);
-    memcpy(s->rows_hi, hi, sizeof hi);
-    s->rows_kept = 1;
-  } else {
+  if (!nb->grid || cs_nb_whole_grid(nb->grid)) {
     cs_nb_rows_for(nb, a, rows); /* one run */
     return;
   }
+  uint32_t lo[3], hi[3];
+  cs_nb_cells_for(nb->grid, a, nb->dims, lo, hi);
+  if (s->rows_kept && memcmp(lo, s->rows_lo, sizeof lo) == 0 &&
+      memcmp(hi, s->rows_hi, sizeof hi) == 0)
+    return;
+  cs_nb_rows_in_cells(nb->grid, lo, hi, nb->dims, rows);
+  memcpy(s->rows_lo, lo, sizeof lo);
+  memcpy(s->rows_hi, hi, sizeof hi);
+  s->rows_kept = 1;
   if (rows->count > 2) {
     const int mid = rows->count / 2;
     const size_t first = rows->first[mid], last = rows->last[mid];

@@ -201,12 +201,6 @@ static uint32_t rank_blocks(const cs_avoid_scan *sc, const lane_ranked *r, uint3
 }
 #endif
 
-/* The n entries of r ranked: each one's place is the number of entries
- * before it by (distance, id, order), counted without a branch (the last
- * block's spare lanes hold the key never before anything: INFINITY, then
- * the largest id and place); the cap first go to `near` in order. A few
- * are sorted one by one instead (cheaper than a block's set-up). The
- * distances are sqrtf of the squared ones, as the keys take them. */
 /* The lanes of the last block past the n entries: the key never before
  * anything (INFINITY, then the largest id and place). */
 static void pad_last_block(lane_ranked *r, uint32_t n, uint32_t k) {
@@ -218,6 +212,12 @@ static void pad_last_block(lane_ranked *r, uint32_t n, uint32_t k) {
   i_store(r->order + b, i_select(real, i_load(r->order + b), i_set1(0x7fffffffu)));
 }
 
+/* The n entries of r ranked: each one's place is the number of entries
+ * before it by (distance, id, order), counted without a branch (the last
+ * block's spare lanes hold the key never before anything: INFINITY, then
+ * the largest id and place); the cap first go to `near` in order. A few
+ * are sorted one by one instead (cheaper than a block's set-up). The
+ * distances are sqrtf of the squared ones, as the keys take them. */
 static uint32_t rank_lanes(const cs_avoid_scan *sc, lane_ranked *r, uint32_t n,
                            cs_avoid_near *near) {
   if (n <= SORTED && sc->cap > 0) {
